@@ -1,0 +1,120 @@
+// The delayer: step 1 of the DPDS pipeline. Draws the delay D_i of each packet.
+//
+//  - uncorrelated / reordered: D_i = C_i, i.i.d. with mean mu and sd sigma.
+//  - correlated (adaptive delay correlation, DPDS paper III-A/B):
+//        D_i = alpha * D_{i-1} + (1 - alpha) * C_i,
+//        C_i with mean mu and variance (1 + alpha)/(1 - alpha) * sigma^2,
+//        alpha = 0.5^(1/(t_h * R)),
+//    recomputed whenever the rate estimator closes an interval.
+//
+// 1 - alpha is computed as -expm1(ln(0.5) / (t_h * R)) in double: at 100 Gbit/s of 1518-byte
+// frames t_h * R is about 1.7e5 and 1 - alpha about 4e-6, which `1 - pow(0.5, ...)` in float
+// would round to a useless value. The EMA is updated as D += (1 - alpha) * (C - D), which
+// keeps the small weight exact.
+//
+// Start-up (documented in docs/simulation.md): before the first rate interval has closed
+// alpha is unknown. The paper sets D_0 = C_0, but C's variance grows like 1/(1 - alpha): at
+// high rates that would start the series seconds away from mu. We instead draw D_0 from the
+// stationary law of D (mean mu, sd sigma, the configured distribution) and hold it
+// (alpha = 1) until the first interval closes, i.e. for about T_min. Delays therefore never
+// start out inflated or reordered, and the series is stationary from its first packet.
+//
+// Parameter changes keep the EMA state and shift/scale it onto the new law:
+// D <- mu' + (D - mu) * sigma'/sigma, so a changed mean or jitter applies at once, without
+// a transient and without losing the current position of the delay series.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "linkem/distributions.hpp"
+#include "linkem/rng.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+enum class Strategy : std::uint8_t { correlated, uncorrelated, reordered };
+
+class Delayer {
+public:
+    struct Config {
+        Strategy strategy = Strategy::correlated;
+        Distribution distribution = Distribution::normal;
+        double mean_ns = 0;
+        double jitter_ns = 0;
+        double half_life_ns = 21e6;
+    };
+
+    void configure(const Config& c) {
+        const Config old = cfg_;
+        cfg_ = c;
+        constant_ = c.jitter_ns <= 0 || c.distribution == Distribution::constant;
+        base_.configure(constant_ ? Distribution::constant : c.distribution, c.mean_ns,
+                        constant_ ? 0.0 : c.jitter_ns);
+        // started_ implies the old configuration was varying and correlated (old sigma > 0).
+        if (constant_ || c.strategy != Strategy::correlated)
+            started_ = false;  // D is re-drawn from the stationary law when correlation resumes
+        else if (started_)
+            d_ = c.mean_ns + (d_ - old.mean_ns) * (c.jitter_ns / old.jitter_ns);
+        update_weight();
+    }
+
+    const Config& config() const { return cfg_; }
+
+    /// Called when the rate estimator closed an interval with rate R (packets/s).
+    void on_rate(double rate_pps) {
+        rate_pps_ = rate_pps;
+        update_weight();
+    }
+
+    /// Draws the delay of the next packet, in (possibly negative) nanoseconds.
+    double next(Rng& rng) {
+        if (constant_) return cfg_.mean_ns;
+        if (cfg_.strategy != Strategy::correlated) return base_.sample(rng);
+        if (!started_) {
+            started_ = true;
+            d_ = base_.sample(rng);
+            return d_;
+        }
+        if (!have_weight_) return d_;
+        d_ += one_minus_alpha_ * (gen_.sample(rng) - d_);
+        return d_;
+    }
+
+    /// The correlation weight in use (0 for i.i.d. strategies and constant delay, 1 while
+    /// holding during start-up).
+    double alpha() const {
+        if (constant_ || cfg_.strategy != Strategy::correlated) return 0.0;
+        return have_weight_ ? 1.0 - one_minus_alpha_ : 1.0;
+    }
+    double one_minus_alpha() const { return have_weight_ ? one_minus_alpha_ : 0.0; }
+    /// Standard deviation of the generating delays C (sigma * sqrt((1+alpha)/(1-alpha))).
+    double generating_sd() const { return gen_.sd(); }
+    /// Current EMA state D (meaningful in correlated mode after the first packet).
+    double state() const { return d_; }
+
+private:
+    void update_weight() {
+        have_weight_ = false;
+        if (constant_ || cfg_.strategy != Strategy::correlated || rate_pps_ <= 0) return;
+        // k_h = t_h * R packets per half-life; alpha = 0.5^(1/k_h).
+        const double kh = cfg_.half_life_ns * 1e-9 * rate_pps_;
+        one_minus_alpha_ = -std::expm1(-M_LN2 / kh);
+        if (!(one_minus_alpha_ > 0)) return;  // k_h so large that alpha == 1: keep holding
+        const double var_scale = (2.0 - one_minus_alpha_) / one_minus_alpha_;
+        gen_.configure(cfg_.distribution, cfg_.mean_ns, cfg_.jitter_ns * std::sqrt(var_scale));
+        have_weight_ = true;
+    }
+
+    Config cfg_;
+    bool constant_ = true;
+    DelayDistribution base_;  // mean mu, sd sigma: i.i.d. strategies and D_0
+    DelayDistribution gen_;   // mean mu, sd of C: the EMA's input
+    double rate_pps_ = 0;
+    double one_minus_alpha_ = 0;
+    bool have_weight_ = false;
+    bool started_ = false;
+    double d_ = 0;
+};
+
+}  // namespace linkem

@@ -1,0 +1,246 @@
+// Emulator: one direction of an emulated link, the DPDS pipeline of paper Section V-A:
+//
+//   ingest(batch, now):  1 delay -> 2 limiter -> 3 loss -> 4 tx time -> 5 buffer
+//   drain(now):          6 packets whose tx time has come, in order
+//
+// Identical code runs in the DPDK data plane (Packet = rte_mbuf*), the simulator and the
+// tests: the Emulator never reads a clock, never allocates per packet in steady state and
+// knows nothing of DPDK. It owns its RNG (explicit seed => reproducible), rate estimator,
+// EMA state, limiter and loss state, and counters. set_params() replaces the parameters at
+// run time and keeps all of that state and every queued packet.
+//
+// Packet is any trivially copyable handle; PacketTraits<Packet>::length(p) gives its frame
+// length in bytes (without FCS, as DPDK reports it; callers add what they account for).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <type_traits>
+
+#include "linkem/counters.hpp"
+#include "linkem/delayer.hpp"
+#include "linkem/limiter.hpp"
+#include "linkem/link_params.hpp"
+#include "linkem/loss.hpp"
+#include "linkem/queues.hpp"
+#include "linkem/rate_estimator.hpp"
+#include "linkem/rng.hpp"
+#include "linkem/units.hpp"
+
+namespace linkem {
+
+/// Default traits: a packet type with a `length` member. Specialise for other handles.
+template <class Packet>
+struct PacketTraits {
+    static std::uint32_t length(const Packet& p) { return p.length; }
+};
+
+template <class Packet, class Traits = PacketTraits<Packet>,
+          template <class> class ReorderQueue = CalendarQueue>
+class Emulator {
+    static_assert(std::is_trivially_copyable_v<Packet>, "Packet must be a cheap handle");
+
+public:
+    explicit Emulator(const LinkParams& params = {}) { set_params(params); }
+
+    /// Replaces the parameters. The caller validates them first (validate() or
+    /// link_params_from_json()). Queued packets, the EMA state, the rate estimate, the
+    /// limiter and loss state and the counters are kept; a strategy change between FIFO
+    /// and reordering moves the queued packets across, in transmission-time order.
+    void set_params(const LinkParams& p) {
+        const bool had_params = configured_;
+        const bool was_fifo = uses_fifo();
+        params_ = p;
+        configured_ = true;
+        if (!had_params || (p.seed != 0 && p.seed != seed_)) {
+            seed_ = p.seed != 0 ? p.seed : random_seed();
+            rng_.reseed(seed_);
+        }
+        delayer_.configure(Delayer::Config{p.strategy, p.distribution,
+                                           static_cast<double>(p.mean_delay),
+                                           static_cast<double>(p.jitter),
+                                           static_cast<double>(p.half_life)});
+        rate_.set_window(p.rate_window);
+        if (rate_.has_estimate()) delayer_.on_rate(rate_.rate_pps());
+        spacer_.configure(p.rate_bps, p.spacer_limit_bytes);
+        policer_.configure(p.rate_bps, p.policer_burst_bytes);
+        loss_.configure(LossProcess::Config{p.loss_model, p.loss_probability, p.ge_p, p.ge_r,
+                                            p.ge_loss_good, p.ge_loss_bad});
+        overhead_ = p.byte_accounting == ByteAccounting::wire ? kEthernetWireOverhead : 0;
+        if (had_params && was_fifo != uses_fifo()) move_queued(was_fifo);
+        publish_state();
+    }
+
+    const LinkParams& params() const { return params_; }
+    /// The seed in use (the drawn one when params().seed == 0).
+    std::uint64_t seed() const { return seed_; }
+
+    /// Pre-allocates queue storage for n packets (the data plane does this at start so the
+    /// packet path never allocates).
+    void reserve(std::size_t n) {
+        if (uses_fifo())
+            fifo_.reserve(n);
+        else
+            reorder_.reserve(n);
+    }
+
+    /// Takes n packets that arrived at `now`. Packets dropped (loss, limiter, full buffer)
+    /// are written to `dropped` (room for n) if given, so the caller can free them; returns
+    /// how many were dropped. Every other packet is now queued.
+    std::size_t ingest(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped = nullptr) {
+        if (n == 0) return 0;
+        if (rate_.on_arrivals(now, n)) {
+            delayer_.on_rate(rate_.rate_pps());
+            publish_state();
+        }
+        std::uint64_t bytes = 0, clamped = 0, drop[4] = {0, 0, 0, 0};
+        std::size_t n_dropped = 0;
+        const bool fifo = uses_fifo();
+        for (std::size_t i = 0; i < n; ++i) {
+            const Packet& pkt = pkts[i];
+            const std::uint32_t len = Traits::length(pkt);
+            bytes += len;
+            auto drop_it = [&](DropCause c) {
+                ++drop[static_cast<int>(c)];
+                if (dropped) dropped[n_dropped] = pkt;
+                ++n_dropped;
+            };
+            if (queued() >= params_.buffer_limit_packets) {
+                drop_it(DropCause::buffer_full);
+                continue;
+            }
+            // 1 delay
+            double d = delayer_.next(rng_);
+            if (d < 0) {
+                d = 0;
+                ++clamped;
+            }
+            // 2 limiter (and 4: the transmission time)
+            TimeNs tx;
+            switch (params_.limiter) {
+                case Limiter::spacer:
+                    if (!spacer_.schedule(static_cast<double>(now) + d, len + overhead_, tx)) {
+                        drop_it(DropCause::spacer);
+                        continue;
+                    }
+                    break;
+                case Limiter::policer:
+                    if (!policer_.admit(now, len + overhead_)) {
+                        drop_it(DropCause::policer);
+                        continue;
+                    }
+                    [[fallthrough]];
+                case Limiter::none:
+                default: tx = now + static_cast<TimeNs>(d + 0.5); break;
+            }
+            // 3 loss
+            if (loss_.lose(rng_)) {
+                drop_it(DropCause::loss);
+                continue;
+            }
+            // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
+            if (fifo) {
+                tx = std::max(tx, last_tx_);
+                last_tx_ = tx;
+                fifo_.push(tx, pkt);
+            } else {
+                reorder_.push(tx, pkt);
+            }
+        }
+        Counters::add(counters_.packets_in, n);
+        Counters::add(counters_.bytes_in, bytes);
+        Counters::add(counters_.delays_clamped, clamped);
+        for (int c = 0; c < 4; ++c)
+            if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
+        Counters::set(counters_.in_flight, queued());
+        return n_dropped;
+    }
+
+    /// Removes up to `max` packets whose transmission time is <= now, in order, into
+    /// `out` (and their transmission times into `tx_out` if given). Returns the count.
+    std::size_t drain(TimeNs now, Packet* out, std::size_t max, TimeNs* tx_out = nullptr) {
+        const std::size_t n = uses_fifo() ? fifo_.pop_due(now, out, tx_out, max)
+                                          : reorder_.pop_due(now, out, tx_out, max);
+        if (n) {
+            std::uint64_t bytes = 0;
+            for (std::size_t i = 0; i < n; ++i) bytes += Traits::length(out[i]);
+            Counters::add(counters_.packets_out, n);
+            Counters::add(counters_.bytes_out, bytes);
+            Counters::set(counters_.in_flight, queued());
+        }
+        return n;
+    }
+
+    /// Earliest transmission time among queued packets (for event-driven callers).
+    std::optional<TimeNs> next_departure() {
+        return uses_fifo() ? fifo_.next_time() : reorder_.next_time();
+    }
+
+    std::size_t in_flight() const { return queued(); }
+    const Counters& counters() const { return counters_; }
+    CounterSnapshot snapshot() const { return counters_.snapshot(); }
+    double alpha() const { return delayer_.alpha(); }
+    double rate_pps() const { return rate_.rate_pps(); }
+    const Delayer& delayer() const { return delayer_; }
+    const RateEstimator& rate_estimator() const { return rate_; }
+
+private:
+    bool uses_fifo() const { return params_.strategy != Strategy::reordered; }
+    std::size_t queued() const { return fifo_.size() + reorder_.size(); }
+
+    static std::uint64_t random_seed() {
+        std::random_device rd;
+        std::uint64_t s = 0;
+        while (s == 0) s = (std::uint64_t{rd()} << 32) ^ rd();
+        return s;
+    }
+
+    void publish_state() {
+        counters_.alpha.store(delayer_.alpha(), std::memory_order_relaxed);
+        counters_.rate_pps.store(rate_.rate_pps(), std::memory_order_relaxed);
+        Counters::set(counters_.rate_intervals, rate_.intervals());
+    }
+
+    // Strategy switched between FIFO and reordering: move every queued packet over, in
+    // transmission-time order. O(queued) once, on the thread that owns the emulator.
+    void move_queued(bool from_fifo) {
+        constexpr std::size_t kStep = 256;
+        Packet pk[kStep];
+        TimeNs tx[kStep];
+        constexpr TimeNs kAll = std::numeric_limits<TimeNs>::max();
+        for (;;) {
+            const std::size_t n = from_fifo ? fifo_.pop_due(kAll, pk, tx, kStep)
+                                            : reorder_.pop_due(kAll, pk, tx, kStep);
+            if (n == 0) break;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (from_fifo) {
+                    reorder_.push(tx[i], pk[i]);
+                } else {
+                    last_tx_ = std::max(last_tx_, tx[i]);
+                    fifo_.push(tx[i], pk[i]);
+                }
+            }
+        }
+    }
+
+    LinkParams params_;
+    bool configured_ = false;
+    std::uint64_t seed_ = 0;
+    Rng rng_;
+    Delayer delayer_;
+    RateEstimator rate_;
+    Spacer spacer_;
+    Policer policer_;
+    LossProcess loss_;
+    std::uint32_t overhead_ = 0;
+    TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
+    FifoQueue<Packet> fifo_;
+    ReorderQueue<Packet> reorder_;
+    Counters counters_;
+};
+
+}  // namespace linkem

@@ -1,0 +1,100 @@
+// LinkParams: everything that describes one direction of an emulated link.
+//
+// One vocabulary on every surface. JSON keys (config files, protocol) carry their unit in
+// the name: durations in microseconds (`_us`, fractions allowed), rates in bit/s (`_bps`),
+// sizes in bytes (`_bytes`) or packets (`_packets`), probabilities as fractions 0..1.
+// Command-line flags use the same names with dashes and without the unit suffix, and take
+// a value with a unit: --mean-delay 10ms  <->  "mean_delay_us": 10000.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "linkem/delayer.hpp"
+#include "linkem/distributions.hpp"
+#include "linkem/loss.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+enum class Limiter : std::uint8_t { none, spacer, policer };
+enum class ByteAccounting : std::uint8_t { frame, wire };
+
+std::string_view to_string(Strategy s);
+std::string_view to_string(Limiter l);
+std::string_view to_string(LossModel m);
+std::string_view to_string(ByteAccounting b);
+
+struct LinkParams {
+    Strategy strategy = Strategy::correlated;
+    Distribution distribution = Distribution::normal;
+    DurationNs mean_delay = 0;
+    DurationNs jitter = 0;
+    DurationNs half_life = 21 * kNsPerMs;
+    DurationNs rate_window = 10 * kNsPerMs;  // T_min of the rate estimator
+
+    Limiter limiter = Limiter::none;
+    double rate_bps = 0;
+    std::uint64_t spacer_limit_bytes = 1'048'576;
+    std::uint64_t policer_burst_bytes = 65'536;
+    ByteAccounting byte_accounting = ByteAccounting::frame;
+
+    LossModel loss_model = LossModel::none;
+    double loss_probability = 0;  // Bernoulli
+    double ge_p = 0;              // Gilbert-Elliott: good -> bad per packet
+    double ge_r = 1;              // Gilbert-Elliott: bad -> good per packet
+    double ge_loss_good = 0;      // loss probability in state good
+    double ge_loss_bad = 1;       // loss probability in state bad
+
+    std::uint64_t buffer_limit_packets = 1'048'576;
+    std::uint64_t seed = 0;  // 0: chosen at random when the Emulator starts (and reported)
+
+    bool operator==(const LinkParams&) const = default;
+};
+
+/// A parameter error: which field, and a message that says what is allowed.
+class ParamError : public std::invalid_argument {
+public:
+    ParamError(std::string field, const std::string& message)
+        : std::invalid_argument("field '" + field + "': " + message), field_(std::move(field)) {}
+    const std::string& field() const { return field_; }
+
+private:
+    std::string field_;
+};
+
+/// Throws ParamError naming the first field that is out of range or inconsistent.
+void validate(const LinkParams& p);
+
+/// JSON with unit-suffixed keys (see above). Every field is written.
+nlohmann::json to_json(const LinkParams& p);
+
+/// Applies the keys present in `j` on top of `base`, then validates the result. Unknown
+/// keys, wrong types and out-of-range values throw ParamError naming the key; `base` is
+/// never modified, so a bad update changes nothing.
+LinkParams link_params_from_json(const nlohmann::json& j, const LinkParams& base = {});
+
+/// The allowed range, unit and default of every field, for clients (GUI slider ranges)
+/// and docs: {"mean_delay_us": {"type":"number","unit":"us","min":0,"max":1e7,
+/// "default":0}, "strategy": {"type":"enum","values":[...],"default":"correlated"}, ...}
+nlohmann::json link_params_schema();
+
+/// Limits (also used by validation).
+struct ParamLimits {
+    static constexpr DurationNs kMaxDelay = 10 * kNsPerSec;
+    static constexpr DurationNs kMinHalfLife = 1 * kNsPerUs;
+    static constexpr DurationNs kMaxHalfLife = 10 * kNsPerSec;
+    static constexpr DurationNs kMinRateWindow = 1 * kNsPerUs;
+    static constexpr DurationNs kMaxRateWindow = 10 * kNsPerSec;
+    static constexpr double kMinRate = 1e3;
+    static constexpr double kMaxRate = 1.6e12;
+    static constexpr std::uint64_t kMinBytes = 64;
+    static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 36;
+    static constexpr std::uint64_t kMaxBufferPackets = std::uint64_t{1} << 28;
+};
+
+}  // namespace linkem
