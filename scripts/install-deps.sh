@@ -8,8 +8,9 @@ packages=(
   cmake ninja-build g++ pkg-config clang-format
   # libraries
   libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  libdpdk-dev dpdk libpcap-dev libzmq3-dev cppzmq-dev
-  # tests and plots: real traffic through network namespaces, sweep plots
+  libdpdk-dev dpdk dpdk-dev libpcap-dev libzmq3-dev cppzmq-dev
+  # tests and plots: real traffic through network namespaces (dpdk-dev has dpdk-testpmd,
+  # the baseline of the data-plane benchmark), sweep plots
   iproute2 iputils-ping iperf3 ethtool gnuplot-nox
 )
 

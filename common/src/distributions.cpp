@@ -6,11 +6,16 @@ namespace linkem {
 
 std::string_view to_string(Distribution d) {
     switch (d) {
-        case Distribution::constant: return "constant";
-        case Distribution::uniform: return "uniform";
-        case Distribution::normal: return "normal";
-        case Distribution::gamma: return "gamma";
-        case Distribution::lognormal: return "lognormal";
+        case Distribution::constant:
+            return "constant";
+        case Distribution::uniform:
+            return "uniform";
+        case Distribution::normal:
+            return "normal";
+        case Distribution::gamma:
+            return "gamma";
+        case Distribution::lognormal:
+            return "lognormal";
     }
     return "?";
 }
@@ -37,7 +42,8 @@ ZigguratTables::ZigguratTables() {
         x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
         f = std::exp(-0.5 * x[i] * x[i]);
     }
-    for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
+    for (int i = 0; i < kLayers; ++i)
+        ratio[i] = x[i + 1] / x[i];
 }
 
 const ZigguratTables kZiggurat;
@@ -61,35 +67,35 @@ double normal_wedge(Rng& rng, int layer, double u) {
     return std::numeric_limits<double>::quiet_NaN();  // rejected: caller draws again
 }
 
-}  // namespace detail
+bool gamma_accept_slow(double u, double x, double v, double d) {
+    const double x2 = x * x;
+    return u < 1.0 - 0.0331 * x2 * x2 || std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v));
+}
 
-namespace {
-// Marsaglia & Tsang (2000) for shape >= 1, with d = shape - 1/3 and c = 1/sqrt(9d).
-// Accepts about 98% of draws through the cheap squeeze, without a logarithm.
-double marsaglia_tsang(Rng& rng, double d, double c) {
-    for (;;) {
-        const double x = standard_normal(rng);
-        double v = 1.0 + c * x;
-        if (v <= 0) continue;
-        v = v * v * v;
-        const double u = rng.uniform_pos();
-        const double x2 = x * x;
-        if (u < 1.0 - 0.0331 * x2 * x2 || std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v)))
-            return d * v;
+// Computed in log space so that tiny shapes (high rates, strong correlation) underflow
+// gracefully to 0 instead of producing NaN. Below -746, e^x is 0 in double: returning it
+// directly skips libm's slow underflow path, which tiny shapes hit on most draws.
+double gamma_boost(Rng& rng, double g, double shape) {
+    const double e = std::log(rng.uniform_pos()) / shape;
+    return e < -746.0 ? 0.0 : g * std::exp(e);
+}
+
+ExpTable::ExpTable() {
+    for (int j = 0; j < kSize; ++j) {
+        const double v = static_cast<double>(std::exp2l(static_cast<long double>(j) / kSize));
+        bits[j] = std::bit_cast<std::uint64_t>(v) - (static_cast<std::uint64_t>(j) << (52 - kBits));
     }
 }
 
-// Shape < 1: Gamma(k) = Gamma(k+1) * U^(1/k), computed in log space so that tiny shapes
-// (high rates, strong correlation) underflow gracefully to 0 instead of producing NaN.
-double boost_small_shape(Rng& rng, double g, double shape) {
-    return shape < 1.0 ? g * std::exp(std::log(rng.uniform_pos()) / shape) : g;
-}
-}  // namespace
+const ExpTable kExpTable;
+
+}  // namespace detail
 
 double standard_gamma(Rng& rng, double shape) {
     const double k = shape < 1.0 ? shape + 1.0 : shape;
     const double d = k - 1.0 / 3.0;
-    return boost_small_shape(rng, marsaglia_tsang(rng, d, 1.0 / std::sqrt(9.0 * d)), shape);
+    const double g = detail::marsaglia_tsang(rng, d, 1.0 / std::sqrt(9.0 * d));
+    return shape < 1.0 ? detail::gamma_boost(rng, g, shape) : g;
 }
 
 void DelayDistribution::configure(Distribution kind, double mean, double sd) {
@@ -98,7 +104,8 @@ void DelayDistribution::configure(Distribution kind, double mean, double sd) {
     sd_ = sd > 0 ? sd : 0;
     switch (kind_) {
         case Distribution::constant:
-        case Distribution::normal: break;
+        case Distribution::normal:
+            break;
         case Distribution::uniform: {
             const double half = std::sqrt(3.0) * sd_;
             a_ = mean_ - half;
@@ -121,10 +128,6 @@ void DelayDistribution::configure(Distribution kind, double mean, double sd) {
             break;
         }
     }
-}
-
-double DelayDistribution::sample_gamma(Rng& rng) const {
-    return boost_small_shape(rng, marsaglia_tsang(rng, d_, c_), a_) * b_;
 }
 
 }  // namespace linkem

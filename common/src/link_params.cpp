@@ -102,7 +102,7 @@ std::uint64_t need_integer(const Field& f, const json& v) {
 }
 
 template <class E>
-E need_enum(const Field& f, const json& v, std::initializer_list<E> values) {
+E need_enum(const Field& f, const json& v, const std::vector<E>& values) {
     if (v.is_string()) {
         const std::string s = v.get<std::string>();
         for (E e : values)
@@ -120,7 +120,9 @@ Field enum_field(std::string key, E LinkParams::*m, std::initializer_list<E> val
     f.type = "enum";
     f.values = enum_names(values);
     f.get = [m](const LinkParams& p) { return json(std::string(to_string(p.*m))); };
-    f.set = [m, values, key = f.key, vals = f.values](LinkParams& p, const json& v) {
+    // Capture a copy: an initializer_list's array dies with the call that built the table.
+    f.set = [m, values = std::vector<E>(values), key = f.key, vals = f.values](LinkParams& p,
+                                                                             const json& v) {
         Field tmp;
         tmp.key = key;
         tmp.values = vals;

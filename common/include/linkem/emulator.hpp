@@ -11,6 +11,7 @@
 //
 // Packet is any trivially copyable handle; PacketTraits<Packet>::length(p) gives its frame
 // length in bytes (without FCS, as DPDK reports it; callers add what they account for).
+// An optional PacketTraits<Packet>::prefetch(p) is called on packets about to leave.
 #pragma once
 
 #include <algorithm>
@@ -122,12 +123,20 @@ public:
             // 2 limiter (and 4: the transmission time)
             TimeNs tx;
             switch (params_.limiter) {
-                case Limiter::spacer:
-                    if (!spacer_.schedule(static_cast<double>(now) + d, len + overhead_, tx)) {
+                case Limiter::spacer: {
+                    // With a FIFO a packet cannot leave before its predecessor, so it reaches
+                    // the spacer no earlier than that one did. Feeding the leaky bucket this
+                    // non-decreasing time makes its fill state the backlog caused by the rate
+                    // alone, not the hold-up of the FIFO behind a longer delay.
+                    double t_in = static_cast<double>(now) + d;
+                    if (fifo) t_in = std::max(t_in, spacer_floor_);
+                    if (!spacer_.schedule(t_in, len + overhead_, tx)) {
                         drop_it(DropCause::spacer);
                         continue;
                     }
+                    if (fifo) spacer_floor_ = t_in;
                     break;
+                }
                 case Limiter::policer:
                     if (!policer_.admit(now, len + overhead_)) {
                         drop_it(DropCause::policer);
@@ -166,6 +175,10 @@ public:
         const std::size_t n = uses_fifo() ? fifo_.pop_due(now, out, tx_out, max)
                                           : reorder_.pop_due(now, out, tx_out, max);
         if (n) {
+            // Packets leave long after they arrived, so their headers are cold: issue every
+            // miss at once (the data plane's traits prefetch the mbuf) before reading lengths.
+            if constexpr (requires(const Packet& p) { Traits::prefetch(p); })
+                for (std::size_t i = 0; i < n; ++i) Traits::prefetch(out[i]);
             std::uint64_t bytes = 0;
             for (std::size_t i = 0; i < n; ++i) bytes += Traits::length(out[i]);
             Counters::add(counters_.packets_out, n);
@@ -238,6 +251,7 @@ private:
     LossProcess loss_;
     std::uint32_t overhead_ = 0;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
+    double spacer_floor_ = -1e300;  // FIFO: latest time a packet reached the spacer
     FifoQueue<Packet> fifo_;
     ReorderQueue<Packet> reorder_;
     Counters counters_;

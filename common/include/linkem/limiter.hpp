@@ -16,6 +16,12 @@ namespace linkem {
 /// the backlog the packet finds, (free - t_d) * rate, in bytes; a packet that would push it
 /// past the limit is dropped (cause `spacer`). The paper counts the fill state in packets;
 /// counting bytes is the same for one frame size and right for mixed sizes.
+///
+/// With the FIFO strategies the Emulator feeds t_d clamped to the previous packet's
+/// (non-decreasing), so the fill state is the backlog due to the rate alone. With
+/// `reordered` it feeds t_d as drawn: the spacer then schedules in arrival order, a packet
+/// with a shorter delay than its predecessor waits for the link behind it, and the fill
+/// state includes that wait -- size spacer_limit_bytes to at least rate x a few jitters.
 class Spacer {
 public:
     void configure(double rate_bps, std::uint64_t limit_bytes) {

@@ -33,7 +33,7 @@ struct QueueEntry {
 /// Ring buffer that grows by doubling. Capacity is a power of two.
 template <class Packet>
 class FifoQueue {
-public:
+  public:
     using Entry = QueueEntry<Packet>;
 
     void reserve(std::size_t n) {
@@ -65,11 +65,12 @@ public:
         return n;
     }
 
-private:
+  private:
     void grow(std::size_t cap) {
         std::vector<Entry> next(cap);
         const std::size_t n = size();
-        for (std::size_t i = 0; i < n; ++i) next[i] = ring_[(head_ + i) & mask_];
+        for (std::size_t i = 0; i < n; ++i)
+            next[i] = ring_[(head_ + i) & mask_];
         ring_.swap(next);
         head_ = 0;
         tail_ = n;
@@ -84,7 +85,7 @@ private:
 /// The DPDS paper's reorder buffer: a binary min-heap on (tx, arrival sequence).
 template <class Packet>
 class BinaryHeapQueue {
-public:
+  public:
     void reserve(std::size_t n) { heap_.reserve(n); }
     std::size_t size() const { return heap_.size(); }
     bool empty() const { return heap_.empty(); }
@@ -109,7 +110,7 @@ public:
         return n;
     }
 
-private:
+  private:
     struct Item {
         TimeNs tx;
         std::uint64_t seq;
@@ -128,20 +129,25 @@ private:
 /// Calendar queue for the reordering strategy: O(1) amortised push and pop.
 ///
 /// Time is cut into buckets of 2^kShift ns (131 us). A ring of kSlots buckets covers the
-/// next ~2.1 s; each bucket is an append-only list of 64-entry chunks, so a push is a
+/// next ~2.1 s; each bucket is an append-only list of kChunk-entry chunks, so a push is a
 /// sequential write into one of the few buckets that the current delays spread over (these
-/// stay in cache). When the drain reaches a bucket it is "activated": its entries are
-/// radix-sorted on the low kShift bits of tx (two stable counting passes) into a sorted
-/// array that the drain consumes front to back. Pushes that land in the active bucket or
-/// before it (delays shorter than the bucket) go to a small binary heap merged at the
-/// drain; pushes beyond the ring's horizon wait in an overflow list that is re-examined
-/// each time the horizon moves past its earliest entry.
+/// stay in cache). A chunk keeps the 17-bit tx offsets apart from the packets. When the
+/// drain reaches a bucket it is "activated": each entry gets a key (tx offset << index
+/// bits | position in the bucket; 32 bits while the bucket holds at most 2^15 packets,
+/// else 64), the keys are radix-sorted on the offset bits (two counting passes over the
+/// keys rather than the entries; a rank sort for small buckets), and the drain walks the
+/// sorted keys, fetching each packet from its chunk. The chunks go back to the free list
+/// when the next bucket is activated. Pushes that land
+/// in the active bucket or before it (delays shorter than the bucket) go to a small binary
+/// heap merged at the drain; pushes beyond the ring's horizon wait in an overflow min-heap
+/// and move into the ring when the horizon reaches them.
 ///
-/// Order: strictly by tx; equal tx leave in arrival order (both sorts are stable and the
-/// heap breaks ties by an arrival sequence number).
+/// Order: strictly by tx; equal tx leave in arrival order (the key's low bits are the
+/// arrival position within the bucket, and the heap breaks ties by an arrival sequence
+/// number).
 template <class Packet>
 class CalendarQueue {
-public:
+  public:
     using Entry = QueueEntry<Packet>;
     static constexpr int kShift = 17;
     static constexpr std::size_t kSlots = 16384;
@@ -151,7 +157,12 @@ public:
 
     void reserve(std::size_t n) {
         const std::size_t want = n / kChunk + kSlots / 8;
-        while (chunks_.size() < want) add_chunk();
+        if (want > chunks_.size()) {
+            chunks_.reserve(want);
+            next_.reserve(want);
+        }
+        while (chunks_.size() < want)
+            add_chunk();
     }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -163,10 +174,13 @@ public:
         if (b <= cur_) {
             late_push(tx, pkt);
         } else if (b - cur_ < static_cast<std::int64_t>(kSlots)) {
-            slot_append(b, Entry{tx, pkt});
+            slot_append(b, tx, pkt);
         } else {
-            overflow_.push_back(Entry{tx, pkt});
-            overflow_min_b_ = std::min(overflow_min_b_, b);
+            // Beyond the horizon: a min-heap, so each entry is moved into the ring exactly
+            // once, when the horizon reaches it (O(log n) per far-future packet).
+            overflow_.push_back(LateItem{tx, late_seq_++, pkt});
+            std::push_heap(overflow_.begin(), overflow_.end(), LateLater{});
+            overflow_min_b_ = overflow_.front().tx >> kShift;
         }
     }
 
@@ -182,13 +196,21 @@ public:
         std::size_t n = 0;
         while (n < max && size_ > 0) {
             if (current_empty() && !advance(now)) break;
+            if (late_.empty()) {
+                // Common case: only the sorted keys of the active bucket to walk.
+                const bool more =
+                    wide_ ? walk_active<std::uint64_t, 32>(keys64_, now, out, tx_out, n, max)
+                          : walk_active<std::uint32_t, kNarrowIndexBits>(keys32_, now, out, tx_out,
+                                                                         n, max);
+                if (!more) break;
+                continue;
+            }
             const bool from_active =
-                active_pos_ < active_.size() &&
-                (late_.empty() || active_[active_pos_].tx <= late_.front().tx);
-            const TimeNs tx = from_active ? active_[active_pos_].tx : late_.front().tx;
+                active_pos_ < active_n_ && active_tx(active_pos_) <= late_.front().tx;
+            const TimeNs tx = from_active ? active_tx(active_pos_) : late_.front().tx;
             if (tx > now) break;
             if (from_active) {
-                out[n] = active_[active_pos_++].pkt;
+                out[n] = active_packet(active_index(active_pos_++));
             } else {
                 out[n] = late_.front().pkt;
                 std::pop_heap(late_.begin(), late_.end(), LateLater{});
@@ -201,14 +223,20 @@ public:
         return n;
     }
 
-private:
+  private:
     static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
     static constexpr int kLowBits = (kShift + 1) / 2;
     static constexpr int kHighBits = kShift - kLowBits;
+    static constexpr std::size_t kAhead = 4;     // chunks prefetched ahead at activation
+    static constexpr std::uint32_t kSmall = 32;  // buckets up to this size: rank sort
 
-    struct Chunk {
-        Entry e[kChunk];
-        std::uint32_t next;
+    static constexpr TimeNs kOffsetMask = (TimeNs{1} << kShift) - 1;
+
+    // Structure of arrays: the sort reads only the 4-byte offsets (tx - bucket start); the
+    // packets are read once, by the drain.
+    struct alignas(64) Chunk {
+        std::uint32_t off[kChunk];
+        Packet pkt[kChunk];
     };
     struct Slot {
         std::uint32_t head = kNil, tail = kNil, count = 0;
@@ -224,10 +252,50 @@ private:
         }
     };
 
-    bool current_empty() const { return active_pos_ == active_.size() && late_.empty(); }
+    // Keys of the active bucket: (tx offset << index bits) | position in the bucket. Narrow
+    // 32-bit keys (17 + 15 bits) while the bucket holds at most 2^15 packets, else 64-bit.
+    static constexpr int kNarrowIndexBits = 32 - kShift;
+    static constexpr std::uint32_t kNarrowMax = std::uint32_t{1} << kNarrowIndexBits;
+
+    bool current_empty() const { return active_pos_ == active_n_ && late_.empty(); }
+    TimeNs active_tx(std::size_t pos) const {
+        return active_base_ +
+               static_cast<TimeNs>(wide_ ? keys64_[pos] >> 32 : keys32_[pos] >> kNarrowIndexBits);
+    }
+    std::uint32_t active_index(std::size_t pos) const {
+        return wide_ ? static_cast<std::uint32_t>(keys64_[pos]) : keys32_[pos] & (kNarrowMax - 1);
+    }
+
+    // Emits due packets from the active bucket only (the late heap is empty). Returns false
+    // when a packet that is not yet due stopped it.
+    template <class K, int kIndexBits>
+    bool walk_active(const std::vector<K>& keys, TimeNs now, Packet* out, TimeNs* tx_out,
+                     std::size_t& n, std::size_t max) {
+        constexpr K index_mask = (K{1} << kIndexBits) - 1;
+        std::size_t pos = active_pos_;
+        const std::size_t stop = std::min(active_n_, pos + (max - n));
+        bool due = true;
+        for (; pos < stop; ++pos) {
+            const K k = keys[pos];
+            const TimeNs tx = active_base_ + static_cast<TimeNs>(k >> kIndexBits);
+            if (tx > now) {
+                due = false;
+                break;
+            }
+            out[n] = active_packet(static_cast<std::uint32_t>(k & index_mask));
+            if (tx_out) tx_out[n] = tx;
+            ++n;
+        }
+        size_ -= pos - active_pos_;
+        active_pos_ = pos;
+        return due;
+    }
+    const Packet& active_packet(std::uint32_t i) const {
+        return chunks_[active_chunks_[i / kChunk]].pkt[i % kChunk];
+    }
     TimeNs current_min() const {
         TimeNs t = std::numeric_limits<TimeNs>::max();
-        if (active_pos_ < active_.size()) t = active_[active_pos_].tx;
+        if (active_pos_ < active_n_) t = active_tx(active_pos_);
         if (!late_.empty()) t = std::min(t, late_.front().tx);
         return t;
     }
@@ -237,30 +305,38 @@ private:
         std::push_heap(late_.begin(), late_.end(), LateLater{});
     }
 
+    void prefetch_chunk(std::uint32_t c) const {
+        const char* p = reinterpret_cast<const char*>(&chunks_[c]);
+        for (std::size_t off = 0; off < sizeof(Chunk); off += 64)
+            __builtin_prefetch(p + off);
+    }
+
     void add_chunk() {
         chunks_.emplace_back();
-        chunks_.back().next = free_;
+        next_.push_back(free_);
         free_ = static_cast<std::uint32_t>(chunks_.size() - 1);
     }
 
-    void slot_append(std::int64_t b, const Entry& e) {
+    void slot_append(std::int64_t b, TimeNs tx, const Packet& pkt) {
         const std::size_t si = static_cast<std::size_t>(b) & (kSlots - 1);
         Slot& s = slots_[si];
         const std::uint32_t pos = s.count % kChunk;
         if (pos == 0) {
             if (free_ == kNil) add_chunk();
             const std::uint32_t c = free_;
-            free_ = chunks_[c].next;
-            chunks_[c].next = kNil;
+            free_ = next_[c];
+            next_[c] = kNil;
             if (s.tail == kNil) {
                 s.head = c;
                 bitmap_[si / 64] |= std::uint64_t{1} << (si % 64);
             } else {
-                chunks_[s.tail].next = c;
+                next_[s.tail] = c;
             }
             s.tail = c;
         }
-        chunks_[s.tail].e[pos] = e;
+        Chunk& c = chunks_[s.tail];
+        c.off[pos] = static_cast<std::uint32_t>(tx & kOffsetMask);
+        c.pkt[pos] = pkt;
         ++s.count;
     }
 
@@ -293,74 +369,103 @@ private:
     }
 
     void pull_overflow() {
-        std::int64_t min_b = std::numeric_limits<std::int64_t>::max();
-        std::size_t keep = 0;
-        for (const Entry& e : overflow_) {
-            const std::int64_t b = e.tx >> kShift;
-            if (b - cur_ < static_cast<std::int64_t>(kSlots)) {
-                slot_append(b, e);  // b >= cur_: earlier buckets were drained before
-            } else {
-                overflow_[keep++] = e;
-                min_b = std::min(min_b, b);
-            }
+        // Pops in (tx, arrival) order, so equal-tx entries keep their arrival order in the
+        // slot; direct pushes into these slots only start after this pull (their bucket was
+        // beyond the horizon until now).
+        while (!overflow_.empty() &&
+               (overflow_.front().tx >> kShift) - cur_ < static_cast<std::int64_t>(kSlots)) {
+            const LateItem e = overflow_.front();
+            std::pop_heap(overflow_.begin(), overflow_.end(), LateLater{});
+            overflow_.pop_back();
+            slot_append(e.tx >> kShift, e.tx, e.pkt);  // >= cur_: earlier buckets are drained
         }
-        overflow_.resize(keep);
-        overflow_min_b_ = min_b;
+        overflow_min_b_ = overflow_.empty() ? std::numeric_limits<std::int64_t>::max()
+                                            : overflow_.front().tx >> kShift;
     }
 
-    template <class F>
-    void for_each_in_slot(const Slot& s, F&& f) const {
-        std::uint32_t left = s.count;
-        for (std::uint32_t c = s.head; c != kNil; c = chunks_[c].next) {
-            const std::uint32_t n = std::min(left, kChunk);
-            for (std::uint32_t i = 0; i < n; ++i) f(chunks_[c].e[i]);
-            left -= n;
-        }
-    }
-
+    // Called only when the previous active bucket has been drained completely.
     void activate(std::size_t si) {
-        Slot& s = slots_[si];
-        active_.resize(s.count);
-        active_pos_ = 0;
-        if (s.count == 0) return;
-        const TimeNs base = cur_ << kShift;
-        if (s.count <= 32) {
-            std::size_t n = 0;
-            for_each_in_slot(s, [&](const Entry& e) {
-                std::size_t j = n++;  // stable insertion sort
-                while (j > 0 && active_[j - 1].tx > e.tx) {
-                    active_[j] = active_[j - 1];
-                    --j;
-                }
-                active_[j] = e;
-            });
-        } else {
-            radix_sort(s, base);
+        if (!active_chunks_.empty()) {  // return the drained bucket's chunks
+            next_[active_chunks_.back()] = free_;
+            free_ = active_chunks_.front();
+            active_chunks_.clear();
         }
-        // Return the chunks to the free list.
-        chunks_[s.tail].next = free_;
-        free_ = s.head;
+        Slot& s = slots_[si];
+        const std::uint32_t n = s.count;
+        active_n_ = n;
+        active_pos_ = 0;
+        active_base_ = cur_ << kShift;
+        if (n == 0) return;
+
+        // The bucket was filled long ago and is likely out of cache, and a chunk chain
+        // defeats the hardware prefetcher: fetch kAhead chunks ahead of the histogram pass
+        // (which also brings the packets in for the drain).
+        for (std::uint32_t c = s.head; c != kNil; c = next_[c]) {
+            if (active_chunks_.size() < kAhead) prefetch_chunk(c);
+            active_chunks_.push_back(c);
+        }
+        wide_ = n > kNarrowMax;
+        if (wide_)
+            sort_keys<std::uint64_t, 32>(keys64_, tmp64_, n);
+        else
+            sort_keys<std::uint32_t, kNarrowIndexBits>(keys32_, tmp32_, n);
         s = Slot{};
         bitmap_[si / 64] &= ~(std::uint64_t{1} << (si % 64));
     }
 
-    void radix_sort(const Slot& s, TimeNs base) {
+    // LSD radix sort of the keys on the offset bits: two stable counting passes.
+    template <class K, int kIndexBits>
+    void sort_keys(std::vector<K>& keys, std::vector<K>& tmp, std::uint32_t n) {
+        keys.resize(n);
+        if (n <= kSmall) {
+            // Few packets (low rates): rank sort. The keys are distinct, so each key's rank
+            // is the number of smaller keys; counting is branch-free (a comparison sort on
+            // random keys mispredicts about once per element) and vectorises.
+            K k[kSmall];
+            for_each_offset(n, [&](std::uint32_t i, std::uint32_t off) {
+                k[i] = static_cast<K>(off) << kIndexBits | i;
+            });
+            for (std::uint32_t i = 0; i < n; ++i) {
+                std::uint32_t rank = 0;
+                for (std::uint32_t j = 0; j < n; ++j)
+                    rank += k[j] < k[i];
+                keys[rank] = k[i];
+            }
+            return;
+        }
+        constexpr std::uint32_t lo_mask = (1u << kLowBits) - 1;
         std::uint32_t lo_count[1u << kLowBits] = {};
         std::uint32_t hi_count[1u << kHighBits] = {};
-        constexpr std::uint64_t lo_mask = (1u << kLowBits) - 1;
-        for_each_in_slot(s, [&](const Entry& e) {
-            const std::uint64_t k = static_cast<std::uint64_t>(e.tx - base);
-            ++lo_count[k & lo_mask];
-            ++hi_count[k >> kLowBits];
-        });
+        for (std::size_t ci = 0, left = n; ci < active_chunks_.size(); ++ci) {
+            if (ci + kAhead < active_chunks_.size()) prefetch_chunk(active_chunks_[ci + kAhead]);
+            const std::uint32_t* off = chunks_[active_chunks_[ci]].off;
+            const auto m = static_cast<std::uint32_t>(std::min<std::size_t>(left, kChunk));
+            for (std::uint32_t j = 0; j < m; ++j) {
+                ++lo_count[off[j] & lo_mask];
+                ++hi_count[off[j] >> kLowBits];
+            }
+            left -= m;
+        }
         prefix_sum(lo_count);
         prefix_sum(hi_count);
-        tmp_.resize(s.count);
-        for_each_in_slot(s, [&](const Entry& e) {
-            tmp_[lo_count[static_cast<std::uint64_t>(e.tx - base) & lo_mask]++] = e;
+        tmp.resize(n);
+        for_each_offset(n, [&](std::uint32_t i, std::uint32_t off) {
+            tmp[lo_count[off & lo_mask]++] = static_cast<K>(off) << kIndexBits | i;
         });
-        for (const Entry& e : tmp_)
-            active_[hi_count[static_cast<std::uint64_t>(e.tx - base) >> kLowBits]++] = e;
+        for (const K k : tmp)
+            keys[hi_count[k >> (kIndexBits + kLowBits)]++] = k;
+    }
+
+    // f(i, offset) for the active bucket's entries in push order.
+    template <class F>
+    void for_each_offset(std::uint32_t n, F&& f) const {
+        std::uint32_t i = 0;
+        for (const std::uint32_t c : active_chunks_) {
+            const std::uint32_t* off = chunks_[c].off;
+            const std::uint32_t m = std::min(n - i, kChunk);
+            for (std::uint32_t j = 0; j < m; ++j, ++i)
+                f(i, off[j]);
+        }
     }
 
     template <std::size_t N>
@@ -374,15 +479,22 @@ private:
     }
 
     std::vector<Chunk> chunks_;
+    std::vector<std::uint32_t> next_;  // chunk links (free list and bucket lists)
     std::uint32_t free_ = kNil;
     std::vector<Slot> slots_;
     std::vector<std::uint64_t> bitmap_;
     std::int64_t cur_ = 0;
-    std::vector<Entry> active_, tmp_;
+    // The active bucket: its sorted keys, its chunks in push order, and its start time.
+    std::vector<std::uint32_t> keys32_, tmp32_;
+    std::vector<std::uint64_t> keys64_, tmp64_;
+    bool wide_ = false;
+    std::size_t active_n_ = 0;
+    std::vector<std::uint32_t> active_chunks_;
     std::size_t active_pos_ = 0;
+    TimeNs active_base_ = 0;
     std::vector<LateItem> late_;
     std::uint64_t late_seq_ = 0;
-    std::vector<Entry> overflow_;
+    std::vector<LateItem> overflow_;
     std::int64_t overflow_min_b_ = std::numeric_limits<std::int64_t>::max();
     std::size_t size_ = 0;
 };

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Data-plane forwarding benchmark: dpdk-testpmd (io forwarding) against linkemd in each
+# emulation mode, on the same virtual ports (two net_null devices, which generate and
+# absorb packets at no cost), for 64- and 1518-byte frames. Prints forwarded packets per
+# second per data-plane lcore and the ratio to testpmd.
+#
+#   scripts/bench-dataplane.sh [--linkemd PATH] [--seconds 5] [--warmup 2]
+#                              [--sizes "64 1518"] [--mbufs 524288] [--lcores shared]
+#                              [--modes "zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"]
+#                              (also: c10us c1ms = constant 10 us / 1 ms: in-flight effect)
+#                              [--keep DIR] [--eal "RAW EAL ARGS for linkemd, e.g. -m 3072"]
+#
+# Needs root (DPDK EAL) but no hugepages and no NIC. Rates: packets_out of both directions
+# summed, from counter deltas between stats lines after the warm-up (linkemd --stats-json)
+# or testpmd's per-second Tx-pps; "per-s min..max" shows the noise. The spacer runs at
+# 1 Tbit/s with the largest backlog limit so it costs its work but never holds packets
+# back or drops them: this measures cost, not policy. With 10 ms of delay, pps x 10 ms
+# packets are in flight, so linkemd gets a large pool (--mbufs); a non-zero rx_nombuf
+# means the pool, not the CPU, limited the rate. Other load on the machine shows as a
+# wide min..max; testpmd runs right before linkemd for each size so both see similar load.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+PY=/usr/bin/python3
+PARSE="$HERE/dataplane/bench_parse.py"
+
+LINKEMD=${LINKEMD:-}
+SECONDS_RUN=5
+WARMUP=2
+SIZES="64 1518"
+MBUFS=524288
+LCORES=shared
+MODES="zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"
+KEEP=""
+LINKEMD_EAL=${LINKEMD_EAL_ARGS:-}
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --linkemd) LINKEMD=$2; shift 2 ;;
+        --seconds) SECONDS_RUN=$2; shift 2 ;;
+        --warmup) WARMUP=$2; shift 2 ;;
+        --sizes) SIZES=$2; shift 2 ;;
+        --mbufs) MBUFS=$2; shift 2 ;;
+        --lcores) LCORES=$2; shift 2 ;;
+        --modes) MODES=$2; shift 2 ;;
+        --keep) KEEP=$2; shift 2 ;;
+        --eal) LINKEMD_EAL=$2; shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+if [[ -z $LINKEMD ]]; then
+    for d in build-release build build-dp; do
+        if [[ -x $ROOT/$d/backend/linkemd/linkemd ]]; then LINKEMD=$ROOT/$d/backend/linkemd/linkemd; break; fi
+    done
+fi
+[[ $(id -u) -eq 0 ]] || { echo "bench-dataplane: needs root (DPDK EAL)" >&2; exit 1; }
+command -v dpdk-testpmd >/dev/null || { echo "bench-dataplane: dpdk-testpmd not found (Debian package dpdk-dev)" >&2; exit 1; }
+[[ -x $PY ]] || { echo "bench-dataplane: $PY not found" >&2; exit 1; }
+if [[ -z $LINKEMD || ! -x $LINKEMD ]]; then
+    echo "bench-dataplane: linkemd not found (build it or pass --linkemd); running testpmd only" >&2
+    LINKEMD=""
+fi
+case $LCORES in
+    shared) NLC=1 ;;
+    1|2|3) NLC=$((2 * LCORES)) ;;  # per direction, two directions
+    *) echo "--lcores must be shared, 1, 2 or 3" >&2; exit 2 ;;
+esac
+
+WORK=$(mktemp -d /tmp/linkem-bench.XXXXXX)
+RESULTS=$WORK/results.jsonl
+PID=""
+cleanup() {
+    [[ -n $PID ]] && kill -INT "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+    rm -rf /var/run/dpdk/lkbench-$$-* 2>/dev/null
+    if [[ -n $KEEP ]]; then mkdir -p "$KEEP" && cp -r "$WORK"/. "$KEEP"/; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+DELAY="--mean-delay 10ms --jitter 3ms"
+# The spacer's backlog is (link free time - delayed arrival) x rate, so with 3 ms of jitter
+# at 1 Tbit/s the default 1 MiB limit drops most packets; the largest limit keeps this a
+# measurement of the spacer's cost.
+SPACER="--limiter spacer --rate 1Tbit --spacer-limit 64GiB"
+GE="--loss-model gilbert_elliott --ge-p 0.001 --ge-r 0.1 --ge-loss-good 0 --ge-loss-bad 0.5"
+mode_label() {
+    case $1 in
+        zero) echo "linkemd no delay (pass-through)" ;;
+        constant) echo "linkemd constant 10ms" ;;
+        c10us) echo "linkemd constant 10us" ;;
+        c1ms) echo "linkemd constant 1ms" ;;
+        corr) echo "linkemd correlated 10ms+-3ms" ;;
+        corr_spacer) echo "linkemd corr 10ms+-3ms + spacer" ;;
+        corr_spacer_ge) echo "linkemd corr 10ms+-3ms + spacer + GE" ;;
+        reord) echo "linkemd reordered 10ms+-3ms" ;;
+        reord_spacer_ge) echo "linkemd reord 10ms+-3ms + spacer + GE" ;;
+        *) return 1 ;;
+    esac
+}
+mode_flags() {
+    case $1 in
+        zero) echo "" ;;
+        constant) echo "--distribution constant --mean-delay 10ms" ;;
+        c10us) echo "--distribution constant --mean-delay 10us" ;;
+        c1ms) echo "--distribution constant --mean-delay 1ms" ;;
+        corr) echo "--strategy correlated $DELAY" ;;
+        corr_spacer) echo "--strategy correlated $DELAY $SPACER" ;;
+        corr_spacer_ge) echo "--strategy correlated $DELAY $SPACER $GE" ;;
+        reord) echo "--strategy reordered $DELAY" ;;
+        reord_spacer_ge) echo "--strategy reordered $DELAY $SPACER $GE" ;;
+    esac
+}
+for m in $MODES; do mode_label "$m" >/dev/null || { echo "unknown mode '$m'" >&2; exit 2; }; done
+
+# run_one NAME TIMEOUT_S CMD...: runs CMD in the background, logs to $WORK/NAME.log.
+run_one() {
+    local name=$1 t=$2; shift 2
+    echo "# $name: $*" >&2
+    timeout -s INT -k 10 "$t" "$@" >"$WORK/$name.log" 2>"$WORK/$name.err" </dev/null &
+    PID=$!
+    wait "$PID"
+    local rc=$?
+    PID=""
+    # timeout's 124 is how testpmd is stopped; anything else non-zero is a failure.
+    if [[ $rc -ne 0 && $rc -ne 124 ]]; then
+        echo "#   exit code $rc; stderr tail:" >&2
+        tail -n 8 "$WORK/$name.err" | sed 's/^/#     /' >&2
+    fi
+    return 0
+}
+
+TOTAL=$((WARMUP + SECONDS_RUN + 1))
+echo "# linkem data-plane benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "# warm-up ${WARMUP}s, measure ${SECONDS_RUN}s per config; linkemd: ${LINKEMD:-none} (--lcores $LCORES, --mbufs $MBUFS)" >&2
+for size in $SIZES; do
+    name="testpmd-$size"
+    run_one "$name" $((TOTAL + 3)) dpdk-testpmd --no-huge --no-pci -m 1024 -l 0,1 \
+        --file-prefix "lkbench-$$-$name" \
+        --vdev "net_null0,size=$size" --vdev "net_null1,size=$size" \
+        -- --forward-mode=io --total-num-mbufs=16384 --stats-period 1 --auto-start
+    $PY "$PARSE" testpmd "$WORK/$name.log" "$WARMUP" "testpmd io" "$size" 1 >>"$RESULTS"
+
+    [[ -n $LINKEMD ]] || continue
+    for m in $MODES; do
+        name="linkemd-$m-$size"
+        # shellcheck disable=SC2046  # mode_flags is a list of words on purpose
+        run_one "$name" $((TOTAL + 60)) "$LINKEMD" \
+            --port-a "net_null0,size=$size" --port-b "net_null1,size=$size" \
+            --lcores "$LCORES" --mbufs "$MBUFS" --seed 42 \
+            --stats-json --stats-interval 1s --duration "${TOTAL}s" $(mode_flags "$m") \
+            -- --file-prefix "lkbench-$$-$name" $LINKEMD_EAL
+        $PY "$PARSE" linkemd "$WORK/$name.log" "$WARMUP" "$(mode_label "$m")" "$size" "$NLC" >>"$RESULTS"
+    done
+done
+echo
+$PY "$PARSE" table "$RESULTS"
