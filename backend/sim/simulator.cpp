@@ -1,0 +1,210 @@
+#include "simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <ostream>
+
+#include "linkem/emulator.hpp"
+#include "metrics.hpp"
+
+namespace linkem::sim {
+namespace {
+
+// The simulator's packet handle: 16 bytes. Arrival time, and sequence number and frame
+// length packed into one word (24 bits of length, 40 bits of sequence: 10^12 packets).
+struct SimPacket {
+    TimeNs arrival;
+    std::uint64_t seq_len;
+};
+constexpr int kLenBits = 24;
+constexpr std::uint64_t kLenMask = (std::uint64_t{1} << kLenBits) - 1;
+constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << (64 - kLenBits);
+
+struct SimPacketTraits {
+    static std::uint32_t length(const SimPacket& p) {
+        return static_cast<std::uint32_t>(p.seq_len & kLenMask);
+    }
+};
+
+using SimEmulator = Emulator<SimPacket, SimPacketTraits>;
+
+constexpr std::size_t kBurst = 64;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double pct(double dev, double desired) {
+    return desired > 0 ? 100.0 * dev / desired : kNaN;
+}
+
+template <class Source>
+RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    const LinkParams& lp = cfg.link;
+    const bool varying = lp.jitter > 0 && lp.distribution != Distribution::constant;
+    const std::int64_t mu_ps = lp.mean_delay * 1000;
+    const std::int64_t sigma_ps = varying ? lp.jitter * 1000 : 0;
+
+    Moments moments(mu_ps);
+    PassageTimes passage(mu_ps - sigma_ps, mu_ps + sigma_ps);
+    InversionCounter inversions;
+    TraceSummary alpha, rate;
+    std::int64_t min_d = std::numeric_limits<std::int64_t>::max();
+    std::int64_t max_d = std::numeric_limits<std::int64_t>::min();
+
+    const double u = cfg.utilization;
+    const std::int64_t service_ps =
+        u > 0 ? std::llround(u * cfg.traffic.bits_per_packet() * 1e12 / cfg.traffic.rate_bps) : 0;
+    std::int64_t queue_free_ps = std::numeric_limits<std::int64_t>::min();
+
+    const std::int64_t trace_ps = std::max<DurationNs>(cfg.trace_interval, 1) * 1000;
+    std::int64_t next_trace_ps = 0;
+
+    SimPacket out[kBurst];
+    TimeNs tx[kBurst];
+    SimPacket dropped;
+
+    auto deliver = [&](std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            std::int64_t dep = tx[i] * 1000;
+            if (service_ps) {
+                dep = std::max(dep, queue_free_ps) + service_ps;
+                queue_free_ps = dep;
+            }
+            const std::int64_t d = dep - out[i].arrival * 1000;
+            moments.add(d);
+            min_d = std::min(min_d, d);
+            max_d = std::max(max_d, d);
+            if (sigma_ps) passage.add(dep, d);
+            inversions.depart(out[i].seq_len >> kLenBits);
+            if (cfg.trace && dep >= next_trace_ps) [[unlikely]] {
+                *cfg.trace << static_cast<double>(dep) * 1e-9 << ','
+                           << static_cast<double>(d) * 1e-9 << '\n';
+                next_trace_ps = (dep / trace_ps + 1) * trace_ps;
+            }
+        }
+    };
+
+    const TimeNs end = cfg.duration;
+    const std::uint64_t len = cfg.traffic.frame_bytes;
+    std::uint64_t seq = 0, last_intervals = 0;
+    for (;;) {
+        const TimeNs t = source.next();
+        if (t >= end) break;
+        // Departures due at or before this arrival go first (a departure at the same
+        // instant frees buffer space for the arrival).
+        for (;;) {
+            const std::optional<TimeNs> next_dep = emu.next_departure();
+            if (!next_dep || *next_dep > t) break;
+            deliver(emu.drain(t, out, kBurst, tx));
+        }
+        const SimPacket p{t, (seq << kLenBits) | len};
+        if (emu.ingest(&p, 1, t, &dropped)) inversions.drop(seq);
+        ++seq;
+        const std::uint64_t intervals = emu.rate_estimator().intervals();
+        if (intervals != last_intervals) [[unlikely]] {
+            last_intervals = intervals;
+            alpha.add(emu.alpha());
+            rate.add(emu.rate_pps());
+        }
+        if ((seq & 0x3fffff) == 0 && cfg.progress) [[unlikely]]
+            cfg.progress(static_cast<double>(t) / static_cast<double>(end), seq);
+    }
+    // No more arrivals: the remaining departures, in time order.
+    constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
+    while (emu.next_departure())
+        deliver(emu.drain(kForever, out, kBurst, tx));
+
+    const CounterSnapshot c = emu.snapshot();
+    RunResult r;
+    r.seed = emu.seed();
+    r.duration_s = static_cast<double>(cfg.duration) * 1e-9;
+    r.packets_in = c.packets_in;
+    r.packets_out = c.packets_out;
+    r.drops_loss = c.drops_loss;
+    r.drops_policer = c.drops_policer;
+    r.drops_spacer = c.drops_spacer;
+    r.drops_buffer_full = c.drops_buffer_full;
+    r.delays_clamped = c.delays_clamped;
+
+    const double desired_mean = static_cast<double>(lp.mean_delay) * 1e-3;
+    const double desired_jitter = static_cast<double>(sigma_ps) * 1e-6;
+    r.mean_delay_us = moments.mean() * 1e-6;
+    r.jitter_us = moments.sd() * 1e-6;
+    r.min_delay_us = moments.count() ? static_cast<double>(min_d) * 1e-6 : kNaN;
+    r.max_delay_us = moments.count() ? static_cast<double>(max_d) * 1e-6 : kNaN;
+    r.mean_delay_dev_us = r.mean_delay_us - desired_mean;
+    r.mean_delay_dev_pct = pct(r.mean_delay_dev_us, desired_mean);
+    r.jitter_dev_us = r.jitter_us - desired_jitter;
+    r.jitter_dev_pct = pct(r.jitter_dev_us, desired_jitter);
+    r.passages = passage.count();
+    r.passage_time_ms = passage.mean() * 1e-9;
+    r.swaps = inversions.inversions();
+    r.swaps_per_packet =
+        r.packets_out ? static_cast<double>(r.swaps) / static_cast<double>(r.packets_out) : kNaN;
+    r.rate_intervals = c.rate_intervals;
+    r.alpha_min = alpha.min;
+    r.alpha_mean = alpha.mean();
+    r.alpha_max = alpha.max;
+    r.rate_pps_min = rate.min;
+    r.rate_pps_mean = rate.mean();
+    r.rate_pps_max = rate.max;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+}
+
+}  // namespace
+
+void validate_config(const SimConfig& cfg) {
+    validate(cfg.link);
+    const TrafficSpec& t = cfg.traffic;
+    if (!(t.rate_bps >= ParamLimits::kMinRate && t.rate_bps <= ParamLimits::kMaxRate))
+        throw ParamError("traffic.rate_bps", "must be between 1 kbit/s and 1.6 Tbit/s");
+    if (t.frame_bytes < 64 || t.frame_bytes > 65535)
+        throw ParamError("traffic.frame_size_bytes", "must be between 64 and 65535 bytes");
+    if (t.pattern == TrafficPattern::sine) {
+        if (t.period < kNsPerMs || t.period > 3600 * kNsPerSec)
+            throw ParamError("traffic.period_us", "must be between 1 ms and 1 h");
+        if (t.rate_bps * static_cast<double>(t.period) * 1e-9 / 2 < 2 * t.bits_per_packet())
+            throw ParamError("traffic.period_us",
+                             "too short for the rate: one period must carry at least 2 packets");
+    }
+    if (cfg.duration <= 0 || cfg.duration > 30 * 86400 * kNsPerSec)
+        throw ParamError("duration_us", "must be greater than 0 and at most 30 days");
+    const double packets =
+        static_cast<double>(cfg.duration) * 1e-9 * t.rate_bps / t.bits_per_packet();
+    if (packets >= static_cast<double>(kMaxPackets))
+        throw ParamError("duration_us",
+                         "rate * duration exceeds 2^40 packets, the simulator's limit");
+    if (!(cfg.utilization >= 0 && cfg.utilization <= 1))
+        throw ParamError("utilization", "must be between 0 (no queue) and 1");
+    if (cfg.trace && cfg.trace_interval <= 0)
+        throw ParamError("trace_interval_us", "must be greater than 0");
+}
+
+RunResult run_once(const SimConfig& cfg) {
+    auto emu = std::make_unique<SimEmulator>(cfg.link);
+    // Room for the packets in flight over the mean delay plus six jitters (at most 4 Mi,
+    // ~100 MB; beyond that the queue grows by doubling), so it rarely grows during the run.
+    const double pps = cfg.traffic.rate_bps / cfg.traffic.bits_per_packet();
+    const double hold_s = static_cast<double>(cfg.link.mean_delay + 6 * cfg.link.jitter) * 1e-9;
+    emu->reserve(static_cast<std::size_t>(std::min(pps * hold_s + 1024, 4.0 * (1 << 20))));
+    switch (cfg.traffic.pattern) {
+        case TrafficPattern::poisson: {
+            PoissonSource s(cfg.traffic, emu->seed());
+            return run_loop(cfg, s, *emu);
+        }
+        case TrafficPattern::sine: {
+            SineSource s(cfg.traffic);
+            return run_loop(cfg, s, *emu);
+        }
+        case TrafficPattern::cbr:
+        default: {
+            CbrSource s(cfg.traffic);
+            return run_loop(cfg, s, *emu);
+        }
+    }
+}
+
+}  // namespace linkem::sim

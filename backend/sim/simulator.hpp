@@ -1,0 +1,74 @@
+// linkem-sim's core: one run of the emulator's own Emulator on a virtual clock.
+//
+// Events: packet arrivals (from a traffic source), departures from the Emulator
+// (Emulator::next_departure()) and departures from an optional virtual queue behind it (the
+// bandwidth limit of DPDS paper IV-E). Time jumps from one event to the next; nothing
+// advances in fixed ticks. The virtual queue is a FIFO with unlimited buffer, so a packet's
+// departure from it is fixed the moment it enters (Lindley recursion,
+// dep = max(enter, previous dep) + service); it is computed then instead of being queued
+// as an event, which gives the same times.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "linkem/link_params.hpp"
+#include "traffic.hpp"
+
+namespace linkem::sim {
+
+struct SimConfig {
+    LinkParams link;  // link.seed is the run's seed (0: drawn at random, reported)
+    TrafficSpec traffic;
+    DurationNs duration = 60 * kNsPerSec;  // arrivals in [0, duration); then drained
+    /// Utilisation u of the virtual queue behind the emulator, served at R / u where R is
+    /// traffic.rate_bps. 0: no queue (unlimited bandwidth).
+    double utilization = 0;
+
+    /// Optional trace of the delay series: one (departure time, delay) line per
+    /// trace_interval of departure time, CSV "time_ms,delay_ms".
+    std::ostream* trace = nullptr;
+    DurationNs trace_interval = kNsPerMs;
+
+    /// Called now and then (every few million packets) with the fraction of simulated time
+    /// done; return value ignored.
+    std::function<void(double fraction, std::uint64_t packets)> progress;
+};
+
+/// Everything measured in one run. Delays in microseconds unless the name says otherwise.
+struct RunResult {
+    std::uint64_t seed = 0;
+    double duration_s = 0;
+    std::uint64_t packets_in = 0, packets_out = 0;
+    std::uint64_t drops_loss = 0, drops_policer = 0, drops_spacer = 0, drops_buffer_full = 0;
+    std::uint64_t delays_clamped = 0;
+
+    double mean_delay_us = 0, jitter_us = 0;  // achieved (jitter = sample standard deviation)
+    double min_delay_us = 0, max_delay_us = 0;
+    double mean_delay_dev_us = 0, mean_delay_dev_pct = 0;  // achieved - desired
+    double jitter_dev_us = 0, jitter_dev_pct = 0;
+
+    std::uint64_t passages = 0;
+    double passage_time_ms = 0;  // mean; NaN when no passage completed
+
+    std::uint64_t swaps = 0;  // Kendall tau distance of the delivered sequence numbers
+    double swaps_per_packet = 0;
+
+    std::uint64_t rate_intervals = 0;  // rate-estimator intervals closed
+    double alpha_min = 0, alpha_mean = 0, alpha_max = 0;
+    double rate_pps_min = 0, rate_pps_mean = 0, rate_pps_max = 0;
+
+    double wall_s = 0;  // real time the run took
+    double packets_per_s() const { return wall_s > 0 ? packets_in / wall_s : 0; }
+};
+
+/// Runs one simulation. `cfg.link` must be valid (see validate_config).
+RunResult run_once(const SimConfig& cfg);
+
+/// Validates the link parameters (linkem::validate) and the simulator's own settings;
+/// throws ParamError naming the field ("traffic_rate_bps", "frame_size_bytes", ...).
+void validate_config(const SimConfig& cfg);
+
+}  // namespace linkem::sim
