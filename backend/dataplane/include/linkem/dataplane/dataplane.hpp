@@ -1,0 +1,143 @@
+// The data plane: two ports (or one), one Emulator per direction, lcores that move packets
+//
+//   rx_burst -> timestamp (TSC ns, one per burst) -> Emulator::ingest -> drain -> tx_burst
+//
+// Packets the TX queue does not take stay queued (a per-direction pending array retried
+// first, in order); nothing is dropped except by the Emulator (loss, limiter, full buffer).
+//
+// Run-time changes: apply() builds an immutable parameter block per direction and
+// publishes it through an atomic pointer + generation; the lcore that owns the Emulator
+// adopts it at a loop boundary (Emulator::set_params keeps queued packets, EMA and rate
+// state) and acknowledges the generation; a block is freed only after that
+// acknowledgement. This is the hook the control server uses.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "linkem/counters.hpp"
+#include "linkem/dataplane/eal.hpp"
+#include "linkem/link_params.hpp"
+
+namespace linkem::dp {
+
+/// Lcores per direction: shared = one lcore serves both directions; one = rx+emulate+tx;
+/// two = rx+emulate | tx; three = rx | emulate | tx (stages joined by SPSC rings).
+enum class Layout : std::uint8_t { shared, one, two, three };
+
+std::optional<Layout> parse_layout(std::string_view s);  // "shared", "1", "2", "3"
+std::string_view to_string(Layout l);
+/// Worker lcores a layout needs for the given number of directions.
+unsigned worker_lcores_needed(Layout l, unsigned directions);
+/// "shared" below 4 usable CPUs, else "1".
+Layout default_layout(unsigned cpus);
+
+inline constexpr unsigned kMaxBurst = 512;
+inline constexpr std::uint32_t kMinMbufs = 8192;
+inline constexpr std::uint32_t kMaxMbufs = 1u << 24;
+
+/// Parameters of both directions (b_to_a is unused in single-port mode).
+struct LinkConfig {
+    LinkParams a_to_b;
+    LinkParams b_to_a;
+};
+
+/// A port given by the user, resolved to what DPDK probes.
+struct PortSpec {
+    std::string text;     // as given
+    std::string devargs;  // what rte_dev_probe gets
+    std::string name;     // the ethdev name to look up
+    bool pci = false;
+    bool interface = false;  // a kernel interface, driven through net_af_packet
+};
+/// Resolves a --port-a/--port-b value: a DPDK device name or devargs ("net_null0",
+/// "net_tap0,iface=lk0"), a PCI address ("0000:3b:00.0"), or a kernel interface name
+/// ("veth1" -> "net_af_packet_veth1,iface=veth1"). Throws ParamError(field) when it is
+/// none of these.
+PortSpec resolve_port(const std::string& text, const std::string& field);
+
+/// Default mbuf count: enough for the largest configured rate (limiter rate, or 10 GbE
+/// line rate of minimum-size frames) x (mean delay + 4 jitter + 1 ms) + the spacer backlog,
+/// per direction, clamped to 65535 .. 262143.
+std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions);
+/// EAL memory (MiB) for --no-huge runs holding `mbufs` mbufs.
+std::size_t eal_memory_mib(std::uint32_t mbufs);
+
+struct DataplaneConfig {
+    std::string port_a;
+    std::string port_b;  // empty: single-port mode (packets go back out of port A)
+    Layout layout = Layout::shared;
+    unsigned burst = 16;      // 1 .. kMaxBurst
+    std::uint32_t mbufs = 0;  // total over all pools; 0: default_mbufs()
+    LinkConfig link;
+};
+
+struct DirectionStats {
+    CounterSnapshot counters;
+    std::uint64_t tx_sent = 0;       // accepted by the TX queue
+    std::uint64_t tx_queued = 0;     // drained by the Emulator, not yet accepted by the TX queue
+    std::uint64_t buffer_limit = 0;  // packets the Emulator may hold (after the mempool cap)
+};
+
+struct PortStats {
+    std::string name;
+    std::uint64_t rx = 0, tx = 0;
+    std::uint64_t rx_missed = 0;  // imissed: the NIC had no room (we were too slow)
+    std::uint64_t rx_nombuf = 0;  // the mempool ran dry
+    std::uint64_t tx_failed = 0;  // oerrors as the PMD reports them
+    bool link_up = false;
+    std::uint32_t speed_mbps = 0;
+};
+
+struct DataplaneStats {
+    TimeNs t_ns = 0;  // now_ns() when taken
+    unsigned directions = 1;
+    DirectionStats dir[2];  // a_to_b, b_to_a
+    unsigned ports = 1;
+    PortStats port[2];  // a, b
+};
+
+class Dataplane {
+  public:
+    /// Probes and starts the ports, creates the pools and rings, builds the Emulators
+    /// (queues reserved so the packet path never allocates). Throws DataplaneError on a
+    /// DPDK failure, ParamError on invalid link parameters.
+    Dataplane(Eal& eal, DataplaneConfig config);
+    ~Dataplane();
+    Dataplane(const Dataplane&) = delete;
+    Dataplane& operator=(const Dataplane&) = delete;
+
+    /// Launches the data-plane lcores.
+    void start();
+    /// Stops the lcores (idempotent), records the final counters (stats() returns them
+    /// from then on), frees every packet still held and stops the ports.
+    void stop();
+    bool running() const;
+
+    /// Validates and publishes new parameters for both directions without stopping
+    /// traffic. Throws ParamError (field prefixed with "a_to_b." / "b_to_a.") and then
+    /// changes nothing. Returns the generation; see wait_applied().
+    std::uint64_t apply(const LinkConfig& link);
+    /// True once every direction runs with generation >= gen (false after the timeout).
+    bool wait_applied(std::uint64_t gen, std::chrono::milliseconds timeout) const;
+    /// The parameters last applied (with each direction's effective seed).
+    LinkConfig link() const;
+
+    DataplaneStats stats() const;
+    unsigned directions() const;
+    const DataplaneConfig& config() const;
+    /// Seed in use per direction (drawn at construction when the parameters say 0).
+    std::uint64_t seed(unsigned direction) const;
+    /// Mbufs per pool (one pool per receiving port).
+    std::uint32_t mbufs_per_pool() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace linkem::dp

@@ -1,0 +1,51 @@
+// VirtualPort: an ethdev backed by two rte_rings whose far end the caller holds.
+//
+// The data plane sees an ordinary port (pass name() as a port); the caller sends raw
+// frames into the port's receive side and receives what the data plane transmitted. Used by
+// the in-process tests and the built-in traffic generator. All calls on the far end must
+// come from one thread (single producer, single consumer).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace linkem::dp {
+
+class Eal;
+
+class VirtualPort {
+  public:
+    /// Creates the rings, a pool of `mbufs` for frames sent into the port, and the ethdev
+    /// (named "net_ring_" + name). Throws DataplaneError.
+    VirtualPort(Eal& eal, const std::string& name, unsigned ring_size = 8192,
+                unsigned mbufs = 16383);
+    ~VirtualPort();
+    VirtualPort(const VirtualPort&) = delete;
+    VirtualPort& operator=(const VirtualPort&) = delete;
+
+    /// The ethdev name, to use as DataplaneConfig::port_a / port_b.
+    const std::string& name() const;
+
+    /// Puts one frame on the port's receive ring. False if the ring or the pool is full.
+    bool send(std::span<const std::uint8_t> frame);
+    /// Puts up to n frames of `length` bytes on the receive ring; fill(i, bytes) writes
+    /// frame i. Returns how many were queued (fewer when the ring or the pool is full).
+    std::size_t send_burst(std::size_t n, std::size_t length,
+                           const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill);
+    /// Takes up to max frames the data plane transmitted, calling sink for each. Returns
+    /// the count.
+    std::size_t receive(const std::function<void(std::span<const std::uint8_t>)>& sink,
+                        std::size_t max = 64);
+    /// Frames sent but not yet taken by the data plane.
+    std::size_t rx_backlog() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace linkem::dp

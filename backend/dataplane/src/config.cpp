@@ -1,0 +1,108 @@
+// Layouts, port specifications and pool sizing: everything decided before the EAL starts.
+#include <net/if.h>
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "linkem/dataplane/dataplane.hpp"
+
+namespace linkem::dp {
+
+std::optional<Layout> parse_layout(std::string_view s) {
+    if (s == "shared") return Layout::shared;
+    if (s == "1") return Layout::one;
+    if (s == "2") return Layout::two;
+    if (s == "3") return Layout::three;
+    return std::nullopt;
+}
+
+std::string_view to_string(Layout l) {
+    switch (l) {
+        case Layout::shared:
+            return "shared";
+        case Layout::one:
+            return "1";
+        case Layout::two:
+            return "2";
+        case Layout::three:
+            return "3";
+    }
+    return "?";
+}
+
+unsigned worker_lcores_needed(Layout l, unsigned directions) {
+    switch (l) {
+        case Layout::shared:
+            return 1;
+        case Layout::one:
+            return directions;
+        case Layout::two:
+            return 2 * directions;
+        case Layout::three:
+            return 3 * directions;
+    }
+    return 1;
+}
+
+Layout default_layout(unsigned cpus) {
+    return cpus < 4 ? Layout::shared : Layout::one;
+}
+
+PortSpec resolve_port(const std::string& text, const std::string& field) {
+    PortSpec spec;
+    spec.text = text;
+    if (text.empty())
+        throw ParamError(field,
+                         "a port is required: a DPDK device (net_null0, net_ring0, "
+                         "net_tap0,iface=lk0, 0000:3b:00.0) or a network interface name");
+    const std::string head = text.substr(0, text.find(','));
+    static const std::regex pci(R"(^([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$)");
+    if (std::regex_match(head, pci)) {
+        spec.pci = true;
+        spec.devargs = text;
+        spec.name = head.size() == 7 ? "0000:" + head : head;
+        std::transform(spec.name.begin(), spec.name.end(), spec.name.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
+        return spec;
+    }
+    if (head.starts_with("net_") || head.starts_with("eth_") ||
+        text.find(',') != std::string::npos) {
+        spec.devargs = text;
+        spec.name = head;
+        return spec;
+    }
+    if (text.size() >= IFNAMSIZ || if_nametoindex(text.c_str()) == 0)
+        throw ParamError(field, "'" + text +
+                                    "' is neither a DPDK device (net_null0, net_ring0, "
+                                    "net_tap0,iface=lk0, net_pcap0,rx_pcap=in.pcap, a PCI "
+                                    "address) nor a network interface of this host");
+    spec.interface = true;
+    spec.name = "net_af_packet_" + text;
+    spec.devargs = spec.name + ",iface=" + text;
+    return spec;
+}
+
+std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions) {
+    constexpr double kLinePps = 10e9 / (84 * 8);  // 10 GbE, minimum-size frames
+    double total = 0;
+    for (unsigned d = 0; d < directions; ++d) {
+        const LinkParams& p = d == 0 ? link.a_to_b : link.b_to_a;
+        const double pps = p.limiter == Limiter::none ? kLinePps : p.rate_bps / (84 * 8);
+        const double hold_s = static_cast<double>(p.mean_delay + 4 * p.jitter) / kNsPerSec + 1e-3;
+        double n = pps * hold_s + 4096;
+        if (p.limiter == Limiter::spacer) n += static_cast<double>(p.spacer_limit_bytes) / 64;
+        total += n;
+    }
+    return static_cast<std::uint32_t>(std::clamp(total, 65535.0, 262143.0));
+}
+
+std::size_t eal_memory_mib(std::uint32_t mbufs) {
+    // An mbuf object takes ~2.3 KiB (pool header, rte_mbuf, 128 B headroom, 2 KiB data),
+    // but without hugepages the pool keeps objects from crossing 4 KiB pages, so each
+    // takes a page. The rest covers descriptor rings, stage rings and the EAL itself.
+    constexpr double kBytesPerMbuf = 4096;
+    return static_cast<std::size_t>(mbufs * kBytesPerMbuf / (1 << 20)) + 256;
+}
+
+}  // namespace linkem::dp

@@ -1,0 +1,730 @@
+#include "linkem/dataplane/dataplane.hpp"
+
+#include <array>
+#include <atomic>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_ring_elem.h>
+
+#include "dpdk.hpp"
+
+namespace linkem::dp {
+
+using detail::log;
+using detail::MbufEmulator;
+using detail::tsc_now;
+
+namespace {
+
+constexpr std::uint16_t kRxDesc = 1024;
+constexpr std::uint16_t kTxDesc = 1024;
+constexpr unsigned kStageRing = 4096;
+constexpr unsigned kPoolCache = 256;
+
+// ------------------------------------------------------------------------------ ports
+class EthPort {
+  public:
+    explicit EthPort(const PortSpec& spec) : spec_(spec) {
+        if (rte_eth_dev_get_port_by_name(spec.name.c_str(), &id_) == 0) return;  // exists
+        const int ret = rte_dev_probe(spec.devargs.c_str());
+        if (ret < 0)
+            throw DataplaneError("cannot probe port '" + spec.text + "' (devargs '" + spec.devargs +
+                                 "'): " + detail::rte_error_text(-ret) +
+                                 " (is the driver or device name right?)");
+        if (rte_eth_dev_get_port_by_name(spec.name.c_str(), &id_) != 0) {
+            // Some drivers name their ports differently from the devargs: take the port
+            // whose device matches what we probed.
+            bool found = false;
+            std::uint16_t p;
+            RTE_ETH_FOREACH_MATCHING_DEV(p, spec.devargs.c_str(), &iter_) {
+                if (!found) id_ = p;
+                found = true;
+            }
+            if (!found)
+                throw DataplaneError("port '" + spec.text + "' was probed but no ethdev appeared");
+        }
+        owned_ = true;
+    }
+    ~EthPort() {
+        if (started_) rte_eth_dev_stop(id_);
+        if (owned_) {
+            rte_eth_dev_info info{};
+            const bool have_info = rte_eth_dev_info_get(id_, &info) == 0;
+            rte_device* dev = have_info ? info.device : nullptr;
+            rte_eth_dev_close(id_);
+            if (dev) rte_dev_remove(dev);
+        }
+    }
+    EthPort(const EthPort&) = delete;
+    EthPort& operator=(const EthPort&) = delete;
+
+    void configure(rte_mempool* rx_pool) {
+        rte_eth_dev_info info{};
+        int ret = rte_eth_dev_info_get(id_, &info);
+        if (ret != 0) fail("cannot read device info", ret);
+        rte_eth_conf conf{};
+        ret = rte_eth_dev_configure(id_, 1, 1, &conf);
+        if (ret != 0) fail("cannot configure", ret);
+        nb_rxd_ = kRxDesc;
+        nb_txd_ = kTxDesc;
+        ret = rte_eth_dev_adjust_nb_rx_tx_desc(id_, &nb_rxd_, &nb_txd_);
+        if (ret != 0) fail("cannot adjust descriptor counts", ret);
+        ret = rte_eth_rx_queue_setup(id_, 0, nb_rxd_, socket(), nullptr, rx_pool);
+        if (ret != 0) fail("cannot set up the RX queue", ret);
+        ret = rte_eth_tx_queue_setup(id_, 0, nb_txd_, socket(), nullptr);
+        if (ret != 0) fail("cannot set up the TX queue", ret);
+        ret = rte_eth_promiscuous_enable(id_);
+        if (ret != 0 && ret != -ENOTSUP)
+            log("port %s: cannot enable promiscuous mode: %s", spec_.text.c_str(),
+                detail::rte_error_text(-ret).c_str());
+        ret = rte_eth_dev_start(id_);
+        if (ret != 0) fail("cannot start", ret);
+        started_ = true;
+        rte_eth_stats_reset(id_);
+    }
+
+    void stop() {
+        if (started_) rte_eth_dev_stop(id_);
+        started_ = false;
+    }
+
+    std::uint16_t id() const { return id_; }
+    const PortSpec& spec() const { return spec_; }
+    std::uint16_t rx_desc() const { return nb_rxd_; }
+    std::uint16_t tx_desc() const { return nb_txd_; }
+    int socket() const {
+        const int s = rte_eth_dev_socket_id(id_);
+        return s < 0 ? static_cast<int>(rte_socket_id()) : s;
+    }
+
+    PortStats stats() const {
+        PortStats ps;
+        ps.name = spec_.text;
+        rte_eth_stats st{};
+        if (rte_eth_stats_get(id_, &st) == 0) {
+            ps.rx = st.ipackets;
+            ps.tx = st.opackets;
+            ps.rx_missed = st.imissed;
+            ps.rx_nombuf = st.rx_nombuf;
+            ps.tx_failed = st.oerrors;
+        }
+        rte_eth_link link{};
+        if (rte_eth_link_get_nowait(id_, &link) == 0) {
+            ps.link_up = link.link_status == RTE_ETH_LINK_UP;
+            ps.speed_mbps = link.link_speed;
+        }
+        return ps;
+    }
+
+    std::string link_text() const {
+        rte_eth_link link{};
+        if (rte_eth_link_get_nowait(id_, &link) != 0) return "link state unknown";
+        if (link.link_status != RTE_ETH_LINK_UP) return "link down";
+        return "link up, " + std::to_string(link.link_speed) + " Mbps, " +
+               (link.link_duplex == RTE_ETH_LINK_FULL_DUPLEX ? "full" : "half") + " duplex";
+    }
+
+  private:
+    [[noreturn]] void fail(const char* what, int ret) const {
+        throw DataplaneError("port '" + spec_.text + "': " + what + ": " +
+                             detail::rte_error_text(ret < 0 ? -ret : ret));
+    }
+
+    PortSpec spec_;
+    std::uint16_t id_ = 0;
+    bool owned_ = false;
+    bool started_ = false;
+    std::uint16_t nb_rxd_ = 0, nb_txd_ = 0;
+    rte_dev_iterator iter_{};
+};
+
+// ------------------------------------------------------------------------- directions
+struct ParamBlock {
+    std::uint64_t generation;
+    LinkParams params;  // buffer limit already capped by the pool
+};
+
+// A packet with its arrival time, on the ring from the rx stage to the emulate stage.
+struct RxItem {
+    rte_mbuf* m;
+    TimeNs t;
+};
+static_assert(sizeof(RxItem) == 16, "ring elements must be a multiple of 4 bytes");
+
+struct alignas(64) Direction {
+    unsigned index = 0;
+    std::uint16_t rx_port = 0, tx_port = 0;
+    std::uint16_t burst = 16;
+    std::uint64_t buffer_cap = 0;
+    std::unique_ptr<MbufEmulator> emu;
+    detail::Ring rx_ring;  // layout three: rx -> emulate
+    detail::Ring tx_ring;  // layouts two, three: emulate -> tx
+
+    // Parameter hand-off. Written by the control thread...
+    alignas(64) std::atomic<const ParamBlock*> block{nullptr};
+    std::atomic<std::uint64_t> published{0};
+    // ...and acknowledged by the lcore that owns the Emulator.
+    alignas(64) std::atomic<std::uint64_t> acked{0};
+    std::uint64_t adopted = 0;
+
+    // TX stage (owner: the lcore that calls tx_burst).
+    alignas(64) std::atomic<std::uint64_t> tx_sent{0};
+    std::uint32_t pend_head = 0, pend_n = 0;
+    rte_mbuf* pending[kMaxBurst];
+
+    // RX stage of layout three.
+    alignas(64) std::uint32_t hold_head = 0, hold_n = 0;
+    RxItem hold[kMaxBurst];
+};
+
+// Adopts a newly published parameter block. The generation is read first (acquire): the
+// block pointer stored before it is then visible. set_params copies the block, so once
+// `acked` is stored (release) this lcore holds no reference to any older block and the
+// control thread may free them.
+inline void adopt_params(Direction& d) {
+    if (d.published.load(std::memory_order_acquire) == d.adopted) [[likely]]
+        return;
+    const ParamBlock* b = d.block.load(std::memory_order_acquire);
+    d.emu->set_params(b->params);
+    d.adopted = b->generation;
+    d.acked.store(b->generation, std::memory_order_release);
+}
+
+inline void count_sent(Direction& d, std::uint32_t n) {
+    if (n) Counters::add(d.tx_sent, n);
+}
+
+inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+    rte_mbuf* dropped[kMaxBurst];
+    const std::size_t k = d.emu->ingest(pkts, n, now, dropped);
+    if (k) rte_pktmbuf_free_bulk(dropped, static_cast<unsigned>(k));
+}
+
+// Retries what the TX queue refused last time; true when nothing is left pending.
+inline bool flush_pending(Direction& d) {
+    if (d.pend_n == 0) return true;
+    const std::uint16_t s = rte_eth_tx_burst(d.tx_port, 0, d.pending + d.pend_head,
+                                             static_cast<std::uint16_t>(d.pend_n));
+    count_sent(d, s);
+    d.pend_head += s;
+    d.pend_n -= s;
+    if (d.pend_n) return false;
+    d.pend_head = 0;
+    return true;
+}
+
+inline void drain_to_port(Direction& d, TimeNs now) {
+    if (!flush_pending(d)) return;
+    // A few bursts per visit so that a backlog of due packets (after a pause or a rate
+    // change) is worked off faster than new ones arrive.
+    for (int round = 0; round < 4; ++round) {
+        const std::size_t m = d.emu->drain(now, d.pending, d.burst);
+        if (m == 0) return;
+        const std::uint16_t s =
+            rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
+        count_sent(d, s);
+        if (s < m) {
+            d.pend_head = s;
+            d.pend_n = static_cast<std::uint32_t>(m - s);
+            return;
+        }
+        if (m < d.burst) return;
+    }
+}
+
+inline void drain_to_ring(Direction& d, TimeNs now) {
+    rte_mbuf* out[kMaxBurst];
+    for (int round = 0; round < 4; ++round) {
+        // Single producer: the free count can only grow under us, so all m fit.
+        const unsigned room = std::min<unsigned>(d.burst, rte_ring_free_count(d.tx_ring.get()));
+        if (room == 0) return;
+        const std::size_t m = d.emu->drain(now, out, room);
+        if (m == 0) return;
+        rte_ring_sp_enqueue_burst(d.tx_ring.get(), reinterpret_cast<void* const*>(out),
+                                  static_cast<unsigned>(m), nullptr);
+        if (m < d.burst) return;
+    }
+}
+
+inline void tx_from_ring(Direction& d) {
+    if (!flush_pending(d)) return;
+    const unsigned m = rte_ring_sc_dequeue_burst(
+        d.tx_ring.get(), reinterpret_cast<void**>(d.pending), d.burst, nullptr);
+    if (m == 0) return;
+    const std::uint16_t s =
+        rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
+    count_sent(d, s);
+    if (s < m) {
+        d.pend_head = s;
+        d.pend_n = m - s;
+    }
+}
+
+// The timestamp is taken after rx_burst returns: taken before, a preemption between the
+// two would stamp packets with a time before they arrived and send them early. The same
+// timestamp then serves the drain.
+inline TimeNs rx_and_ingest(Direction& d) {
+    rte_mbuf* pkts[kMaxBurst];
+    const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
+    const TimeNs now = tsc_now();
+    if (n) ingest(d, pkts, n, now);
+    return now;
+}
+
+// Layout three, rx lcore: stamp and pass on. When the ring is full, keep the burst and
+// stop polling the port (the NIC then counts imissed) rather than drop.
+inline void rx_to_ring(Direction& d) {
+    if (d.hold_n) {
+        const unsigned k = rte_ring_sp_enqueue_burst_elem(d.rx_ring.get(), d.hold + d.hold_head,
+                                                          sizeof(RxItem), d.hold_n, nullptr);
+        d.hold_head += k;
+        d.hold_n -= k;
+        if (d.hold_n) return;
+        d.hold_head = 0;
+    }
+    rte_mbuf* pkts[kMaxBurst];
+    const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
+    if (n == 0) return;
+    const TimeNs now = tsc_now();
+    for (std::uint16_t i = 0; i < n; ++i)
+        d.hold[i] = RxItem{pkts[i], now};
+    const unsigned k =
+        rte_ring_sp_enqueue_burst_elem(d.rx_ring.get(), d.hold, sizeof(RxItem), n, nullptr);
+    if (k < n) {
+        d.hold_head = k;
+        d.hold_n = n - k;
+    }
+}
+
+// Layout three, emulate lcore: ingest runs of equal arrival time (one rx burst each).
+inline void ingest_from_ring(Direction& d) {
+    RxItem items[kMaxBurst];
+    const unsigned n =
+        rte_ring_sc_dequeue_burst_elem(d.rx_ring.get(), items, sizeof(RxItem), d.burst, nullptr);
+    rte_mbuf* run[kMaxBurst];
+    unsigned i = 0;
+    while (i < n) {
+        const TimeNs t = items[i].t;
+        std::uint16_t k = 0;
+        while (i < n && items[i].t == t)
+            run[k++] = items[i++].m;
+        ingest(d, run, k, t);
+    }
+}
+
+enum class Role : std::uint8_t { full, rx_emulate, rx, emulate, tx };
+
+struct LcoreTask {
+    const std::atomic<bool>* run = nullptr;
+    Role role = Role::full;
+    std::array<Direction*, 2> dirs{};
+    unsigned n_dirs = 0;
+    unsigned lcore = 0;
+};
+
+int lcore_main(void* arg) {
+    const LcoreTask& task = *static_cast<const LcoreTask*>(arg);
+    const std::atomic<bool>& run = *task.run;
+    Direction& d0 = *task.dirs[0];
+    switch (task.role) {
+        case Role::full:
+            while (run.load(std::memory_order_relaxed)) {
+                for (unsigned k = 0; k < task.n_dirs; ++k) {
+                    Direction& d = *task.dirs[k];
+                    adopt_params(d);
+                    drain_to_port(d, rx_and_ingest(d));
+                }
+            }
+            break;
+        case Role::rx_emulate:
+            while (run.load(std::memory_order_relaxed)) {
+                adopt_params(d0);
+                drain_to_ring(d0, rx_and_ingest(d0));
+            }
+            break;
+        case Role::rx:
+            while (run.load(std::memory_order_relaxed))
+                rx_to_ring(d0);
+            break;
+        case Role::emulate:
+            while (run.load(std::memory_order_relaxed)) {
+                adopt_params(d0);
+                ingest_from_ring(d0);
+                drain_to_ring(d0, tsc_now());
+            }
+            break;
+        case Role::tx:
+            while (run.load(std::memory_order_relaxed))
+                tx_from_ring(d0);
+            break;
+    }
+    return 0;
+}
+
+void free_all(Direction& d) {
+    if (d.pend_n) rte_pktmbuf_free_bulk(d.pending + d.pend_head, d.pend_n);
+    d.pend_n = d.pend_head = 0;
+    for (std::uint32_t i = 0; i < d.hold_n; ++i)
+        rte_pktmbuf_free(d.hold[d.hold_head + i].m);
+    d.hold_n = d.hold_head = 0;
+    if (d.rx_ring) {
+        RxItem items[64];
+        unsigned n;
+        while ((n = rte_ring_dequeue_burst_elem(d.rx_ring.get(), items, sizeof(RxItem), 64,
+                                                nullptr)) > 0)
+            for (unsigned i = 0; i < n; ++i)
+                rte_pktmbuf_free(items[i].m);
+    }
+    rte_mbuf* buf[256];
+    if (d.tx_ring) {
+        unsigned n;
+        while ((n = rte_ring_dequeue_burst(d.tx_ring.get(), reinterpret_cast<void**>(buf), 256,
+                                           nullptr)) > 0)
+            rte_pktmbuf_free_bulk(buf, n);
+    }
+    std::size_t n;
+    while ((n = d.emu->drain(std::numeric_limits<TimeNs>::max(), buf, 256)) > 0)
+        rte_pktmbuf_free_bulk(buf, static_cast<unsigned>(n));
+}
+
+std::string strip_field_prefix(const ParamError& e) {
+    const std::string what = e.what();
+    const std::string prefix = "field '" + e.field() + "': ";
+    return what.starts_with(prefix) ? what.substr(prefix.size()) : what;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------- Impl
+struct Dataplane::Impl {
+    Impl(Eal& e, DataplaneConfig c) : eal(e), cfg(std::move(c)) {}
+
+    Eal& eal;
+    DataplaneConfig cfg;
+    unsigned n_dirs = 1;
+    std::uint32_t pool_size = 0;
+    std::vector<detail::Mempool> pools;           // one per receiving port
+    std::vector<std::unique_ptr<EthPort>> ports;  // a, b
+    std::array<std::unique_ptr<Direction>, 2> dirs;
+    std::vector<LcoreTask> tasks;
+    std::atomic<bool> run{false};
+    bool launched = false, stopped = false;
+
+    mutable std::mutex mu;  // control side: apply, reclaim, stats
+    std::uint64_t generation = 0;
+    std::array<std::unique_ptr<ParamBlock>, 2> current;
+    struct Retired {
+        std::unique_ptr<ParamBlock> block;
+        unsigned dir;
+        std::uint64_t replaced_by;  // generation of the block that replaced it
+    };
+    mutable std::vector<Retired> retired;
+    LinkConfig link;
+    std::optional<DataplaneStats> final_stats;
+
+    LinkParams capped(const LinkParams& p, const Direction& d) const {
+        LinkParams q = p;
+        q.buffer_limit_packets = std::min<std::uint64_t>(q.buffer_limit_packets, d.buffer_cap);
+        return q;
+    }
+
+    void reclaim() const {
+        std::erase_if(retired, [this](const auto& r) {
+            return dirs[r.dir]->acked.load(std::memory_order_acquire) >= r.replaced_by;
+        });
+    }
+
+    DataplaneStats collect() const {
+        DataplaneStats s;
+        s.t_ns = tsc_now();
+        s.directions = n_dirs;
+        for (unsigned k = 0; k < n_dirs; ++k) {
+            const Direction& d = *dirs[k];
+            DirectionStats& ds = s.dir[k];
+            ds.tx_sent = d.tx_sent.load(std::memory_order_acquire);
+            ds.counters = d.emu->snapshot();
+            ds.tx_queued =
+                ds.counters.packets_out > ds.tx_sent ? ds.counters.packets_out - ds.tx_sent : 0;
+            ds.buffer_limit = std::min<std::uint64_t>(
+                k == 0 ? link.a_to_b.buffer_limit_packets : link.b_to_a.buffer_limit_packets,
+                d.buffer_cap);
+        }
+        s.ports = static_cast<unsigned>(ports.size());
+        for (unsigned k = 0; k < ports.size(); ++k)
+            s.port[k] = ports[k]->stats();
+        return s;
+    }
+};
+
+Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
+    : impl_(std::make_unique<Impl>(eal, std::move(config))) {
+    Impl& m = *impl_;
+    DataplaneConfig& cfg = m.cfg;
+    if (cfg.burst < 1 || cfg.burst > kMaxBurst)
+        throw ParamError("burst", std::to_string(cfg.burst) + " is out of range; allowed 1 .. " +
+                                      std::to_string(kMaxBurst));
+    m.n_dirs = cfg.port_b.empty() ? 1 : 2;
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        const char* name = k == 0 ? "a_to_b" : "b_to_a";
+        try {
+            validate(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a);
+        } catch (const ParamError& e) {
+            throw ParamError(std::string(name) + "." + e.field(), strip_field_prefix(e));
+        }
+    }
+    const PortSpec spec_a = resolve_port(cfg.port_a, "port_a");
+    std::optional<PortSpec> spec_b;
+    if (m.n_dirs == 2) {
+        spec_b = resolve_port(cfg.port_b, "port_b");
+        if (spec_b->name == spec_a.name)
+            throw ParamError("port_b",
+                             "is the same device as port_a; omit port_b for "
+                             "single-port mode");
+    }
+    const unsigned needed = worker_lcores_needed(cfg.layout, m.n_dirs);
+    std::vector<unsigned> lcores;
+    unsigned lc;
+    RTE_LCORE_FOREACH_WORKER(lc) lcores.push_back(lc);
+    if (lcores.size() < needed)
+        throw DataplaneError("lcore layout '" + std::string(to_string(cfg.layout)) + "' with " +
+                             std::to_string(m.n_dirs) + " direction(s) needs " +
+                             std::to_string(needed) + " worker lcores; the EAL has " +
+                             std::to_string(lcores.size()));
+
+    m.ports.push_back(std::make_unique<EthPort>(spec_a));
+    if (spec_b) m.ports.push_back(std::make_unique<EthPort>(*spec_b));
+
+    const std::uint32_t total = cfg.mbufs ? cfg.mbufs : default_mbufs(cfg.link, m.n_dirs);
+    cfg.mbufs = total;
+    m.pool_size = total / static_cast<std::uint32_t>(m.ports.size());
+    for (auto& port : m.ports) {
+        m.pools.push_back(
+            detail::make_pktmbuf_pool(detail::unique_name("lk_rx"), m.pool_size, port->socket()));
+        port->configure(m.pools.back().get());
+    }
+    log("%u mbufs in %zu pool(s) of %u", total, m.pools.size(), m.pool_size);
+    for (auto& port : m.ports)
+        log("port %s: %s", port->spec().text.c_str(), port->link_text().c_str());
+
+    const bool staged = cfg.layout == Layout::two || cfg.layout == Layout::three;
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        auto d = std::make_unique<Direction>();
+        d->index = k;
+        const EthPort& rx = *m.ports[k];
+        const EthPort& tx = *m.ports[m.ports.size() == 1 ? 0 : 1 - k];
+        d->rx_port = rx.id();
+        d->tx_port = tx.id();
+        d->burst = static_cast<std::uint16_t>(cfg.burst);
+        // The Emulator may hold what the pool has left once every other place an mbuf of
+        // it can wait is full: RX descriptors, the TX descriptors of the sending port,
+        // stage rings, pending arrays and the per-lcore caches. It then drops excess
+        // packets as buffer_full instead of starving the port of mbufs.
+        const std::uint64_t elsewhere = rx.rx_desc() + tx.tx_desc() +
+                                        (staged ? 2 * kStageRing : 0) + 2 * cfg.burst +
+                                        kPoolCache * 3 / 2 * (needed + 1);
+        d->buffer_cap = m.pool_size > elsewhere + 1024 ? m.pool_size - elsewhere : 1024;
+        if (staged) {
+            d->tx_ring.reset(rte_ring_create(detail::unique_name("lk_tx").c_str(), kStageRing,
+                                             rx.socket(), RING_F_SP_ENQ | RING_F_SC_DEQ));
+            if (cfg.layout == Layout::three)
+                d->rx_ring.reset(rte_ring_create_elem(detail::unique_name("lk_rx").c_str(),
+                                                      sizeof(RxItem), kStageRing, rx.socket(),
+                                                      RING_F_SP_ENQ | RING_F_SC_DEQ));
+            if (!d->tx_ring || (cfg.layout == Layout::three && !d->rx_ring))
+                throw DataplaneError("cannot create stage rings: " + detail::rte_error_text());
+        }
+        const LinkParams& user = k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a;
+        const LinkParams p = m.capped(user, *d);
+        // Reserve both queue kinds, so that a run-time switch of strategy between FIFO and
+        // reordering does not allocate either.
+        LinkParams other = p;
+        other.strategy =
+            p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
+        d->emu = std::make_unique<MbufEmulator>(other);
+        d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
+        d->emu->set_params(p);
+        d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
+        LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
+        stored = user;
+        stored.seed = d->emu->seed();
+        m.current[k] = std::make_unique<ParamBlock>(ParamBlock{0, p});
+        m.current[k]->params.seed = stored.seed;
+        d->block.store(m.current[k].get(), std::memory_order_relaxed);
+        m.dirs[k] = std::move(d);
+    }
+    if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
+    log("the emulator holds at most %llu packets per direction (what the pool of %u mbufs "
+        "allows; beyond: buffer_full drops; raise --mbufs for more)",
+        static_cast<unsigned long long>(m.dirs[0]->buffer_cap), m.pool_size);
+
+    // Lcore tasks.
+    auto add = [&](Role role, std::initializer_list<Direction*> ds) {
+        LcoreTask t;
+        t.run = &m.run;
+        t.role = role;
+        for (Direction* d : ds)
+            t.dirs[t.n_dirs++] = d;
+        t.lcore = lcores[m.tasks.size()];
+        m.tasks.push_back(t);
+    };
+    Direction* d0 = m.dirs[0].get();
+    Direction* d1 = m.n_dirs == 2 ? m.dirs[1].get() : nullptr;
+    switch (cfg.layout) {
+        case Layout::shared:
+            if (d1)
+                add(Role::full, {d0, d1});
+            else
+                add(Role::full, {d0});
+            break;
+        case Layout::one:
+            for (Direction* d : {d0, d1})
+                if (d) add(Role::full, {d});
+            break;
+        case Layout::two:
+            for (Direction* d : {d0, d1})
+                if (d) {
+                    add(Role::rx_emulate, {d});
+                    add(Role::tx, {d});
+                }
+            break;
+        case Layout::three:
+            for (Direction* d : {d0, d1})
+                if (d) {
+                    add(Role::rx, {d});
+                    add(Role::emulate, {d});
+                    add(Role::tx, {d});
+                }
+            break;
+    }
+}
+
+Dataplane::~Dataplane() {
+    stop();
+    impl_->ports.clear();  // before the pools the ports' queues point into
+    impl_->pools.clear();
+    detail::collect_parked_pools();
+}
+
+void Dataplane::start() {
+    Impl& m = *impl_;
+    if (m.launched) return;
+    m.run.store(true, std::memory_order_release);
+    for (LcoreTask& t : m.tasks) {
+        const int ret = rte_eal_remote_launch(lcore_main, &t, t.lcore);
+        if (ret != 0) {
+            m.run.store(false);
+            for (LcoreTask& u : m.tasks)
+                if (&u != &t) rte_eal_wait_lcore(u.lcore);
+            throw DataplaneError("cannot launch lcore " + std::to_string(t.lcore) + ": " +
+                                 detail::rte_error_text(-ret));
+        }
+    }
+    m.launched = true;
+    std::string desc;
+    for (const LcoreTask& t : m.tasks)
+        desc += " " + std::to_string(t.lcore);
+    log("data plane running: layout '%s', burst %u, lcores%s",
+        std::string(to_string(m.cfg.layout)).c_str(), m.cfg.burst, desc.c_str());
+}
+
+bool Dataplane::running() const {
+    return impl_->launched && !impl_->stopped;
+}
+
+void Dataplane::stop() {
+    Impl& m = *impl_;
+    if (m.stopped) return;
+    m.stopped = true;
+    m.run.store(false, std::memory_order_release);
+    if (m.launched)
+        for (const LcoreTask& t : m.tasks)
+            rte_eal_wait_lcore(t.lcore);
+    {
+        std::lock_guard lock(m.mu);
+        m.final_stats = m.collect();
+    }
+    for (unsigned k = 0; k < m.n_dirs; ++k)
+        free_all(*m.dirs[k]);
+    for (auto& port : m.ports)
+        port->stop();
+}
+
+std::uint64_t Dataplane::apply(const LinkConfig& link) {
+    Impl& m = *impl_;
+    std::array<LinkParams, 2> next{link.a_to_b, link.b_to_a};
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        try {
+            validate(next[k]);
+        } catch (const ParamError& e) {
+            throw ParamError(std::string(k == 0 ? "a_to_b." : "b_to_a.") + e.field(),
+                             strip_field_prefix(e));
+        }
+    }
+    std::lock_guard lock(m.mu);
+    m.reclaim();
+    const std::uint64_t gen = ++m.generation;
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        Direction& d = *m.dirs[k];
+        LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
+        const std::uint64_t seed = next[k].seed;
+        auto block = std::make_unique<ParamBlock>(ParamBlock{gen, m.capped(next[k], d)});
+        stored = next[k];
+        // Seed 0 means "keep the seed in use" for a running emulator.
+        if (seed == 0) stored.seed = m.current[k]->params.seed;
+        block->params.seed = stored.seed;
+        d.block.store(block.get(), std::memory_order_release);
+        d.published.store(gen, std::memory_order_release);
+        m.retired.push_back(Impl::Retired{std::move(m.current[k]), k, gen});
+        m.current[k] = std::move(block);
+    }
+    if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
+    return gen;
+}
+
+bool Dataplane::wait_applied(std::uint64_t gen, std::chrono::milliseconds timeout) const {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        bool all = true;
+        for (unsigned k = 0; k < impl_->n_dirs; ++k)
+            all = all && impl_->dirs[k]->acked.load(std::memory_order_acquire) >= gen;
+        if (all) return true;
+        if (std::chrono::steady_clock::now() >= until) return false;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+LinkConfig Dataplane::link() const {
+    std::lock_guard lock(impl_->mu);
+    return impl_->link;
+}
+
+DataplaneStats Dataplane::stats() const {
+    std::lock_guard lock(impl_->mu);
+    impl_->reclaim();
+    if (impl_->final_stats) return *impl_->final_stats;
+    return impl_->collect();
+}
+
+unsigned Dataplane::directions() const {
+    return impl_->n_dirs;
+}
+const DataplaneConfig& Dataplane::config() const {
+    return impl_->cfg;
+}
+std::uint64_t Dataplane::seed(unsigned direction) const {
+    std::lock_guard lock(impl_->mu);
+    return direction == 0 ? impl_->link.a_to_b.seed : impl_->link.b_to_a.seed;
+}
+std::uint32_t Dataplane::mbufs_per_pool() const {
+    return impl_->pool_size;
+}
+
+}  // namespace linkem::dp

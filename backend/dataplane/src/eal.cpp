@@ -1,0 +1,228 @@
+#include "linkem/dataplane/eal.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+
+#include "dpdk.hpp"
+
+namespace linkem::dp {
+
+namespace detail {
+
+Tsc g_tsc;
+
+void init_tsc() {
+    const std::uint64_t hz = rte_get_tsc_hz();
+    g_tsc.mult = static_cast<std::uint64_t>((static_cast<unsigned __int128>(kNsPerSec) << 32) / hz);
+    g_tsc.base = rte_rdtsc();
+}
+
+void log(const char* fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    std::fprintf(stderr, "linkemd: %s\n", buf);
+}
+
+std::string rte_error_text(int err) {
+    return rte_strerror(err);
+}
+
+namespace {
+std::mutex g_parked_mu;
+std::vector<rte_mempool*> g_parked;
+
+bool all_home(rte_mempool* mp) {
+    return rte_mempool_avail_count(mp) >= mp->size;
+}
+}  // namespace
+
+void MempoolRelease::operator()(rte_mempool* mp) const {
+    if (!mp) return;
+    if (all_home(mp)) {
+        rte_mempool_free(mp);
+        return;
+    }
+    std::lock_guard lock(g_parked_mu);
+    g_parked.push_back(mp);
+}
+
+void collect_parked_pools() {
+    std::lock_guard lock(g_parked_mu);
+    std::erase_if(g_parked, [](rte_mempool* mp) {
+        if (!all_home(mp)) return false;
+        rte_mempool_free(mp);
+        return true;
+    });
+}
+
+Mempool make_pktmbuf_pool(const std::string& name, unsigned n, int socket) {
+    // The per-lcore cache must stay below n / 1.5 (DPDK's rule) and RTE_MEMPOOL_CACHE_MAX_SIZE.
+    const unsigned cache = std::min<unsigned>(256, n / 2);
+    rte_mempool* mp =
+        rte_pktmbuf_pool_create(name.c_str(), n, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+    if (!mp)
+        throw DataplaneError("cannot create mempool '" + name + "' of " + std::to_string(n) +
+                             " mbufs: " + rte_error_text() +
+                             " (lower --mbufs, or give the EAL more memory with -- -m MiB)");
+    return Mempool(mp);
+}
+
+std::string unique_name(const std::string& stem) {
+    static std::atomic<unsigned> counter{0};
+    return stem + std::to_string(counter.fetch_add(1));
+}
+
+}  // namespace detail
+
+namespace {
+
+std::vector<int> allowed_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+    if (cpus.empty()) cpus.push_back(0);
+    return cpus;
+}
+
+// Is option `name` ("--file-prefix", "-l") among the raw arguments, in any spelling
+// ("--file-prefix x", "--file-prefix=x", "-l0-3")?
+bool has_option(const std::vector<std::string>& args, std::initializer_list<const char*> names) {
+    for (const std::string& a : args) {
+        for (const char* n : names) {
+            const std::string name = n;
+            if (a == name) return true;
+            if (name.starts_with("--") && a.starts_with(name + "=")) return true;
+            if (!name.starts_with("--") && a.size() > name.size() && a.starts_with(name))
+                return true;
+        }
+    }
+    return false;
+}
+
+std::atomic<bool> g_eal_created{false};
+
+}  // namespace
+
+bool Eal::hugepages_available() {
+    bool mounted = false;
+    std::ifstream mounts("/proc/mounts");
+    for (std::string line; std::getline(mounts, line);)
+        if (line.find(" hugetlbfs ") != std::string::npos) mounted = true;
+    if (!mounted) return false;
+    for (const char* size : {"hugepages-2048kB", "hugepages-1048576kB"}) {
+        std::ifstream f(std::string("/sys/kernel/mm/hugepages/") + size + "/free_hugepages");
+        unsigned long n = 0;
+        if (f >> n && n > 0) return true;
+    }
+    return false;
+}
+
+unsigned Eal::usable_cpus() {
+    return static_cast<unsigned>(allowed_cpus().size());
+}
+
+Eal::Eal(const EalOptions& o) {
+    if (g_eal_created.exchange(true))
+        throw DataplaneError("the DPDK EAL can be initialised only once per process");
+    const auto& raw = o.raw_args;
+    if (!has_option(raw, {"--file-prefix"})) {
+        args_.push_back("--file-prefix");
+        args_.push_back(o.file_prefix.empty() ? "linkemd-" + std::to_string(getpid())
+                                              : o.file_prefix);
+        own_prefix_ = args_.back();
+    }
+    if (!has_option(raw, {"-l", "-c", "--lcores"})) {
+        // The main lcore on the first usable CPU; workers on the following ones, wrapping
+        // around when there are more lcores than CPUs (the main lcore mostly sleeps).
+        const std::vector<int> cpus = allowed_cpus();
+        std::string map = "0@" + std::to_string(cpus[0]);
+        for (unsigned w = 1; w <= o.worker_lcores; ++w)
+            map += "," + std::to_string(w) + "@" + std::to_string(cpus[w % cpus.size()]);
+        args_.push_back("--lcores");
+        args_.push_back(map);
+    }
+    if (!has_option(raw, {"--no-pci", "-a", "--allow", "-b", "--block"})) {
+        if (o.pci_devices.empty()) {
+            args_.push_back("--no-pci");
+        } else {
+            for (const std::string& dev : o.pci_devices) {
+                args_.push_back("-a");
+                args_.push_back(dev);
+            }
+        }
+    }
+    no_huge_ = has_option(raw, {"--no-huge"});
+    if (!no_huge_ && !hugepages_available()) {
+        no_huge_ = true;
+        args_.push_back("--no-huge");
+        if (!has_option(raw, {"-m", "--socket-mem"}) && o.memory_mib > 0) {
+            args_.push_back("-m");
+            args_.push_back(std::to_string(o.memory_mib));
+        }
+        detail::log("no hugepages mounted: running the EAL with --no-huge -m %zu (MiB)",
+                    o.memory_mib);
+    }
+    args_.insert(args_.end(), raw.begin(), raw.end());
+
+    // rte_eal_init may reorder argv and keep pointers into it: give it storage that lives
+    // as long as the process.
+    static std::vector<std::string> storage;
+    static std::vector<char*> argv;
+    storage.clear();
+    storage.push_back(o.program);
+    storage.insert(storage.end(), args_.begin(), args_.end());
+    argv.clear();
+    for (std::string& s : storage)
+        argv.push_back(s.data());
+    argv.push_back(nullptr);
+    const int ret = rte_eal_init(static_cast<int>(storage.size()), argv.data());
+    if (ret < 0) {
+        std::string joined;
+        for (const std::string& a : args_)
+            joined += " " + a;
+        throw DataplaneError("DPDK EAL initialisation failed: " + detail::rte_error_text() +
+                             " (EAL arguments:" + joined + ")");
+    }
+    detail::init_tsc();
+}
+
+Eal::~Eal() {
+    detail::collect_parked_pools();
+    const std::string runtime_dir = rte_eal_get_runtime_dir();
+    rte_eal_cleanup();
+    // DPDK leaves its runtime directory (several MiB of tmpfs) behind; with a prefix per
+    // process they would pile up. A prefix the user chose is left alone.
+    if (!own_prefix_.empty() && runtime_dir.ends_with("/" + own_prefix_)) {
+        std::error_code ec;
+        std::filesystem::remove_all(runtime_dir, ec);
+    }
+}
+
+unsigned Eal::worker_lcores() const {
+    return rte_lcore_count() - 1;
+}
+
+TimeNs now_ns() {
+    return detail::tsc_now();
+}
+
+}  // namespace linkem::dp

@@ -1,0 +1,134 @@
+#include "linkem/dataplane/virtual_port.hpp"
+
+#include <cstring>
+
+#include <rte_bus_vdev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "dpdk.hpp"
+#include "linkem/dataplane/eal.hpp"
+
+namespace linkem::dp {
+
+struct VirtualPort::Impl {
+    std::string name;
+    std::uint16_t port = 0;
+    detail::Ring rx;  // far end enqueues, the port's RX dequeues
+    detail::Ring tx;  // the port's TX enqueues, far end dequeues
+    detail::Mempool pool;
+};
+
+VirtualPort::VirtualPort(Eal&, const std::string& name, unsigned ring_size, unsigned mbufs)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    const int socket = static_cast<int>(rte_socket_id());
+    m.rx.reset(rte_ring_create(detail::unique_name("vp_rx").c_str(), ring_size, socket,
+                               RING_F_SP_ENQ | RING_F_SC_DEQ));
+    m.tx.reset(rte_ring_create(detail::unique_name("vp_tx").c_str(), ring_size, socket,
+                               RING_F_SP_ENQ | RING_F_SC_DEQ));
+    if (!m.rx || !m.tx)
+        throw DataplaneError("virtual port " + name +
+                             ": cannot create rings: " + detail::rte_error_text());
+    m.pool = detail::make_pktmbuf_pool(detail::unique_name("vp_pool"), mbufs, socket);
+    rte_ring* rx_rings[1] = {m.rx.get()};
+    rte_ring* tx_rings[1] = {m.tx.get()};
+    // The ring PMD names the ethdev "net_ring_" + name.
+    const int port =
+        rte_eth_from_rings(name.c_str(), rx_rings, 1, tx_rings, 1, static_cast<unsigned>(socket));
+    if (port < 0)
+        throw DataplaneError("virtual port " + name +
+                             ": cannot create the ring ethdev: " + detail::rte_error_text());
+    m.port = static_cast<std::uint16_t>(port);
+    char ethdev_name[RTE_ETH_NAME_MAX_LEN];
+    if (rte_eth_dev_get_name_by_port(m.port, ethdev_name) != 0)
+        throw DataplaneError("virtual port " + name + ": the ring ethdev has no name");
+    m.name = ethdev_name;
+}
+
+VirtualPort::~VirtualPort() {
+    Impl& m = *impl_;
+    rte_eth_dev_stop(m.port);
+    rte_eth_dev_close(m.port);
+    rte_vdev_uninit(m.name.c_str());
+    void* objs[256];
+    for (rte_ring* r : {m.rx.get(), m.tx.get()}) {
+        unsigned n;
+        while ((n = rte_ring_dequeue_burst(r, objs, 256, nullptr)) > 0)
+            rte_pktmbuf_free_bulk(reinterpret_cast<rte_mbuf**>(objs), n);
+    }
+    m.pool.reset();
+    detail::collect_parked_pools();
+}
+
+const std::string& VirtualPort::name() const {
+    return impl_->name;
+}
+
+bool VirtualPort::send(std::span<const std::uint8_t> frame) {
+    return send_burst(1, frame.size(), [&](std::size_t, std::span<std::uint8_t> out) {
+               std::memcpy(out.data(), frame.data(), frame.size());
+           }) == 1;
+}
+
+std::size_t VirtualPort::send_burst(
+    std::size_t n, std::size_t length,
+    const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill) {
+    Impl& m = *impl_;
+    constexpr std::size_t kStep = 64;
+    std::size_t done = 0;
+    while (done < n) {
+        const unsigned k = static_cast<unsigned>(std::min(kStep, n - done));
+        rte_mbuf* pkts[kStep];
+        if (rte_pktmbuf_alloc_bulk(m.pool.get(), pkts, k) != 0) break;
+        for (unsigned i = 0; i < k; ++i) {
+            char* data = rte_pktmbuf_append(pkts[i], static_cast<std::uint16_t>(length));
+            if (!data) {
+                rte_pktmbuf_free_bulk(pkts, k);
+                throw DataplaneError("virtual port: frame of " + std::to_string(length) +
+                                     " bytes does not fit an mbuf");
+            }
+            fill(done + i, std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(data), length));
+        }
+        const unsigned q =
+            rte_ring_sp_enqueue_burst(m.rx.get(), reinterpret_cast<void**>(pkts), k, nullptr);
+        if (q < k) rte_pktmbuf_free_bulk(pkts + q, k - q);
+        done += q;
+        if (q < k) break;
+    }
+    return done;
+}
+
+std::size_t VirtualPort::receive(const std::function<void(std::span<const std::uint8_t>)>& sink,
+                                 std::size_t max) {
+    Impl& m = *impl_;
+    constexpr std::size_t kStep = 64;
+    std::size_t done = 0;
+    while (done < max) {
+        void* objs[kStep];
+        const unsigned n = rte_ring_sc_dequeue_burst(
+            m.tx.get(), objs, static_cast<unsigned>(std::min(kStep, max - done)), nullptr);
+        if (n == 0) break;
+        for (unsigned i = 0; i < n; ++i) {
+            rte_mbuf* mb = static_cast<rte_mbuf*>(objs[i]);
+            if (mb->nb_segs == 1) {
+                sink(std::span<const std::uint8_t>(rte_pktmbuf_mtod(mb, const std::uint8_t*),
+                                                   mb->pkt_len));
+            } else {
+                std::vector<std::uint8_t> flat(mb->pkt_len);
+                rte_pktmbuf_read(mb, 0, mb->pkt_len, flat.data());
+                sink(flat);
+            }
+        }
+        rte_pktmbuf_free_bulk(reinterpret_cast<rte_mbuf**>(objs), n);
+        done += n;
+    }
+    return done;
+}
+
+std::size_t VirtualPort::rx_backlog() const {
+    return rte_ring_count(impl_->rx.get());
+}
+
+}  // namespace linkem::dp

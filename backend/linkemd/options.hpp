@@ -1,0 +1,55 @@
+// linkemd's command line and config file: one set of names (see docs and /tmp spec).
+//
+// Layers, lowest first: built-in defaults, the --config file, flags for both directions
+// (--mean-delay), flags for one direction (--a-to-b-mean-delay). The same layering is
+// redone on SIGHUP with the file re-read, so flags keep winning over the file.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "linkem/dataplane/dataplane.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem::linkemd {
+
+/// Bad input: printed as "linkemd: <message>", exit code 2, nothing started.
+class UsageError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The raw command line, kept to redo the layering on reload.
+struct CommandLine {
+    std::string port_a, port_b, config, lcores, burst, mbufs, stats_interval, duration;
+    bool stats_json = false, print_config = false;
+    // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
+    std::vector<std::array<std::string, 3>> params;
+    std::vector<std::string> eal_args;  // after "--"
+};
+
+struct Options {
+    dp::DataplaneConfig dataplane;          // ports, layout, burst, mbufs (never 0), link
+    DurationNs stats_interval = kNsPerSec;  // 0: no periodic stats
+    std::optional<DurationNs> duration;
+    bool stats_json = false;
+    bool print_config = false;
+    bool mbufs_given = false;
+    std::string config_path;
+    std::vector<std::string> eal_args;
+};
+
+/// Parses argv. Returns nullopt after printing --help (exit 0). Throws UsageError.
+std::optional<CommandLine> parse_command_line(int argc, char** argv);
+/// Reads the config file (if any) and builds the effective options. Throws UsageError.
+Options build_options(const CommandLine& cl);
+/// The effective configuration as JSON, in the config file's format.
+nlohmann::json to_json(const Options& o);
+
+}  // namespace linkem::linkemd

@@ -1,0 +1,27 @@
+// Periodic and final counters: one JSON object per line (--stats-json) or a table.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "linkem/dataplane/dataplane.hpp"
+
+namespace linkem::linkemd {
+
+nlohmann::json stats_to_json(const dp::DataplaneStats& s, bool final);
+
+class StatsPrinter {
+  public:
+    explicit StatsPrinter(bool json, std::FILE* out = stdout) : json_(json), out_(out) {}
+    void print(const dp::DataplaneStats& s, bool final);
+
+  private:
+    void table(const dp::DataplaneStats& s, bool final);
+    bool json_;
+    std::FILE* out_;
+    std::optional<dp::DataplaneStats> last_;
+};
+
+}  // namespace linkem::linkemd

@@ -1,0 +1,492 @@
+// The data plane in process, on ring-backed ports: the test injects frames that carry a
+// sequence number and their send time (now_ns(), the data plane's own TSC clock) and reads
+// back what the data plane transmitted. EAL: initialised once for the process, --no-huge,
+// unique --file-prefix, three worker lcores (layout "3" in single-port mode needs three).
+//
+// Timing tolerances are wide enough for this machine: 2 CPUs shared with builds, so the
+// busy-polling lcore and the test thread get preempted now and then; see each test.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "linkem/dataplane/dataplane.hpp"
+#include "linkem/dataplane/eal.hpp"
+#include "linkem/dataplane/virtual_port.hpp"
+
+namespace linkem::dp {
+namespace {
+
+Eal* g_eal = nullptr;
+
+class EalEnvironment : public ::testing::Environment {
+  public:
+    void SetUp() override {
+        EalOptions o;
+        o.program = "linkem_dataplane_tests";
+        o.worker_lcores = 3;
+        o.memory_mib = 768;
+        o.file_prefix = "linkem-dptest-" + std::to_string(getpid());
+        o.raw_args = {"--log-level", "lib.eal:warning"};
+        eal_ = std::make_unique<Eal>(o);
+        g_eal = eal_.get();
+    }
+    void TearDown() override {
+        g_eal = nullptr;
+        eal_.reset();
+    }
+
+  private:
+    std::unique_ptr<Eal> eal_;
+};
+
+// Frame: Ethernet header (local experimental EtherType), then seq, send time, flow tag.
+constexpr std::size_t kSeqOff = 14, kTimeOff = 22, kTagOff = 30;
+
+void write_frame(std::span<std::uint8_t> f, std::uint64_t seq, TimeNs sent, std::uint32_t tag) {
+    std::memset(f.data(), 0, 14);
+    f[0] = 0x02;  // locally administered unicast
+    f[6] = 0x02;
+    f[12] = 0x88;  // 0x88B5: local experimental
+    f[13] = 0xB5;
+    std::memcpy(f.data() + kSeqOff, &seq, 8);
+    std::memcpy(f.data() + kTimeOff, &sent, 8);
+    std::memcpy(f.data() + kTagOff, &tag, 4);
+}
+
+struct Probe {
+    std::uint64_t seq;
+    TimeNs sent;
+    TimeNs received;
+    double delay_ms() const { return static_cast<double>(received - sent) / 1e6; }
+};
+
+// One stream: frames sent paced into `in`, received from `out`.
+struct Flow {
+    Flow(VirtualPort* i, VirtualPort* o, std::uint64_t n, double rate, std::size_t len = 64)
+        : in(i), out(o), count(n), pps(rate), length(len) {
+        static std::uint32_t next_tag = 1;
+        tag = next_tag++;
+    }
+    std::uint32_t tag;
+    VirtualPort* in;
+    VirtualPort* out;
+    std::uint64_t count;  // frames to send
+    double pps;
+    std::size_t length;
+    std::uint64_t sent = 0;
+    std::vector<Probe> got;
+};
+
+// Sends every flow's frames paced at its rate (catching up in bursts after a preemption,
+// with the real send time) and collects what comes out (frames go to their flow by tag),
+// until all frames are sent and `drain_time` has passed since the last one or everything
+// has come back.
+void run_flows(std::vector<Flow*> flows, DurationNs drain_time) {
+    const TimeNs start = now_ns();
+    TimeNs last_send = start;
+    std::vector<VirtualPort*> outs;
+    for (Flow* f : flows)
+        if (std::find(outs.begin(), outs.end(), f->out) == outs.end()) outs.push_back(f->out);
+    std::uint64_t strays = 0;
+    for (;;) {
+        const TimeNs now = now_ns();
+        bool all_sent = true, all_back = true;
+        for (Flow* f : flows) {
+            const std::uint64_t due = std::min<std::uint64_t>(
+                f->count,
+                static_cast<std::uint64_t>(static_cast<double>(now - start) * f->pps / 1e9) + 1);
+            if (f->sent < due) {
+                const std::size_t n = f->in->send_burst(
+                    due - f->sent, f->length, [&](std::size_t i, std::span<std::uint8_t> b) {
+                        write_frame(b, f->sent + i, now, f->tag);
+                    });
+                f->sent += n;
+                last_send = now;
+            }
+        }
+        for (VirtualPort* out : outs) {
+            out->receive(
+                [&](std::span<const std::uint8_t> b) {
+                    Probe p;
+                    std::uint32_t tag;
+                    std::memcpy(&p.seq, b.data() + kSeqOff, 8);
+                    std::memcpy(&p.sent, b.data() + kTimeOff, 8);
+                    std::memcpy(&tag, b.data() + kTagOff, 4);
+                    p.received = now_ns();
+                    for (Flow* f : flows)
+                        if (f->tag == tag) {
+                            f->got.push_back(p);
+                            return;
+                        }
+                    ++strays;
+                },
+                256);
+        }
+        for (Flow* f : flows) {
+            all_sent = all_sent && f->sent == f->count;
+            all_back = all_back && f->got.size() == f->count;
+        }
+        if (all_sent && (all_back || now - last_send > drain_time)) break;
+        if (now - start > 60 * kNsPerSec) {
+            ADD_FAILURE() << "traffic did not complete within 60 s";
+            for (Flow* f : flows)
+                ADD_FAILURE() << "flow: sent " << f->sent << " of " << f->count << ", got "
+                              << f->got.size() << ", backlog " << f->in->rx_backlog();
+            break;
+        }
+    }
+    EXPECT_EQ(strays, 0u) << "frames of no running flow came out";
+}
+
+DataplaneConfig two_port(const VirtualPort& a, const VirtualPort& b, const LinkParams& p) {
+    DataplaneConfig c;
+    c.port_a = a.name();
+    c.port_b = b.name();
+    c.layout = Layout::shared;
+    c.mbufs = 16384;
+    c.link = {p, p};
+    return c;
+}
+
+void expect_conservation(const DataplaneStats& s, unsigned dirs) {
+    for (unsigned d = 0; d < dirs; ++d) {
+        const CounterSnapshot& c = s.dir[d].counters;
+        SCOPED_TRACE(d == 0 ? "a_to_b" : "b_to_a");
+        EXPECT_EQ(c.packets_in, c.packets_out + c.drops() + c.in_flight);
+        EXPECT_EQ(c.packets_out, s.dir[d].tx_sent + s.dir[d].tx_queued);
+    }
+}
+
+bool in_order(const std::vector<Probe>& got) {
+    for (std::size_t i = 1; i < got.size(); ++i)
+        if (got[i].seq <= got[i - 1].seq) return false;
+    return true;
+}
+
+// What the machine adds: the zero-delay latency through the data plane right now. The
+// data-plane lcore and this thread both busy-poll; on this 2-CPU machine shared with
+// compilers and benchmarks either is often preempted for milliseconds (we measured the
+// lcore getting a quarter of a CPU and a zero-delay median latency of 12 ms under a load
+// of 8). Timing tolerances of a few hundred microseconds are only testable when that
+// noise is small; otherwise the tests check what does not depend on the scheduler (no
+// packet early, none lost, order) and skip the tight bounds, saying why.
+struct Noise {
+    double p99_us = 0;
+    bool quiet() const { return p99_us <= 150; }
+};
+
+Noise measure_noise(Dataplane& dp, VirtualPort& a, VirtualPort& b, double pps) {
+    LinkParams zero;
+    zero.distribution = Distribution::constant;
+    const LinkConfig keep = dp.link();
+    EXPECT_TRUE(dp.wait_applied(dp.apply({zero, zero}), std::chrono::seconds(1)));
+    Flow f(&a, &b, static_cast<std::uint64_t>(pps * 0.3), pps);
+    run_flows({&f}, 1000 * kNsPerMs);
+    EXPECT_TRUE(dp.wait_applied(dp.apply(keep), std::chrono::seconds(1)));
+    std::vector<double> lat;
+    for (const Probe& pr : f.got)
+        lat.push_back(pr.delay_ms() * 1000);
+    std::sort(lat.begin(), lat.end());
+    Noise n;
+    n.p99_us = lat.empty() ? 1e9 : lat[lat.size() * 99 / 100];
+    std::printf("scheduler noise: zero-delay latency p50 %.1f us, p99 %.1f us (%s)\n",
+                lat.empty() ? 0 : lat[lat.size() / 2], n.p99_us,
+                n.quiet() ? "quiet: tight timing checks on" : "busy: tight timing checks off");
+    return n;
+}
+
+// Waits until direction `dir` has taken n packets in (the lcore may be preempted).
+bool wait_ingested(const Dataplane& dp, unsigned dir, std::uint64_t n) {
+    const TimeNs until = now_ns() + 5 * kNsPerSec;
+    while (dp.stats().dir[dir].counters.packets_in < n)
+        if (now_ns() > until) return false;
+    return true;
+}
+
+double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+// -----------------------------------------------------------------------------------------
+// Every packet that enters is accounted for: sent on, dropped with a cause, or in flight.
+TEST(Dataplane, ConservationBothDirections) {
+    VirtualPort a(*g_eal, "cons_a"), b(*g_eal, "cons_b");
+    LinkParams ab;
+    ab.mean_delay = 2 * kNsPerMs;
+    ab.jitter = 1 * kNsPerMs;
+    ab.loss_model = LossModel::bernoulli;
+    ab.loss_probability = 0.05;
+    ab.seed = 1;
+    LinkParams ba;
+    ba.mean_delay = 1 * kNsPerMs;
+    ba.distribution = Distribution::constant;
+    ba.loss_model = LossModel::gilbert_elliott;
+    ba.ge_p = 0.01;
+    ba.ge_r = 0.3;
+    ba.seed = 2;
+    DataplaneConfig cfg = two_port(a, b, ab);
+    cfg.link.b_to_a = ba;
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    Flow fab(&a, &b, 20000, 20000), fba(&b, &a, 20000, 20000);
+    run_flows({&fab, &fba}, 1000 * kNsPerMs);
+    // Then stop with packets still queued: they count as in flight.
+    LinkParams slow = ab;
+    slow.mean_delay = 500 * kNsPerMs;
+    ASSERT_TRUE(dp.wait_applied(dp.apply({slow, ba}), std::chrono::seconds(2)));
+    Flow late(&a, &b, 500, 50000);
+    run_flows({&late}, 20 * kNsPerMs);
+    ASSERT_TRUE(wait_ingested(dp, 0, fab.sent + late.sent));
+    dp.stop();
+    const DataplaneStats s = dp.stats();
+    expect_conservation(s, 2);
+    const CounterSnapshot& c0 = s.dir[0].counters;
+    const CounterSnapshot& c1 = s.dir[1].counters;
+    EXPECT_EQ(c0.packets_in, fab.sent + late.sent);
+    EXPECT_EQ(c1.packets_in, fba.sent);
+    EXPECT_EQ(s.dir[0].tx_sent, fab.got.size() + late.got.size());
+    EXPECT_EQ(s.dir[1].tx_sent, fba.got.size());
+    EXPECT_GT(c0.in_flight, 400u);  // the 500 late ones, less the 5% loss
+    EXPECT_GT(c0.drops_loss, 0u);
+    EXPECT_GT(c1.drops_loss, 0u);
+    EXPECT_EQ(c0.drops_buffer_full + c1.drops_buffer_full, 0u);
+    EXPECT_EQ(s.port[0].rx_nombuf + s.port[1].rx_nombuf, 0u);
+}
+
+// Correlated delays keep the order of arrival (FIFO).
+TEST(Dataplane, CorrelatedKeepsOrder) {
+    VirtualPort a(*g_eal, "fifo_a"), b(*g_eal, "fifo_b");
+    LinkParams p;
+    p.mean_delay = 5 * kNsPerMs;
+    p.jitter = 2 * kNsPerMs;
+    p.seed = 3;
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    Flow f(&a, &b, 20000, 20000);
+    run_flows({&f}, 2000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(f.got.size(), f.sent);
+    EXPECT_TRUE(in_order(f.got));
+    expect_conservation(dp.stats(), 2);
+}
+
+// A constant delay is met by every packet: none is early (exact: the emulator schedules on
+// the arrival timestamp taken after rx_burst) and, when the machine is quiet, 99 % are at
+// most 200 us late. Not 100 %: in a run at raised priority on this machine (2 shared
+// CPUs) the median error was 1.1 us and p99 18 us, but 72 of 20000 packets (0.36 %) were
+// 0.2-1.6 ms late: preemptions of the lcore or of this thread, which the test cannot tell
+// apart from a late data plane.
+TEST(Dataplane, ConstantDelayPerPacket) {
+    VirtualPort a(*g_eal, "const_a"), b(*g_eal, "const_b");
+    LinkParams p;
+    p.mean_delay = 5 * kNsPerMs;
+    p.distribution = Distribution::constant;
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    const Noise noise = measure_noise(dp, a, b, 10000);
+    Flow f(&a, &b, 20000, 10000);
+    run_flows({&f}, 2000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(f.got.size(), f.sent);
+    EXPECT_TRUE(in_order(f.got));
+    std::vector<double> err;
+    std::size_t early = 0, late = 0;  // late: by more than 200 us
+    for (const Probe& pr : f.got) {
+        err.push_back((pr.delay_ms() - 5.0) * 1000);
+        if (err.back() < -1.0) ++early;
+        if (err.back() > 200) ++late;
+    }
+    std::printf("constant 5 ms: error p0 %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us\n",
+                quantile(err, 0), quantile(err, 0.5), quantile(err, 0.99), quantile(err, 1));
+    EXPECT_EQ(early, 0u) << "packets that left before their delay";
+    if (!noise.quiet()) GTEST_SKIP() << "machine busy: the 200 us bound was not checked";
+    EXPECT_LE(late, f.got.size() / 100)
+        << "packets more than 200 us late, worst " << quantile(err, 1) << " us";
+}
+
+// Mean and jitter of correlated delays, 10 ms +- 1 ms at 50 kpps for 8 s (seed fixed).
+// Paper Table 4 (CBR, 1 ms jitter): mean +1.2 %, jitter -0.5 %. Our tolerance: mean within
+// 3 %, standard deviation within 15 %. Why: with t_h = 21 ms the delay process decorrelates
+// over ~30 ms, so 8 s hold ~270 independent stretches: the standard error of the mean is
+// 1 ms / sqrt(270) = 0.6 % and of the standard deviation ~ 1/sqrt(2 * 270) = 4.3 %; the
+// tolerances are ~3-5 such errors plus a margin for scheduling noise on this machine.
+TEST(Dataplane, CorrelatedMeanAndJitter) {
+    VirtualPort a(*g_eal, "corr_a", 16384, 32767), b(*g_eal, "corr_b", 16384, 8191);
+    LinkParams p;
+    p.mean_delay = 10 * kNsPerMs;
+    p.jitter = 1 * kNsPerMs;
+    p.seed = 42;
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    const Noise noise = measure_noise(dp, a, b, 50000);
+    Flow f(&a, &b, 400000, 50000);
+    run_flows({&f}, 2000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(f.got.size(), f.sent);
+    EXPECT_TRUE(in_order(f.got));
+    // Skip the first 100 ms: the rate estimator needs its first interval.
+    std::vector<double> d;
+    for (const Probe& pr : f.got)
+        if (pr.sent - f.got.front().sent > 100 * kNsPerMs) d.push_back(pr.delay_ms());
+    const double mean = std::accumulate(d.begin(), d.end(), 0.0) / d.size();
+    double ss = 0;
+    for (double x : d)
+        ss += (x - mean) * (x - mean);
+    const double sd = std::sqrt(ss / (d.size() - 1));
+    RecordProperty("mean_ms", std::to_string(mean));
+    RecordProperty("jitter_ms", std::to_string(sd));
+    std::printf("correlated delay: mean %.4f ms, sd %.4f ms over %zu packets\n", mean, sd,
+                d.size());
+    const DataplaneStats s = dp.stats();
+    EXPECT_GT(s.dir[0].counters.alpha, 0.99);  // t_h R ~ 1000 packets
+    EXPECT_GE(quantile(d, 0), 5.0);  // normal, 1 ms sd: 5 sd below the mean is ~never reached
+    if (!noise.quiet()) GTEST_SKIP() << "machine busy: rate, mean and jitter bounds not checked";
+    EXPECT_NEAR(s.dir[0].counters.rate_pps, 50000, 5000);
+    EXPECT_NEAR(mean, 10.0, 0.3);
+    EXPECT_NEAR(sd, 1.0, 0.15);
+}
+
+// A delay change while packets are queued: none is lost, the queued ones keep the delay
+// they were given, order is kept, and later packets get the new delay.
+TEST(Dataplane, DelayChangeWhileQueued) {
+    VirtualPort a(*g_eal, "chg_a"), b(*g_eal, "chg_b");
+    LinkParams p;
+    p.mean_delay = 200 * kNsPerMs;
+    p.distribution = Distribution::constant;
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    Flow f1(&a, &b, 1000, 10000);  // 100 ms of packets, all queued at the change
+    run_flows({&f1}, 0);
+    ASSERT_TRUE(wait_ingested(dp, 0, 1000));
+    LinkParams q = p;
+    q.mean_delay = 20 * kNsPerMs;
+    const std::uint64_t gen = dp.apply({q, q});
+    ASSERT_TRUE(dp.wait_applied(gen, std::chrono::seconds(1)));
+    EXPECT_GT(dp.stats().dir[0].counters.in_flight, 900u);
+    run_flows({&f1}, 2000 * kNsPerMs);  // collect the rest
+    Flow f2(&a, &b, 1000, 10000);
+    run_flows({&f2}, 2000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(f1.got.size(), 1000u);
+    ASSERT_EQ(f2.got.size(), 1000u);
+    EXPECT_TRUE(in_order(f1.got));
+    EXPECT_TRUE(in_order(f2.got));
+    // Never early; late only by what the scheduler adds (tens of ms at worst here, far
+    // from the 180 ms that tell the two delays apart).
+    std::vector<double> d1, d2;
+    for (const Probe& pr : f1.got)
+        d1.push_back(pr.delay_ms());
+    for (const Probe& pr : f2.got)
+        d2.push_back(pr.delay_ms());
+    EXPECT_GE(quantile(d1, 0), 199.999);
+    EXPECT_LT(quantile(d1, 0.5), 260.0);
+    EXPECT_GE(quantile(d2, 0), 19.999);
+    EXPECT_LT(quantile(d2, 0.5), 80.0);
+    const DataplaneStats s = dp.stats();
+    EXPECT_EQ(s.dir[0].counters.drops(), 0u);
+    expect_conservation(s, 2);
+}
+
+// A spacer rate change while a backlog is queued: no loss; packets that arrive after the
+// change leave at the new rate once the backlog (timed at the old rate) has gone.
+TEST(Dataplane, SpacerRateChangeWhileQueued) {
+    VirtualPort a(*g_eal, "spc_a"), b(*g_eal, "spc_b");
+    LinkParams p;
+    p.limiter = Limiter::spacer;
+    p.rate_bps = 8e6;                  // 1000-byte frames (+4 FCS): ~996 per second
+    p.spacer_limit_bytes = 64u << 20;  // no spacer drops in this test
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    Flow f1(&a, &b, 500, 1e6, 1000);  // a burst: half a second of backlog
+    run_flows({&f1}, 0);
+    ASSERT_TRUE(wait_ingested(dp, 0, 500));  // all scheduled at the old rate
+    LinkParams q = p;
+    q.rate_bps = 80e6;
+    ASSERT_TRUE(dp.wait_applied(dp.apply({q, q}), std::chrono::seconds(1)));
+    Flow f2(&a, &b, 4000, 1e6, 1000);
+    run_flows({&f1, &f2}, 3000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(f1.got.size(), 500u);
+    ASSERT_EQ(f2.got.size(), 4000u);
+    EXPECT_TRUE(in_order(f2.got));
+    // Old backlog: ~996 per second. New packets: ~9960 per second. Measured over 0.4-0.5 s
+    // each, so a preemption of a few tens of ms moves a rate by a few percent.
+    const double old_rate =
+        499e9 / static_cast<double>(f1.got.back().received - f1.got.front().received);
+    const double new_rate =
+        3999e9 / static_cast<double>(f2.got.back().received - f2.got.front().received);
+    std::printf("spacer: %.0f pps before the change, %.0f pps after\n", old_rate, new_rate);
+    EXPECT_NEAR(old_rate, 996, 996 * 0.10);
+    EXPECT_NEAR(new_rate, 9960, 9960 * 0.15);
+    EXPECT_GE(f2.got.front().received, f1.got.back().received);
+    const DataplaneStats s = dp.stats();
+    EXPECT_EQ(s.dir[0].counters.drops(), 0u);
+    expect_conservation(s, 2);
+}
+
+// Every lcore layout forwards every packet, in order, no earlier than the delay; here in
+// single-port mode (packets go back out of the port they came in on).
+class LayoutTest : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(LayoutTest, SinglePortForwardsInOrder) {
+    VirtualPort a(*g_eal, "lay" + std::string(to_string(GetParam())));
+    DataplaneConfig cfg;
+    cfg.port_a = a.name();
+    cfg.layout = GetParam();
+    cfg.mbufs = 8192;
+    cfg.link.a_to_b.mean_delay = 1 * kNsPerMs;
+    cfg.link.a_to_b.distribution = Distribution::constant;
+    Dataplane dp(*g_eal, cfg);
+    ASSERT_EQ(dp.directions(), 1u);
+    dp.start();
+    Flow f(&a, &a, 5000, 5000);
+    run_flows({&f}, 2000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(f.got.size(), f.sent);
+    EXPECT_TRUE(in_order(f.got));
+    for (const Probe& pr : f.got)
+        EXPECT_GE(pr.delay_ms(), 0.999) << pr.seq;
+    const DataplaneStats s = dp.stats();
+    EXPECT_EQ(s.ports, 1u);
+    expect_conservation(s, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, LayoutTest,
+                         ::testing::Values(Layout::shared, Layout::one, Layout::two, Layout::three),
+                         [](const auto& info) {
+                             const std::string l(to_string(info.param));
+                             return l == "shared" ? l : "lcores_" + l;
+                         });
+
+// Invalid parameters are refused by apply() with the field named, and change nothing.
+TEST(Dataplane, ApplyRejectsInvalidParameters) {
+    VirtualPort a(*g_eal, "bad_a"), b(*g_eal, "bad_b");
+    Dataplane dp(*g_eal, two_port(a, b, LinkParams{}));
+    LinkParams bad;
+    bad.loss_probability = 1.5;
+    try {
+        dp.apply({LinkParams{}, bad});
+        FAIL() << "no ParamError";
+    } catch (const ParamError& e) {
+        EXPECT_EQ(e.field(), "b_to_a.loss_probability");
+    }
+    EXPECT_EQ(dp.link().b_to_a.loss_probability, 0.0);
+}
+
+}  // namespace
+}  // namespace linkem::dp
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    ::testing::AddGlobalTestEnvironment(new linkem::dp::EalEnvironment);
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,193 @@
+// linkemd's command line and config file: bad input exits with code 2 and names the field;
+// --print-config shows the effective configuration without starting DPDK. One test runs
+// the binary for real on net_null ports (its own EAL, --no-huge) and reads --stats-json.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+struct Result {
+    int code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+};
+
+Result run(const std::string& args) {
+    const std::string err_file = "/tmp/linkemd_cli_test_" + std::to_string(getpid()) + ".err";
+    const std::string cmd = std::string(LINKEMD_PATH) + " " + args + " 2>" + err_file;
+    Result r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        r.out.append(buf, n);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(err_file);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    std::remove(err_file.c_str());
+    return r;
+}
+
+std::string write_config(const std::string& name, const std::string& text) {
+    const std::string path = "/tmp/linkemd_cli_" + std::to_string(getpid()) + "_" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(LinkemdCli, PrintConfigShowsEffectiveValues) {
+    const Result r =
+        run("--port-a net_null0 --port-b net_null1 --mean-delay 10ms --jitter 3ms "
+            "--b-to-a-mean-delay 20ms --rate 100Mbit --limiter spacer --burst 32 --print-config");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["port_a"], "net_null0");
+    EXPECT_EQ(j["port_b"], "net_null1");
+    EXPECT_EQ(j["burst"], 32);
+    EXPECT_EQ(j["a_to_b"]["mean_delay_us"], 10000.0);
+    EXPECT_EQ(j["b_to_a"]["mean_delay_us"], 20000.0);
+    EXPECT_EQ(j["b_to_a"]["jitter_us"], 3000.0);
+    EXPECT_EQ(j["a_to_b"]["rate_bps"], 1e8);
+    EXPECT_EQ(j["a_to_b"]["limiter"], "spacer");
+    EXPECT_GE(j["mbufs"].get<int>(), 8192);
+}
+
+TEST(LinkemdCli, PrintConfigRoundTripsThroughConfigFile) {
+    const Result first =
+        run("--port-a net_null0 --port-b net_null1 --a-to-b-loss-model "
+            "bernoulli --a-to-b-loss-probability 0.02 --print-config");
+    ASSERT_EQ(first.code, 0) << first.err;
+    const std::string path = write_config("roundtrip.json", first.out);
+    const Result second = run("--config " + path + " --print-config");
+    std::remove(path.c_str());
+    ASSERT_EQ(second.code, 0) << second.err;
+    EXPECT_EQ(json::parse(first.out), json::parse(second.out));
+}
+
+TEST(LinkemdCli, FlagsOverrideConfigFile) {
+    const std::string path = write_config(
+        "override.json",
+        R"({"port_a": "net_null0", "a_to_b": {"mean_delay_us": 5000, "jitter_us": 1000}})");
+    const Result r = run("--config " + path + " --mean-delay 7ms --print-config");
+    std::remove(path.c_str());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["a_to_b"]["mean_delay_us"], 7000.0);
+    EXPECT_EQ(j["a_to_b"]["jitter_us"], 1000.0);
+    EXPECT_FALSE(j.contains("b_to_a"));  // single-port mode
+}
+
+struct BadCase {
+    const char* name;
+    const char* args;
+    const char* mentions;
+    const char* mentions2;
+};
+
+void PrintTo(const BadCase& c, std::ostream* os) {
+    *os << "linkemd " << c.args;
+}
+
+std::string case_name(const ::testing::TestParamInfo<BadCase>& info) {
+    return info.param.name;
+}
+
+class LinkemdBadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(LinkemdBadInput, ExitsWithCode2NamingTheField) {
+    const BadCase& c = GetParam();
+    const Result r = run(std::string(c.args));
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.mentions2), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("EAL"), std::string::npos) << "DPDK was started: " << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LinkemdBadInput,
+    ::testing::Values(
+        BadCase{"MissingUnit", "--port-a net_null0 --mean-delay 10", "--mean-delay", "unit"},
+        BadCase{"DelayOutOfRange", "--port-a net_null0 --mean-delay 20s", "mean_delay_us", "10s"},
+        BadCase{"ProbabilityOutOfRange", "--port-a net_null0 --loss-probability 1.5",
+                "loss_probability", "0 .. 1"},
+        BadCase{"UnknownStrategy", "--port-a net_null0 --strategy sometimes", "strategy",
+                "correlated"},
+        BadCase{"SpacerWithoutRate", "--port-a net_null0 --limiter spacer", "rate_bps", "spacer"},
+        BadCase{"BurstZero", "--port-a net_null0 --burst 0", "--burst", "1 .. 512"},
+        BadCase{"UnknownLayout", "--port-a net_null0 --lcores 4", "--lcores", "shared"},
+        BadCase{"TooFewMbufs", "--port-a net_null0 --mbufs 100", "--mbufs", "8192"},
+        BadCase{"BToAInSinglePortMode", "--port-a net_null0 --b-to-a-jitter 1ms", "--b-to-a-jitter",
+                "port B"},
+        BadCase{"MissingPortA", "--mean-delay 1ms", "port_a", "required"},
+        BadCase{"UnknownInterface", "--port-a no_such_if0", "port_a", "no_such_if0"},
+        BadCase{"UnknownFlag", "--port-a net_null0 --no-such-flag", "no-such-flag", "no-such-flag"},
+        BadCase{"MissingConfigFile", "--port-a net_null0 --config /nonexistent/link.json",
+                "link.json", "open"}),
+    case_name);
+
+TEST(LinkemdCli, ConfigFileErrorsNameTheKey) {
+    struct {
+        const char* text;
+        const char* mentions;
+    } cases[] = {
+        {R"({"port_a": "net_null0", "colour": "red"})", "colour"},
+        {R"({"port_a": "net_null0", "a_to_b": {"mean_delay": 5}})", "mean_delay"},
+        {R"({"port_a": "net_null0", "a_to_b": {"jitter_us": -1}})", "a_to_b.jitter_us"},
+        {R"({"port_a": "net_null0", "burst": 1000})", "burst"},
+        {R"({"port_a": "net_null0", )", "not valid JSON"},
+    };
+    for (const auto& c : cases) {
+        const std::string path = write_config("bad.json", c.text);
+        const Result r = run("--config " + path + " --print-config");
+        std::remove(path.c_str());
+        EXPECT_EQ(r.code, 2) << c.text;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.text << " -> " << r.err;
+    }
+}
+
+// The binary on two net_null ports for 2 s: JSON lines on stdout, the last one final.
+TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
+    const Result r =
+        run("--port-a net_null0 --port-b net_null1 --mean-delay 1ms --jitter 100us "
+            "--duration 2s --stats-interval 500ms --stats-json --mbufs 16384");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    std::vector<json> objs;
+    while (std::getline(lines, line))
+        objs.push_back(json::parse(line));
+    ASSERT_GE(objs.size(), 2u);
+    const json& last = objs.back();
+    EXPECT_TRUE(last["final"].get<bool>());
+    EXPECT_FALSE(objs.front()["final"].get<bool>());
+    for (const char* dir : {"a_to_b", "b_to_a"}) {
+        const json& c = last[dir];
+        EXPECT_GT(c["packets_in"].get<std::uint64_t>(), 0u) << dir;
+        EXPECT_EQ(
+            c["packets_in"].get<std::uint64_t>(),
+            c["packets_out"].get<std::uint64_t>() + c["drops_loss"].get<std::uint64_t>() +
+                c["drops_policer"].get<std::uint64_t>() + c["drops_spacer"].get<std::uint64_t>() +
+                c["drops_buffer_full"].get<std::uint64_t>() + c["in_flight"].get<std::uint64_t>())
+            << dir;
+        EXPECT_TRUE(c.contains("tx_queued"));
+        EXPECT_TRUE(c.contains("alpha"));
+    }
+    for (const char* port : {"a", "b"})
+        for (const char* key : {"rx", "tx", "rx_missed", "rx_nombuf", "tx_failed"})
+            EXPECT_TRUE(last["ports"][port].contains(key)) << port << "." << key;
+}
+
+}  // namespace
