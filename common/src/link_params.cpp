@@ -13,32 +13,43 @@ using nlohmann::json;
 
 std::string_view to_string(Strategy s) {
     switch (s) {
-        case Strategy::correlated: return "correlated";
-        case Strategy::uncorrelated: return "uncorrelated";
-        case Strategy::reordered: return "reordered";
+        case Strategy::correlated:
+            return "correlated";
+        case Strategy::uncorrelated:
+            return "uncorrelated";
+        case Strategy::reordered:
+            return "reordered";
     }
     return "?";
 }
 std::string_view to_string(Limiter l) {
     switch (l) {
-        case Limiter::none: return "none";
-        case Limiter::spacer: return "spacer";
-        case Limiter::policer: return "policer";
+        case Limiter::none:
+            return "none";
+        case Limiter::spacer:
+            return "spacer";
+        case Limiter::policer:
+            return "policer";
     }
     return "?";
 }
 std::string_view to_string(LossModel m) {
     switch (m) {
-        case LossModel::none: return "none";
-        case LossModel::bernoulli: return "bernoulli";
-        case LossModel::gilbert_elliott: return "gilbert_elliott";
+        case LossModel::none:
+            return "none";
+        case LossModel::bernoulli:
+            return "bernoulli";
+        case LossModel::gilbert_elliott:
+            return "gilbert_elliott";
     }
     return "?";
 }
 std::string_view to_string(ByteAccounting b) {
     switch (b) {
-        case ByteAccounting::frame: return "frame";
-        case ByteAccounting::wire: return "wire";
+        case ByteAccounting::frame:
+            return "frame";
+        case ByteAccounting::wire:
+            return "wire";
     }
     return "?";
 }
@@ -55,13 +66,15 @@ std::string num(double v) {
 template <class E>
 std::vector<std::string> enum_names(std::initializer_list<E> values) {
     std::vector<std::string> out;
-    for (E v : values) out.emplace_back(to_string(v));
+    for (E v : values)
+        out.emplace_back(to_string(v));
     return out;
 }
 
 std::string join(const std::vector<std::string>& v) {
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
+    for (const auto& x : v)
+        s += (s.empty() ? "'" : ", '") + x + "'";
     return s;
 }
 
@@ -89,7 +102,8 @@ double need_number(const Field& f, const json& v) {
 }
 
 std::uint64_t need_integer(const Field& f, const json& v) {
-    const std::string range = num(f.min) + " .. " + num(f.max) + (f.unit.empty() ? "" : " " + f.unit);
+    const std::string range =
+        num(f.min) + " .. " + num(f.max) + (f.unit.empty() ? "" : " " + f.unit);
     if (!v.is_number_integer())
         throw ParamError(f.key, "expected a whole number in " + range + ", got " +
                                     (v.is_number() ? v.dump() : std::string(v.type_name())));
@@ -122,7 +136,7 @@ Field enum_field(std::string key, E LinkParams::*m, std::initializer_list<E> val
     f.get = [m](const LinkParams& p) { return json(std::string(to_string(p.*m))); };
     // Capture a copy: an initializer_list's array dies with the call that built the table.
     f.set = [m, values = std::vector<E>(values), key = f.key, vals = f.values](LinkParams& p,
-                                                                             const json& v) {
+                                                                               const json& v) {
         Field tmp;
         tmp.key = key;
         tmp.values = vals;
@@ -247,8 +261,9 @@ void validate(const LinkParams& p) {
                                          std::string(to_string(p.limiter)) + "'");
     const bool varying = p.jitter > 0 && p.distribution != Distribution::constant;
     if (p.distribution == Distribution::constant && p.jitter > 0)
-        throw ParamError("jitter_us", "must be 0 when distribution is 'constant' (use another "
-                                      "distribution for a varying delay)");
+        throw ParamError("jitter_us",
+                         "must be 0 when distribution is 'constant' (use another "
+                         "distribution for a varying delay)");
     if (varying && p.mean_delay == 0 &&
         (p.distribution == Distribution::gamma || p.distribution == Distribution::lognormal))
         throw ParamError("mean_delay_us", "must be > 0 for distribution '" +
@@ -260,14 +275,15 @@ void validate(const LinkParams& p) {
 
 json to_json(const LinkParams& p) {
     json j = json::object();
-    for (const Field& f : fields()) j[f.key] = f.get(p);
+    for (const Field& f : fields())
+        j[f.key] = f.get(p);
     return j;
 }
 
 LinkParams link_params_from_json(const json& j, const LinkParams& base) {
     if (!j.is_object())
-        throw ParamError("", "expected a JSON object of link parameters, got " +
-                                 std::string(j.type_name()));
+        throw ParamError(
+            "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
     LinkParams p = base;
     for (const auto& [key, value] : j.items()) {
         const Field* field = nullptr;
@@ -275,7 +291,8 @@ LinkParams link_params_from_json(const json& j, const LinkParams& base) {
             if (f.key == key) field = &f;
         if (!field) {
             std::vector<std::string> names;
-            for (const Field& f : fields()) names.push_back(f.key);
+            for (const Field& f : fields())
+                names.push_back(f.key);
             throw ParamError(key, "unknown parameter; known: " + join(names));
         }
         field->set(p, value);

@@ -98,9 +98,8 @@ std::optional<std::uint64_t> parse_bytes(std::string_view text) {
     std::string_view unit;
     if (!split_number(text, v, unit) || v < 0) return std::nullopt;
     static constexpr std::pair<std::string_view, double> kUnits[] = {
-        {"", 1.0},         {"B", 1.0},           {"kB", 1e3}, {"KB", 1e3},
-        {"KiB", 1024.0},   {"MB", 1e6},          {"MiB", 1048576.0},
-        {"GB", 1e9},       {"GiB", 1073741824.0}};
+        {"", 1.0},   {"B", 1.0},         {"kB", 1e3}, {"KB", 1e3},          {"KiB", 1024.0},
+        {"MB", 1e6}, {"MiB", 1048576.0}, {"GB", 1e9}, {"GiB", 1073741824.0}};
     for (const auto& [name, factor] : kUnits) {
         if (unit == name) {
             const double b = v * factor;

@@ -49,10 +49,14 @@ struct alignas(64) Counters {
     }
     std::atomic<std::uint64_t>& drops(DropCause cause) {
         switch (cause) {
-            case DropCause::loss: return drops_loss;
-            case DropCause::policer: return drops_policer;
-            case DropCause::spacer: return drops_spacer;
-            case DropCause::buffer_full: break;
+            case DropCause::loss:
+                return drops_loss;
+            case DropCause::policer:
+                return drops_policer;
+            case DropCause::spacer:
+                return drops_spacer;
+            case DropCause::buffer_full:
+                break;
         }
         return drops_buffer_full;
     }

@@ -36,7 +36,7 @@ namespace linkem {
 enum class Strategy : std::uint8_t { correlated, uncorrelated, reordered };
 
 class Delayer {
-public:
+  public:
     struct Config {
         Strategy strategy = Strategy::correlated;
         Distribution distribution = Distribution::normal;
@@ -93,7 +93,7 @@ public:
     /// Current EMA state D (meaningful in correlated mode after the first packet).
     double state() const { return d_; }
 
-private:
+  private:
     void update_weight() {
         have_weight_ = false;
         if (constant_ || cfg_.strategy != Strategy::correlated || rate_pps_ <= 0) return;

@@ -45,7 +45,7 @@ template <class Packet, class Traits = PacketTraits<Packet>,
 class Emulator {
     static_assert(std::is_trivially_copyable_v<Packet>, "Packet must be a cheap handle");
 
-public:
+  public:
     explicit Emulator(const LinkParams& params = {}) { set_params(params); }
 
     /// Replaces the parameters. The caller validates them first (validate() or
@@ -61,10 +61,9 @@ public:
             seed_ = p.seed != 0 ? p.seed : random_seed();
             rng_.reseed(seed_);
         }
-        delayer_.configure(Delayer::Config{p.strategy, p.distribution,
-                                           static_cast<double>(p.mean_delay),
-                                           static_cast<double>(p.jitter),
-                                           static_cast<double>(p.half_life)});
+        delayer_.configure(
+            Delayer::Config{p.strategy, p.distribution, static_cast<double>(p.mean_delay),
+                            static_cast<double>(p.jitter), static_cast<double>(p.half_life)});
         rate_.set_window(p.rate_window);
         if (rate_.has_estimate()) delayer_.on_rate(rate_.rate_pps());
         spacer_.configure(p.rate_bps, p.spacer_limit_bytes);
@@ -124,17 +123,24 @@ public:
             TimeNs tx;
             switch (params_.limiter) {
                 case Limiter::spacer: {
-                    // With a FIFO a packet cannot leave before its predecessor, so it reaches
-                    // the spacer no earlier than that one did. Feeding the leaky bucket this
-                    // non-decreasing time makes its fill state the backlog caused by the rate
-                    // alone, not the hold-up of the FIFO behind a longer delay.
-                    double t_in = static_cast<double>(now) + d;
-                    if (fifo) t_in = std::max(t_in, spacer_floor_);
+                    // FIFO: the spacer follows the delay. A packet cannot leave before its
+                    // predecessor, so it reaches the spacer no earlier than that one did;
+                    // feeding the leaky bucket this non-decreasing time makes its fill state
+                    // the backlog caused by the rate alone, not the FIFO's hold-up.
+                    // Reordered: the spacer comes first (a link of the given rate, then a
+                    // path whose delay varies per packet). Spacing after a reordering
+                    // buffer would mean sorting twice, and spacing the unsorted tx times in
+                    // arrival order would count every shorter-delayed packet as backlog.
+                    const double t_in = fifo ? std::max(static_cast<double>(now) + d, spacer_floor_)
+                                             : static_cast<double>(now);
                     if (!spacer_.schedule(t_in, len + overhead_, tx)) {
                         drop_it(DropCause::spacer);
                         continue;
                     }
-                    if (fifo) spacer_floor_ = t_in;
+                    if (fifo)
+                        spacer_floor_ = t_in;
+                    else
+                        tx += static_cast<TimeNs>(d + 0.5);
                     break;
                 }
                 case Limiter::policer:
@@ -144,7 +150,9 @@ public:
                     }
                     [[fallthrough]];
                 case Limiter::none:
-                default: tx = now + static_cast<TimeNs>(d + 0.5); break;
+                default:
+                    tx = now + static_cast<TimeNs>(d + 0.5);
+                    break;
             }
             // 3 loss
             if (loss_.lose(rng_)) {
@@ -178,9 +186,11 @@ public:
             // Packets leave long after they arrived, so their headers are cold: issue every
             // miss at once (the data plane's traits prefetch the mbuf) before reading lengths.
             if constexpr (requires(const Packet& p) { Traits::prefetch(p); })
-                for (std::size_t i = 0; i < n; ++i) Traits::prefetch(out[i]);
+                for (std::size_t i = 0; i < n; ++i)
+                    Traits::prefetch(out[i]);
             std::uint64_t bytes = 0;
-            for (std::size_t i = 0; i < n; ++i) bytes += Traits::length(out[i]);
+            for (std::size_t i = 0; i < n; ++i)
+                bytes += Traits::length(out[i]);
             Counters::add(counters_.packets_out, n);
             Counters::add(counters_.bytes_out, bytes);
             Counters::set(counters_.in_flight, queued());
@@ -201,14 +211,15 @@ public:
     const Delayer& delayer() const { return delayer_; }
     const RateEstimator& rate_estimator() const { return rate_; }
 
-private:
+  private:
     bool uses_fifo() const { return params_.strategy != Strategy::reordered; }
     std::size_t queued() const { return fifo_.size() + reorder_.size(); }
 
     static std::uint64_t random_seed() {
         std::random_device rd;
         std::uint64_t s = 0;
-        while (s == 0) s = (std::uint64_t{rd()} << 32) ^ rd();
+        while (s == 0)
+            s = (std::uint64_t{rd()} << 32) ^ rd();
         return s;
     }
 

@@ -19,11 +19,12 @@ namespace linkem {
 ///
 /// With the FIFO strategies the Emulator feeds t_d clamped to the previous packet's
 /// (non-decreasing), so the fill state is the backlog due to the rate alone. With
-/// `reordered` it feeds t_d as drawn: the spacer then schedules in arrival order, a packet
-/// with a shorter delay than its predecessor waits for the link behind it, and the fill
-/// state includes that wait -- size spacer_limit_bytes to at least rate x a few jitters.
+/// `reordered` the spacer comes before the delay instead (it is fed the arrival time and
+/// the delay is added to its output): a link of the given rate followed by a path whose
+/// delay varies per packet, so the output keeps the rate on average but not packet by
+/// packet.
 class Spacer {
-public:
+  public:
     void configure(double rate_bps, std::uint64_t limit_bytes) {
         ns_per_byte_ = rate_bps > 0 ? 8e9 / rate_bps : 0;
         bytes_per_ns_ = rate_bps / 8e9;
@@ -44,7 +45,7 @@ public:
     /// Backlog in bytes as seen at time t.
     double backlog_bytes(double t) const { return std::max(0.0, free_ - t) * bytes_per_ns_; }
 
-private:
+  private:
     double ns_per_byte_ = 0, bytes_per_ns_ = 0, limit_bytes_ = 0;
     double free_ = -1e300;  // time at which the virtual link is free again
 };
@@ -54,7 +55,7 @@ private:
 /// than its size is dropped and takes none. Integer arithmetic in bit-nanoseconds
 /// (tokens * 1e9), so "drops exactly what exceeds the contract" holds without rounding.
 class Policer {
-public:
+  public:
     void configure(double rate_bps, std::uint64_t burst_bytes) {
         rate_ = static_cast<__int128>(std::llround(rate_bps));
         cap_ = static_cast<__int128>(burst_bytes) * 8 * kNsPerSec;
@@ -80,7 +81,7 @@ public:
     /// Tokens in bytes (for display and tests).
     double tokens_bytes() const { return static_cast<double>(tokens_) / (8.0 * kNsPerSec); }
 
-private:
+  private:
     __int128 rate_ = 0, cap_ = 0, tokens_ = 0;
     TimeNs last_ = 0;
     bool started_ = false;

@@ -58,12 +58,12 @@ struct LinkParams {
 
 /// A parameter error: which field, and a message that says what is allowed.
 class ParamError : public std::invalid_argument {
-public:
+  public:
     ParamError(std::string field, const std::string& message)
         : std::invalid_argument("field '" + field + "': " + message), field_(std::move(field)) {}
     const std::string& field() const { return field_; }
 
-private:
+  private:
     std::string field_;
 };
 

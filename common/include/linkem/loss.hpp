@@ -15,7 +15,7 @@ enum class LossModel : std::uint8_t { none, bernoulli, gilbert_elliott };
 /// stationary loss rate is (r * loss_good + p * loss_bad) / (p + r). With loss_good = 0 and
 /// loss_bad = 1 this is the simple Gilbert model; mean burst length in bad is 1/r packets.
 class LossProcess {
-public:
+  public:
     struct Config {
         LossModel model = LossModel::none;
         double probability = 0;  // Bernoulli
@@ -34,8 +34,10 @@ public:
     /// True if this packet is lost.
     bool lose(Rng& rng) {
         switch (model_) {
-            case LossModel::none: return false;
-            case LossModel::bernoulli: return bernoulli(rng, bernoulli_);
+            case LossModel::none:
+                return false;
+            case LossModel::bernoulli:
+                return bernoulli(rng, bernoulli_);
             case LossModel::gilbert_elliott: {
                 const bool lost = bernoulli(rng, bad_ ? loss_bad_ : loss_good_);
                 bad_ = bad_ ? !bernoulli(rng, r_) : bernoulli(rng, p_);
@@ -47,7 +49,7 @@ public:
 
     bool in_bad_state() const { return bad_; }
 
-private:
+  private:
     LossModel model_ = LossModel::none;
     std::uint64_t bernoulli_ = 0, p_ = 0, r_ = 0, loss_good_ = 0, loss_bad_ = 0;
     bool bad_ = false;

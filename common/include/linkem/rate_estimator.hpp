@@ -18,7 +18,7 @@
 namespace linkem {
 
 class RateEstimator {
-public:
+  public:
     explicit RateEstimator(DurationNs window = 10 * kNsPerMs) : window_(window) {}
 
     /// Changes T_min; the open interval keeps its start and count.
@@ -52,7 +52,7 @@ public:
     /// Number of intervals closed so far.
     std::uint64_t intervals() const { return intervals_; }
 
-private:
+  private:
     DurationNs window_;
     bool open_ = false;
     TimeNs start_ = 0;

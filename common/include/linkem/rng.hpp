@@ -18,14 +18,15 @@ constexpr std::uint64_t splitmix64(std::uint64_t& state) {
 }
 
 class Rng {
-public:
+  public:
     using result_type = std::uint64_t;
 
     explicit Rng(std::uint64_t seed = 1) { reseed(seed); }
 
     void reseed(std::uint64_t seed) {
         std::uint64_t sm = seed;
-        for (auto& w : s_) w = splitmix64(sm);
+        for (auto& w : s_)
+            w = splitmix64(sm);
     }
 
     static constexpr result_type min() { return 0; }
@@ -51,7 +52,7 @@ public:
     /// Derives an independent generator (for a second direction, a second run, ...).
     Rng split() { return Rng((*this)() ^ 0x6a09e667f3bcc909ULL); }
 
-private:
+  private:
     static constexpr std::uint64_t rotl(std::uint64_t x, int k) {
         return (x << k) | (x >> (64 - k));
     }

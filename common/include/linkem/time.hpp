@@ -22,14 +22,14 @@ inline constexpr DurationNs kNsPerSec = 1'000'000'000;
 
 /// Source of the current time. Implementations must be monotonic.
 class Clock {
-public:
+  public:
     virtual ~Clock() = default;
     virtual TimeNs now() const = 0;
 };
 
 /// std::chrono::steady_clock in nanoseconds.
 class SteadyClock final : public Clock {
-public:
+  public:
     TimeNs now() const override {
         return std::chrono::duration_cast<std::chrono::nanoseconds>(
                    std::chrono::steady_clock::now().time_since_epoch())
@@ -39,13 +39,13 @@ public:
 
 /// A clock that only moves when told to: for tests and the simulator.
 class ManualClock final : public Clock {
-public:
+  public:
     explicit ManualClock(TimeNs start = 0) : now_(start) {}
     TimeNs now() const override { return now_; }
     void set(TimeNs t) { now_ = t; }
     void advance(DurationNs d) { now_ += d; }
 
-private:
+  private:
     TimeNs now_;
 };
 

@@ -1,0 +1,357 @@
+// The buffer stage: FIFO order, and the calendar queue against two oracles
+// (BinaryHeapQueue on (tx, arrival) and std::stable_sort by tx).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "linkem/emulator.hpp"
+#include "linkem/queues.hpp"
+#include "linkem/rng.hpp"
+#include "test_support.hpp"
+
+namespace linkem {
+namespace {
+
+using test::Packet;
+constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
+constexpr DurationNs kBucket = DurationNs{1} << CalendarQueue<Packet>::kShift;  // 131 us
+constexpr DurationNs kHorizon = kBucket * CalendarQueue<Packet>::kSlots;        // 2.1 s
+
+Packet pkt(std::uint64_t seq) {
+    return Packet{seq, 0, 64};
+}
+
+TEST(FifoQueue, KeepsArrivalOrderAcrossGrowthAndWrapAround) {
+    FifoQueue<Packet> q;
+    EXPECT_FALSE(q.next_time().has_value());
+    std::uint64_t pushed = 0, popped = 0;
+    Packet out[100];
+    TimeNs tx[100];
+    // Keep ~700 queued while pushing 10^5: the ring wraps many times and grows past 1024.
+    for (int round = 0; round < 1000; ++round) {
+        for (int i = 0; i < (round < 20 ? 135 : 100); ++i, ++pushed)
+            q.push(static_cast<TimeNs>(pushed), pkt(pushed));
+        ASSERT_EQ(*q.next_time(), static_cast<TimeNs>(popped));
+        const std::size_t n = q.pop_due(static_cast<TimeNs>(popped + 99), out, tx, 100);
+        ASSERT_EQ(n, 100u);
+        for (std::size_t i = 0; i < n; ++i, ++popped) {
+            ASSERT_EQ(out[i].seq, popped);
+            ASSERT_EQ(tx[i], static_cast<TimeNs>(popped));
+        }
+    }
+    EXPECT_EQ(q.size(), pushed - popped);
+    // pop_due stops at the first packet not yet due, even if later ones are "due": FIFO.
+    FifoQueue<Packet> f;
+    f.push(10, pkt(0));
+    f.push(5, pkt(1));
+    EXPECT_EQ(f.pop_due(9, out, tx, 10), 0u);
+    EXPECT_EQ(f.pop_due(10, out, tx, 10), 2u);
+}
+
+// Drives a CalendarQueue and the BinaryHeapQueue oracle with identical operations and
+// requires identical results after every operation.
+class QueuePair {
+  public:
+    void push(TimeNs tx) {
+        cal_.push(tx, pkt(seq_));
+        heap_.push(tx, pkt(seq_));
+        ++seq_;
+        ++pushes_;
+    }
+    void pop(TimeNs now, std::size_t max) {
+        max = std::min(max, size() + 1);
+        if (a_.size() < max) {
+            a_.resize(max);
+            b_.resize(max);
+            ta_.resize(max);
+            tb_.resize(max);
+        }
+        const std::size_t na = cal_.pop_due(now, a_.data(), ta_.data(), max);
+        const std::size_t nb = heap_.pop_due(now, b_.data(), tb_.data(), max);
+        ASSERT_EQ(na, nb) << "pop_due(" << now << ", " << max << ")";
+        for (std::size_t i = 0; i < na; ++i) {
+            ASSERT_EQ(ta_[i], tb_[i]) << "entry " << i;
+            ASSERT_EQ(a_[i].seq, b_[i].seq) << "tx " << ta_[i];
+            ASSERT_LE(ta_[i], now);
+        }
+        popped_ += na;
+    }
+    void check_next() {
+        const auto a = cal_.next_time();
+        const auto b = heap_.next_time();
+        ASSERT_EQ(a.has_value(), b.has_value());
+        if (a) {
+            ASSERT_EQ(*a, *b);
+        }
+        ASSERT_EQ(cal_.size(), heap_.size());
+        ASSERT_EQ(cal_.empty(), heap_.empty());
+    }
+    std::size_t size() const { return heap_.size(); }
+    std::uint64_t pushes() const { return pushes_; }
+    std::uint64_t popped() const { return popped_; }
+
+  private:
+    CalendarQueue<Packet> cal_;
+    BinaryHeapQueue<Packet> heap_;
+    std::uint64_t seq_ = 0, pushes_ = 0, popped_ = 0;
+    std::vector<Packet> a_, b_;
+    std::vector<TimeNs> ta_, tb_;
+};
+
+// ~6*10^5 random operations. Transmission times mix: near future (the common case), the
+// active bucket and the past (late heap), exact ties (stable order), bucket edges, around
+// the ring horizon and far beyond it (overflow), while `now` creeps, sometimes jumps by
+// seconds, and the queue is sometimes drained empty and refilled (re-anchoring).
+TEST(CalendarQueue, MatchesBinaryHeapOracleOverRandomOperations) {
+    QueuePair q;
+    Rng rng(2718);
+    TimeNs now = 10 * kNsPerSec;
+    std::vector<TimeNs> recent;  // earlier tx values, reused to create ties
+    auto below = [&](std::uint64_t n) { return static_cast<std::int64_t>(rng() % n); };
+    int empties = 0;
+    for (int op = 0; op < 600'000; ++op) {
+        const std::uint64_t r = rng() % 1000;
+        if (r < 560) {
+            TimeNs tx;
+            switch (rng() % 9) {
+                case 0:
+                    tx = now + below(2 * kNsPerMs);
+                    break;
+                case 1:
+                    tx = now + below(kBucket);
+                    break;
+                case 2:
+                    tx = now - below(kNsPerMs);
+                    break;  // already due
+                case 3:
+                    tx = recent.empty() ? now : recent[rng() % recent.size()];
+                    break;
+                case 4:
+                    tx = now + kHorizon + below(8 * kNsPerSec);
+                    break;  // overflow
+                case 5:
+                    tx = now + kHorizon - kNsPerMs + below(2 * kNsPerMs);
+                    break;
+                case 6:
+                    tx = ((now >> 17) + below(20)) << 17;
+                    break;  // bucket edges
+                case 7:
+                    tx = (now / 1000 + below(300)) * 1000;
+                    break;  // coarse grid: ties
+                default:
+                    tx = now + below(20 * kNsPerMs);
+                    break;
+            }
+            q.push(tx);
+            if (recent.size() < 64)
+                recent.push_back(tx);
+            else
+                recent[rng() % 64] = tx;
+        } else if (r < 860) {
+            q.pop(now, 1 + rng() % 64);
+        } else if (r < 960) {
+            q.check_next();
+        } else if (r < 995) {
+            now += below(200 * kNsPerUs);
+        } else if (r < 999) {
+            now += below(3 * kNsPerSec);
+        } else {
+            // Drain completely (time moves to the last departure), then refill.
+            while (q.size() > 0) {
+                now += kNsPerSec;
+                q.pop(now, 1 << 20);
+            }
+            ++empties;
+            recent.clear();
+        }
+        if (::testing::Test::HasFatalFailure()) FAIL() << "at operation " << op;
+    }
+    q.pop(kForever, 1 << 22);
+    q.check_next();
+    EXPECT_EQ(q.size(), 0u);
+    EXPECT_EQ(q.popped(), q.pushes());
+    EXPECT_GT(empties, 100);
+}
+
+// Emptied queue refilled with times before everything seen so far, then after: the
+// calendar re-anchors on the first push. Time does not have to be monotone.
+TEST(CalendarQueue, EmptyThenRefillAtEarlierAndLaterTimes) {
+    QueuePair q;
+    Rng rng(31);
+    TimeNs base = 50 * kNsPerSec;
+    for (int cycle = 0; cycle < 200; ++cycle) {
+        const int n = 1 + static_cast<int>(rng() % 500);
+        for (int i = 0; i < n; ++i)
+            q.push(base + static_cast<TimeNs>(rng() % (3 * kNsPerMs)));
+        q.check_next();
+        q.pop(base + kNsPerMs, 1 << 20);
+        q.check_next();
+        q.pop(kForever, 1 << 20);
+        q.check_next();
+        ASSERT_EQ(q.size(), 0u);
+        // Next cycle: far earlier, far later, or the same bucket again.
+        switch (cycle % 3) {
+            case 0:
+                base -= static_cast<TimeNs>(rng() % (10 * kNsPerSec));
+                break;
+            case 1:
+                base += static_cast<TimeNs>(rng() % (10 * kNsPerSec));
+                break;
+            default:
+                break;
+        }
+    }
+}
+
+TEST(CalendarQueue, MatchesStableSortForAnyPushOrder) {
+    // 2*10^5 pushes spread over 6 s (ring and overflow) on a 1 us grid (many ties), then
+    // drained in chunks: the output must be the input stably sorted by tx.
+    constexpr std::size_t n = 200'000;
+    Rng rng(77);
+    CalendarQueue<Packet> q;
+    std::vector<std::pair<TimeNs, std::uint64_t>> in(n);
+    const TimeNs t0 = 3 * kNsPerSec;
+    for (std::size_t i = 0; i < n; ++i) {
+        const TimeNs tx = t0 + static_cast<TimeNs>(rng() % 6'000'000) * 1000;
+        in[i] = {tx, i};
+        q.push(tx, pkt(i));
+    }
+    std::stable_sort(in.begin(), in.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Packet> out(n);
+    std::vector<TimeNs> tx(n);
+    std::size_t got = 0;
+    TimeNs now = t0;
+    while (got < n) {
+        ASSERT_EQ(*q.next_time(), in[got].first);
+        now += static_cast<TimeNs>(rng() % (20 * kNsPerMs));
+        got += q.pop_due(now, out.data() + got, tx.data() + got, 1 + rng() % 5000);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(tx[i], in[i].first) << i;
+        ASSERT_EQ(out[i].seq, in[i].second) << i;
+    }
+    EXPECT_TRUE(q.empty());
+    EXPECT_FALSE(q.next_time().has_value());
+}
+
+TEST(CalendarQueue, EqualTimesLeaveInArrivalOrderOnEveryPath) {
+    CalendarQueue<Packet> q;
+    Packet out[1000];
+    TimeNs tx[1000];
+    const TimeNs t = 7 * kNsPerSec + 12345;
+    // 500 in a future bucket (radix-sorted path), then the bucket is activated by
+    // next_time(), then 500 more with the same tx (late heap path).
+    for (std::uint64_t i = 0; i < 500; ++i)
+        q.push(t, pkt(i));
+    q.push(t - 5 * kNsPerMs, pkt(10'000));  // an earlier bucket, so t's bucket is not current
+    ASSERT_EQ(q.pop_due(t - 5 * kNsPerMs, out, tx, 1000), 1u);
+    ASSERT_EQ(*q.next_time(), t);  // activates t's bucket early
+    for (std::uint64_t i = 500; i < 1000; ++i)
+        q.push(t, pkt(i));
+    ASSERT_EQ(q.pop_due(t - 1, out, tx, 1000), 0u);
+    ASSERT_EQ(q.pop_due(t, out, tx, 1000), 1000u);
+    for (std::uint64_t i = 0; i < 1000; ++i) {
+        ASSERT_EQ(out[i].seq, i);
+        ASSERT_EQ(tx[i], t);
+    }
+    // Same through the overflow list: far beyond the horizon, then pulled into the ring.
+    ASSERT_TRUE(q.empty());
+    q.push(90 * kNsPerSec, pkt(999));  // anchors the calendar at 90 s
+    for (std::uint64_t i = 0; i < 100; ++i)
+        q.push(100 * kNsPerSec, pkt(i));
+    ASSERT_EQ(q.pop_due(90 * kNsPerSec, out, tx, 1000), 1u);
+    EXPECT_EQ(*q.next_time(), 100 * kNsPerSec);
+    ASSERT_EQ(q.pop_due(100 * kNsPerSec, out, tx, 1000), 100u);
+    for (std::uint64_t i = 0; i < 100; ++i)
+        ASSERT_EQ(out[i].seq, i);
+}
+
+TEST(CalendarQueue, FarFutureBeyondTheHorizonWaitsInOverflow) {
+    CalendarQueue<Packet> q;
+    Packet out[8];
+    TimeNs tx[8];
+    const TimeNs now = kNsPerSec;
+    q.push(now + kNsPerMs, pkt(0));  // anchors the calendar
+    q.push(now + 5 * kNsPerSec, pkt(1));
+    q.push(now + 30 * kNsPerSec, pkt(2));
+    EXPECT_EQ(*q.next_time(), now + kNsPerMs);
+    EXPECT_EQ(q.pop_due(now + 4 * kNsPerSec, out, tx, 8), 1u);
+    EXPECT_EQ(out[0].seq, 0u);
+    EXPECT_EQ(*q.next_time(), now + 5 * kNsPerSec);
+    EXPECT_EQ(q.pop_due(now + 5 * kNsPerSec - 1, out, tx, 8), 0u);
+    EXPECT_EQ(q.pop_due(now + 5 * kNsPerSec, out, tx, 8), 1u);
+    EXPECT_EQ(out[0].seq, 1u);
+    EXPECT_EQ(*q.next_time(), now + 30 * kNsPerSec);
+    EXPECT_EQ(q.pop_due(kForever, out, tx, 8), 1u);
+    EXPECT_EQ(tx[0], now + 30 * kNsPerSec);
+    EXPECT_TRUE(q.empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Through the Emulator: FIFO strategies never reorder, the reordering one sends by tx.
+
+std::vector<std::pair<std::uint64_t, TimeNs>> run(Strategy s, std::size_t n) {
+    LinkParams p;
+    p.strategy = s;
+    p.distribution = Distribution::normal;
+    p.mean_delay = kNsPerMs;
+    p.jitter = kNsPerMs;  // delays vary by far more than the 1 us spacing
+    p.half_life = 20 * kNsPerUs;
+    p.rate_window = 100 * kNsPerUs;
+    p.seed = 9;
+    Emulator<Packet> e(p);
+    std::vector<std::pair<std::uint64_t, TimeNs>> out;
+    Packet burst[4], got[256];
+    TimeNs tx[256];
+    for (std::size_t i = 0; i < n; i += 4) {
+        const TimeNs now = static_cast<TimeNs>(i) * kNsPerUs;
+        for (std::size_t j = 0; j < 4; ++j)
+            burst[j] = Packet{i + j, now, 100};
+        e.ingest(burst, 4, now);
+        for (std::size_t k; (k = e.drain(now, got, 256, tx)) > 0;)
+            for (std::size_t j = 0; j < k; ++j) {
+                EXPECT_GE(tx[j], got[j].t_arr);
+                EXPECT_LE(tx[j], now);
+                out.emplace_back(got[j].seq, tx[j]);
+            }
+    }
+    for (std::size_t k; (k = e.drain(kForever, got, 256, tx)) > 0;)
+        for (std::size_t j = 0; j < k; ++j)
+            out.emplace_back(got[j].seq, tx[j]);
+    EXPECT_EQ(out.size(), n);
+    return out;
+}
+
+TEST(EmulatorOrder, FifoStrategiesNeverReorder) {
+    for (auto s : {Strategy::correlated, Strategy::uncorrelated}) {
+        const auto out = run(s, 200'000);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            ASSERT_EQ(out[i].first, i) << to_string(s);
+            if (i) {
+                ASSERT_GE(out[i].second, out[i - 1].second) << to_string(s);
+            }
+        }
+    }
+}
+
+TEST(EmulatorOrder, ReorderedSendsInTransmissionTimeOrder) {
+    const auto out = run(Strategy::reordered, 200'000);
+    std::size_t inversions = 0;
+    std::vector<bool> seen(out.size(), false);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        ASSERT_FALSE(seen[out[i].first]);
+        seen[out[i].first] = true;
+        if (i) {
+            ASSERT_GE(out[i].second, out[i - 1].second);
+            inversions += out[i].first < out[i - 1].first;
+        }
+    }
+    EXPECT_GT(inversions, out.size() / 10);  // it really reorders
+}
+
+}  // namespace
+}  // namespace linkem
