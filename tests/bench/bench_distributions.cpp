@@ -87,22 +87,6 @@ void BM_Correlated(benchmark::State& state, Distribution kind) {
     state.SetItemsProcessed(state.iterations());
 }
 
-const char* name_of(Distribution d) {
-    switch (d) {
-        case Distribution::constant:
-            return "constant";
-        case Distribution::uniform:
-            return "uniform";
-        case Distribution::normal:
-            return "normal";
-        case Distribution::gamma:
-            return "gamma";
-        case Distribution::lognormal:
-            return "lognormal";
-    }
-    return "?";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,12 +104,12 @@ int main(int argc, char** argv) {
                                       Distribution::normal, Distribution::gamma,
                                       Distribution::lognormal};
     for (Distribution k : kinds)
-        with_min_max(benchmark::RegisterBenchmark((std::string("delay/") + name_of(k)).c_str(),
-                                                  BM_Delay, k));
+        with_min_max(benchmark::RegisterBenchmark(
+            (std::string("delay/") + std::string(to_string(k))).c_str(), BM_Delay, k));
     for (Distribution k : kinds) {
         if (k == Distribution::constant) continue;
-        with_min_max(benchmark::RegisterBenchmark((std::string("correlated/") + name_of(k)).c_str(),
-                                                  BM_Correlated, k));
+        with_min_max(benchmark::RegisterBenchmark(
+            (std::string("correlated/") + std::string(to_string(k))).c_str(), BM_Correlated, k));
     }
 
     benchmark::Initialize(&argc, argv);

@@ -629,8 +629,10 @@ void Dataplane::start() {
     }
     m.launched = true;
     std::string desc;
-    for (const LcoreTask& t : m.tasks)
-        desc += " " + std::to_string(t.lcore);
+    for (const LcoreTask& t : m.tasks) {
+        desc += ' ';
+        desc += std::to_string(t.lcore);
+    }
     log("data plane running: layout '%s', burst %u, lcores%s",
         std::string(to_string(m.cfg.layout)).c_str(), m.cfg.burst, desc.c_str());
 }

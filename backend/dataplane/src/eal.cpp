@@ -154,9 +154,15 @@ Eal::Eal(const EalOptions& o) {
         // The main lcore on the first usable CPU; workers on the following ones, wrapping
         // around when there are more lcores than CPUs (the main lcore mostly sleeps).
         const std::vector<int> cpus = allowed_cpus();
-        std::string map = "0@" + std::to_string(cpus[0]);
-        for (unsigned w = 1; w <= o.worker_lcores; ++w)
-            map += "," + std::to_string(w) + "@" + std::to_string(cpus[w % cpus.size()]);
+        // Appended piece by piece: "lit" + std::to_string() trips g++ 12's -Wrestrict at -O3.
+        std::string map = "0@";
+        map += std::to_string(cpus[0]);
+        for (unsigned w = 1; w <= o.worker_lcores; ++w) {
+            map += ',';
+            map += std::to_string(w);
+            map += '@';
+            map += std::to_string(cpus[w % cpus.size()]);
+        }
         args_.push_back("--lcores");
         args_.push_back(map);
     }
