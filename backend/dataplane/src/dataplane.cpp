@@ -221,6 +221,18 @@ inline bool flush_pending(Direction& d) {
     return true;
 }
 
+// Sends d.pending[0, m). What the TX queue refuses stays pending, in order, for
+// flush_pending() to retry first. True when everything went out.
+inline bool send_pending(Direction& d, std::uint32_t m) {
+    const std::uint16_t s =
+        rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
+    count_sent(d, s);
+    if (s == m) return true;
+    d.pend_head = s;
+    d.pend_n = m - s;
+    return false;
+}
+
 inline void drain_to_port(Direction& d, TimeNs now) {
     if (!flush_pending(d)) return;
     // A few bursts per visit so that a backlog of due packets (after a pause or a rate
@@ -228,14 +240,7 @@ inline void drain_to_port(Direction& d, TimeNs now) {
     for (int round = 0; round < 4; ++round) {
         const std::size_t m = d.emu->drain(now, d.pending, d.burst);
         if (m == 0) return;
-        const std::uint16_t s =
-            rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
-        count_sent(d, s);
-        if (s < m) {
-            d.pend_head = s;
-            d.pend_n = static_cast<std::uint32_t>(m - s);
-            return;
-        }
+        if (!send_pending(d, static_cast<std::uint32_t>(m))) return;
         if (m < d.burst) return;
     }
 }
@@ -258,14 +263,7 @@ inline void tx_from_ring(Direction& d) {
     if (!flush_pending(d)) return;
     const unsigned m = rte_ring_sc_dequeue_burst(
         d.tx_ring.get(), reinterpret_cast<void**>(d.pending), d.burst, nullptr);
-    if (m == 0) return;
-    const std::uint16_t s =
-        rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
-    count_sent(d, s);
-    if (s < m) {
-        d.pend_head = s;
-        d.pend_n = m - s;
-    }
+    if (m != 0) send_pending(d, m);
 }
 
 // The timestamp is taken after rx_burst returns: taken before, a preemption between the
