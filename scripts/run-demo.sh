@@ -23,7 +23,7 @@ echo "=== 1. linkem-sim: 10 Gbit/s CBR, 1518-byte frames, mean delay 10 ms, jitt
 for s in uncorrelated reordered correlated; do
   echo "--- strategy $s"
   "$build"/backend/sim/linkem-sim --strategy "$s" --mean-delay 10ms --jitter 3ms \
-      --rate 10Gbit --frame-size 1518 --duration 20s --runs 3 --seed 1
+      --traffic-rate 10Gbit --frame-size 1518 --duration 20s --runs 3 --seed 1
 done
 
 echo

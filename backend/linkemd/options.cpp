@@ -1,12 +1,11 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -19,129 +18,12 @@ using nlohmann::json;
 
 namespace {
 
-enum class Kind { duration, rate, bytes, real, integer, choice };
-
-// One row per link parameter: flag name (without unit), JSON key (with unit), kind.
-struct ParamFlag {
-    const char* flag;
-    const char* key;
-    Kind kind;
-    const char* example;
-};
-
-constexpr ParamFlag kParamFlags[] = {
-    {"strategy", "strategy", Kind::choice, "correlated|uncorrelated|reordered"},
-    {"distribution", "distribution", Kind::choice, "normal|uniform|gamma|lognormal|constant"},
-    {"mean-delay", "mean_delay_us", Kind::duration, "10ms"},
-    {"jitter", "jitter_us", Kind::duration, "3ms"},
-    {"half-life", "half_life_us", Kind::duration, "21ms"},
-    {"rate-window", "rate_window_us", Kind::duration, "10ms"},
-    {"limiter", "limiter", Kind::choice, "none|spacer|policer"},
-    {"rate", "rate_bps", Kind::rate, "100Mbit"},
-    {"spacer-limit", "spacer_limit_bytes", Kind::bytes, "1MiB"},
-    {"policer-burst", "policer_burst_bytes", Kind::bytes, "64KiB"},
-    {"byte-accounting", "byte_accounting", Kind::choice, "frame|wire"},
-    {"loss-model", "loss_model", Kind::choice, "none|bernoulli|gilbert_elliott"},
-    {"loss-probability", "loss_probability", Kind::real, "0.01"},
-    {"ge-p", "ge_p", Kind::real, "0.01"},
-    {"ge-r", "ge_r", Kind::real, "0.3"},
-    {"ge-loss-good", "ge_loss_good", Kind::real, "0"},
-    {"ge-loss-bad", "ge_loss_bad", Kind::real, "1"},
-    {"buffer-limit", "buffer_limit_packets", Kind::integer, "100000"},
-    {"seed", "seed", Kind::integer, "42"},
-};
-constexpr std::size_t kNumParams = std::size(kParamFlags);
 constexpr const char* kLayerPrefix[3] = {"", "a-to-b-", "b-to-a-"};
 constexpr const char* kDirKey[2] = {"a_to_b", "b_to_a"};
-
-std::string num(double v) {
-    std::ostringstream os;
-    os.precision(12);
-    os << v;
-    return os.str();
-}
-
-const json& schema() {
-    static const json s = link_params_schema();
-    return s;
-}
-
-// "allowed 0 .. 10s" for a parameter, in the flag's units.
-std::string allowed(const ParamFlag& f) {
-    const json& d = schema().at(f.key);
-    if (d.at("type") == "enum") {
-        std::string v;
-        for (const auto& x : d.at("values"))
-            v += (v.empty() ? "'" : ", '") + x.get<std::string>() + "'";
-        return "allowed " + v;
-    }
-    const double lo = d.at("min").get<double>(), hi = d.at("max").get<double>();
-    switch (f.kind) {
-        case Kind::duration:
-            return "allowed " + format_duration(static_cast<DurationNs>(lo * kNsPerUs)) + " .. " +
-                   format_duration(static_cast<DurationNs>(hi * kNsPerUs));
-        case Kind::rate:
-            return "allowed " + format_rate(lo) + " .. " + format_rate(hi);
-        case Kind::bytes:
-            return "allowed " + num(lo) + " .. " + num(hi) + " bytes";
-        default:
-            return "allowed " + num(lo) + " .. " + num(hi);
-    }
-}
-
-bool parse_real(const std::string& s, double& out) {
-    if (s.empty()) return false;
-    char* end = nullptr;
-    out = std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size() && std::isfinite(out);
-}
 
 bool parse_u64(const std::string& s, std::uint64_t& out) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size();
-}
-
-json flag_value(const std::string& flag, const ParamFlag& f, const std::string& v) {
-    auto bad = [&](const std::string& what) {
-        return UsageError(flag + ": '" + v + "' is not " + what + " (e.g. " + f.example + "); " +
-                          allowed(f));
-    };
-    switch (f.kind) {
-        case Kind::duration: {
-            const auto d = parse_duration(v);
-            if (!d) throw bad("a duration with a unit (ns, us, ms, s)");
-            return static_cast<double>(*d) / kNsPerUs;
-        }
-        case Kind::rate: {
-            const auto r = parse_rate(v);
-            if (!r) throw bad("a bit rate with a unit (kbit, Mbit, Gbit)");
-            return *r;
-        }
-        case Kind::bytes: {
-            const auto b = parse_bytes(v);
-            if (!b) throw bad("a size in bytes (B, KiB, MiB, kB, MB)");
-            return *b;
-        }
-        case Kind::real: {
-            double x;
-            if (!parse_real(v, x)) throw bad("a number");
-            return x;
-        }
-        case Kind::integer: {
-            std::uint64_t x;
-            if (!parse_u64(v, x)) throw bad("a whole number");
-            return x;
-        }
-        case Kind::choice:
-            return v;
-    }
-    return v;
-}
-
-const ParamFlag* flag_for_key(const std::string& key) {
-    for (const ParamFlag& f : kParamFlags)
-        if (key == f.key) return &f;
-    return nullptr;
 }
 
 std::string join_keys(std::initializer_list<const char*> keys) {
@@ -186,7 +68,8 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
             break;
         }
     }
-    cl.params.resize(kNumParams);
+    const std::vector<LinkParamFlag>& flags = link_param_flags();
+    cl.params.resize(flags.size());
 
     CLI::App app{"linkemd: DPDK link emulator data plane (delay, jitter, rate limits, loss)",
                  "linkemd"};
@@ -204,18 +87,15 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_option("--port-b", cl.port_b, "port B; omitted: single-port mode (back out of A)")
         ->type_name("DEV")
         ->group("Ports");
-    for (std::size_t i = 0; i < kNumParams; ++i) {
-        const ParamFlag& f = kParamFlags[i];
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+        const LinkParamFlag& f = flags[i];
         for (int layer = 0; layer < 3; ++layer) {
             const std::string name = std::string("--") + kLayerPrefix[layer] + f.flag;
-            const std::string help = layer == 0 ? schema().at(f.key).at("help").get<std::string>() +
-                                                      " (e.g. " + f.example + ")"
-                                                : "";
+            const std::string help = layer == 0 ? f.help + " (e.g. " + f.example + ")" : "";
             // The per-direction variants are listed once, in the footer.
-            static constexpr const char* kTypeName[] = {"DUR", "RATE", "BYTES", "P", "N", "NAME"};
             app.add_option(name, cl.params[i][layer], help)
                 ->group(layer == 0 ? "Link parameters (both directions)" : "")
-                ->type_name(kTypeName[static_cast<int>(f.kind)]);
+                ->type_name(f.value_name);
         }
     }
     app.add_option("--config", cl.config, "JSON config file (flags override it)")
@@ -236,12 +116,12 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
         ->type_name("N")
         ->group("Threads and I/O");
     app.add_option("--stats-interval", cl.stats_interval, "periodic stats (default 1s; 0: none)")
-        ->type_name("DUR")
+        ->type_name("DURATION")
         ->group("Run control and output");
     app.add_flag("--stats-json", cl.stats_json, "stats as one JSON object per line on stdout")
         ->group("Run control and output");
     app.add_option("--duration", cl.duration, "stop after this long (default: until SIGINT)")
-        ->type_name("DUR")
+        ->type_name("DURATION")
         ->group("Run control and output");
     try {
         app.parse(n, argv);
@@ -255,6 +135,7 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
 }
 
 Options build_options(const CommandLine& cl) {
+    const std::vector<LinkParamFlag>& flags = link_param_flags();
     Options o;
     o.stats_json = cl.stats_json;
     o.print_config = cl.print_config;
@@ -363,12 +244,12 @@ Options build_options(const CommandLine& cl) {
             throw UsageError(src +
                              ": b_to_a: there is no port B (single-port mode has only "
                              "a_to_b); add port_b or remove b_to_a");
-        for (std::size_t i = 0; i < kNumParams; ++i)
+        for (std::size_t i = 0; i < flags.size(); ++i)
             if (!cl.params[i][2].empty())
-                throw UsageError(std::string("--b-to-a-") + kParamFlags[i].flag +
+                throw UsageError("--b-to-a-" + flags[i].flag +
                                  ": there is no port B (single-port mode has only a_to_b); "
                                  "add --port-b or use --" +
-                                 kParamFlags[i].flag);
+                                 flags[i].flag);
     }
     for (unsigned d = 0; d < n_dirs; ++d) {
         json merged = json::object();
@@ -379,13 +260,16 @@ Options build_options(const CommandLine& cl) {
                 source[key] = src;
         }
         for (int layer : {0, 1 + static_cast<int>(d)}) {
-            for (std::size_t i = 0; i < kNumParams; ++i) {
+            for (std::size_t i = 0; i < flags.size(); ++i) {
                 const std::string& v = cl.params[i][layer];
                 if (v.empty()) continue;
-                const std::string flag =
-                    std::string("--") + kLayerPrefix[layer] + kParamFlags[i].flag;
-                merged[kParamFlags[i].key] = flag_value(flag, kParamFlags[i], v);
-                source[kParamFlags[i].key] = flag;
+                const std::string flag = std::string("--") + kLayerPrefix[layer] + flags[i].flag;
+                try {
+                    merged[flags[i].key] = link_param_from_text(flags[i].key, v, flag);
+                } catch (const FlagError& e) {
+                    throw UsageError(e.what());
+                }
+                source[flags[i].key] = flag;
             }
         }
         try {
@@ -393,22 +277,18 @@ Options build_options(const CommandLine& cl) {
             (d == 0 ? dc.link.a_to_b : dc.link.b_to_a) = p;
         } catch (const ParamError& e) {
             std::string where = std::string(kDirKey[d]) + "." + e.field();
-            std::string flag_units;
             const auto it = source.find(e.field());
             if (it != source.end() && it->second == src) {
                 where = src + ": " + where;
             } else if (it != source.end()) {
                 where += " (" + it->second + ")";
-                if (const ParamFlag* f = flag_for_key(e.field()); f && f->kind != Kind::choice)
-                    flag_units = " (" + it->second + ": " + allowed(*f) + ")";
-            } else if (const ParamFlag* f = flag_for_key(e.field())) {
-                where +=
-                    std::string(" (--") + f->flag + " / --" + kLayerPrefix[1 + d] + f->flag + ")";
+            } else if (const LinkParamFlag* f = link_param_flag(e.field())) {
+                where += " (--" + f->flag + " / --" + kLayerPrefix[1 + d] + f->flag + ")";
             }
             std::string msg = e.what();
             const std::string prefix = "field '" + e.field() + "': ";
             if (msg.starts_with(prefix)) msg = msg.substr(prefix.size());
-            throw UsageError(where + ": " + msg + flag_units);
+            throw UsageError(where + ": " + msg);
         }
     }
     if (n_dirs == 1) dc.link.b_to_a = dc.link.a_to_b;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "linkem/units.hpp"
 #include "report.hpp"
@@ -99,87 +100,75 @@ struct RawOptions {
 };
 
 struct FlagDef {
-    const char* flag;
-    const char* field;  // JSON field it sets ("" = simulator-only)
-    const char* help;
+    std::string flag;
+    std::string field;  // JSON field it sets ("" = simulator-only)
+    std::string help;
+    std::string value_name;  // shown in --help
+};
+
+// The link parameters' flags come from liblinkem_common (same names as linkemd); these
+// notes say where linkem-sim's defaults differ from LinkParams'.
+const std::map<std::string, std::string> kLinkNotes = {
+    {"mean_delay_us", "; default here 10ms"},
+    {"seed", "; run i uses seed+i; default here 1"},
 };
 
 const std::vector<FlagDef>& flag_defs() {
-    static const std::vector<FlagDef> kFlags = {
-        // Link parameters (LinkParams, same names as everywhere else).
-        {"--strategy", "strategy", "correlated | uncorrelated | reordered (default correlated)"},
-        {"--distribution", "distribution",
-         "normal | uniform | gamma | lognormal | constant (default normal)"},
-        {"--mean-delay", "mean_delay_us", "mean added delay, e.g. 10ms (default 10ms)"},
-        {"--jitter", "jitter_us", "standard deviation of the delay, e.g. 3ms (default 0)"},
-        {"--half-life", "half_life_us", "half-life t_h of delay correlation (default 21ms)"},
-        {"--rate-window", "rate_window_us", "T_min of the rate estimator (default 10ms)"},
-        {"--limiter", "limiter", "none | spacer | policer (default none)"},
-        {"--limiter-rate", "rate_bps",
-         "rate of the spacer/policer (LinkParams rate_bps), e.g. 9Gbit"},
-        {"--spacer-limit", "spacer_limit_bytes", "spacer fill limit, e.g. 1MiB"},
-        {"--policer-burst", "policer_burst_bytes", "policer bucket size, e.g. 64KiB"},
-        {"--byte-accounting", "byte_accounting", "frame | wire (limiter bytes)"},
-        {"--loss-model", "loss_model", "none | bernoulli | gilbert_elliott"},
-        {"--loss-probability", "loss_probability", "Bernoulli loss probability 0..1"},
-        {"--ge-p", "ge_p", "Gilbert-Elliott good->bad probability"},
-        {"--ge-r", "ge_r", "Gilbert-Elliott bad->good probability"},
-        {"--ge-loss-good", "ge_loss_good", "Gilbert-Elliott loss probability in good"},
-        {"--ge-loss-bad", "ge_loss_bad", "Gilbert-Elliott loss probability in bad"},
-        {"--buffer-limit", "buffer_limit_packets", "packets the emulator may hold"},
-        {"--seed", "seed", "seed of the first run; run i uses seed+i (default 1; 0 = random)"},
-        // Traffic and run.
-        {"--traffic", "traffic.pattern", "cbr | poisson | sine (default cbr)"},
-        {"--rate", "traffic.rate_bps",
-         "TRAFFIC rate (sine: peak rate), e.g. 10Gbit (default 10Gbit)"},
-        {"--frame-size", "traffic.frame_size_bytes", "frame size in bytes (default 1518)"},
-        {"--period", "traffic.period_us", "period of the sine traffic (default 30s)"},
-        {"--duration", "duration_us", "simulated time of arrivals per run (default 60s)"},
-        {"--utilization", "utilization",
-         "utilisation u of a virtual queue served at rate/u behind the emulator; 0 = none"},
-        {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)"},
-        {"--trace", "", "write the delay series of the first run to this CSV"},
-        {"--trace-interval", "", "one trace sample per this much time (default 1ms)"},
-        // Sweeps.
-        {"--sweep", "", "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11"},
-        {"--rates", "", "sweep traffic rates, comma-separated (default 0.1G,1G,10G,100G)"},
-        {"--csv", "", "sweep CSV output file (default stdout)"},
-        {"--from-csv", "", "sweep: re-plot this CSV instead of simulating"},
-        {"--plot", "", "sweep: draw the figure into this PNG (gnuplot)"},
-        {"--jobs", "", "sweep: runs in parallel (default 1)"},
-    };
+    static const std::vector<FlagDef> kFlags = [] {
+        std::vector<FlagDef> v;
+        for (const LinkParamFlag& f : link_param_flags()) {
+            const auto note = kLinkNotes.find(f.key);
+            v.push_back({"--" + f.flag, f.key,
+                         f.help + " (e.g. " + f.example + ")" +
+                             (note == kLinkNotes.end() ? "" : note->second) + "  [" + f.key + "]",
+                         f.value_name});
+        }
+        const std::vector<FlagDef> sim = {
+            // Traffic and run.
+            {"--traffic", "traffic.pattern", "cbr | poisson | sine (default cbr)", "NAME"},
+            {"--traffic-rate", "traffic.rate_bps",
+             "rate of the offered traffic (sine: peak rate), e.g. 10Gbit (default 10Gbit)", "RATE"},
+            {"--frame-size", "traffic.frame_size_bytes", "frame size in bytes (default 1518)",
+             "BYTES"},
+            {"--period", "traffic.period_us", "period of the sine traffic (default 30s)",
+             "DURATION"},
+            {"--duration", "duration_us", "simulated time of arrivals per run (default 60s)",
+             "DURATION"},
+            {"--utilization", "utilization",
+             "utilisation u of a virtual queue served at traffic-rate/u behind the emulator; 0 = "
+             "none",
+             "U"},
+            {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)", "N"},
+            {"--trace", "", "write the delay series of the first run to this CSV", "FILE"},
+            {"--trace-interval", "", "one trace sample per this much time (default 1ms)",
+             "DURATION"},
+            // Sweeps.
+            {"--sweep", "", "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11",
+             "FIGURE"},
+            {"--traffic-rates", "",
+             "sweep traffic rates, comma-separated (default 0.1G,1G,10G,100G)", "RATE,..."},
+            {"--csv", "", "sweep CSV output file (default stdout)", "FILE"},
+            {"--from-csv", "", "sweep: re-plot this CSV instead of simulating", "FILE"},
+            {"--plot", "", "sweep: draw the figure into this PNG (gnuplot)", "FILE.png"},
+            {"--jobs", "", "sweep: runs in parallel (default 1)", "N"},
+        };
+        v.insert(v.end(), sim.begin(), sim.end());
+        return v;
+    }();
     return kFlags;
 }
 
-// The placeholder shown in --help for a flag's value.
-std::string value_name(const std::string& flag) {
-    static const std::map<std::string, std::string> kNames = {{"--mean-delay", "DURATION"},
-                                                              {"--jitter", "DURATION"},
-                                                              {"--half-life", "DURATION"},
-                                                              {"--rate-window", "DURATION"},
-                                                              {"--period", "DURATION"},
-                                                              {"--duration", "DURATION"},
-                                                              {"--trace-interval", "DURATION"},
-                                                              {"--limiter-rate", "RATE"},
-                                                              {"--rate", "RATE"},
-                                                              {"--rates", "RATE,..."},
-                                                              {"--spacer-limit", "BYTES"},
-                                                              {"--policer-burst", "BYTES"},
-                                                              {"--frame-size", "BYTES"},
-                                                              {"--buffer-limit", "N"},
-                                                              {"--seed", "N"},
-                                                              {"--runs", "N"},
-                                                              {"--jobs", "N"},
-                                                              {"--utilization", "U"},
-                                                              {"--trace", "FILE"},
-                                                              {"--csv", "FILE"},
-                                                              {"--from-csv", "FILE"},
-                                                              {"--plot", "FILE.png"},
-                                                              {"--sweep", "FIGURE"}};
-    const auto it = kNames.find(flag);
-    if (it != kNames.end()) return it->second;
-    return flag.rfind("--ge-", 0) == 0 || flag == "--loss-probability" ? "P" : "NAME";
-}
+// Flags that were renamed: using one is an error that names the new flag.
+struct Renamed {
+    const char* flag;
+    const char* message;
+};
+constexpr Renamed kRenamed[] = {
+    {"--limiter-rate",
+     "was renamed to --rate (the limiter's rate_bps, as in linkemd), e.g. --limiter spacer "
+     "--rate 9Gbit; the traffic's rate is --traffic-rate"},
+    {"--rates", "was renamed to --traffic-rates, e.g. --traffic-rates 0.1Gbit,1Gbit"},
+};
 
 }  // namespace
 
@@ -192,22 +181,23 @@ std::string flag_for_field(const std::string& field) {
 CliOptions parse_cli(int argc, const char* const* argv) {
     CLI::App app{
         "linkem-sim: discrete-event simulation of linkem's emulator (DPDS paper Section IV).\n"
-        "Durations and rates take units (10ms, 10Gbit). --rate is the TRAFFIC rate; the\n"
-        "limiter's rate is --limiter-rate. See docs/simulation.md.",
+        "Durations and rates take units (10ms, 10Gbit). The link parameters are linkemd's\n"
+        "(--rate is the spacer/policer rate); the offered traffic is --traffic-rate.\n"
+        "See docs/simulation.md.",
         "linkem-sim"};
     app.option_defaults()->always_capture_default(false);
     RawOptions raw;
-    for (const FlagDef& f : flag_defs()) {
-        std::string help = f.help;
-        if (*f.field && std::string(f.field).find('.') == std::string::npos &&
-            std::string(f.field) != "utilization")
-            help += "  [" + std::string(f.field) + "]";
+    for (const FlagDef& f : flag_defs())
         app.add_option_function<std::string>(
-               f.flag,
-               [&raw, flag = std::string(f.flag)](const std::string& v) { raw.values[flag] = v; },
-               help)
-            ->type_name(value_name(f.flag));
-    }
+               f.flag, [&raw, flag = f.flag](const std::string& v) { raw.values[flag] = v; },
+               f.help)
+            ->type_name(f.value_name);
+    for (const Renamed& r : kRenamed)
+        app.add_option_function<std::string>(
+               r.flag,
+               [&raw, flag = std::string(r.flag)](const std::string& v) { raw.values[flag] = v; })
+            ->expected(0, 1)
+            ->group("");
     CliOptions o;
     app.add_flag("--json", o.json, "print one JSON object instead of the table");
     app.add_flag("--paper-durations", o.paper_durations,
@@ -225,52 +215,28 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError("", std::string(e.what()) + " (see --help)");
     }
 
+    for (const Renamed& r : kRenamed)
+        if (raw.get(r.flag)) throw UsageError(r.flag, r.message);
+
     SimConfig& c = o.cfg;
     LinkParams& p = c.link;
     p.mean_delay = 10 * kNsPerMs;
     p.seed = 1;
-    if (auto v = raw.get("--strategy"))
-        p.strategy = need_enum("--strategy", *v,
-                               {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered});
-    if (auto v = raw.get("--distribution")) {
-        if (!parse_distribution(*v, p.distribution))
-            throw UsageError("--distribution",
-                             "'" + *v +
-                                 "' is not allowed; allowed: normal, uniform, gamma, "
-                                 "lognormal, constant");
+    nlohmann::json link = nlohmann::json::object();
+    for (const LinkParamFlag& f : link_param_flags()) {
+        if (auto v = raw.get("--" + f.flag)) {
+            try {
+                link[f.key] = link_param_from_text(f.key, *v, "--" + f.flag);
+            } catch (const FlagError& e) {
+                throw UsageError(e.flag(), e.message());
+            }
+        }
     }
-    if (auto v = raw.get("--mean-delay")) p.mean_delay = need_duration("--mean-delay", *v);
-    if (auto v = raw.get("--jitter")) p.jitter = need_duration("--jitter", *v);
-    if (auto v = raw.get("--half-life")) p.half_life = need_duration("--half-life", *v);
-    if (auto v = raw.get("--rate-window")) p.rate_window = need_duration("--rate-window", *v);
-    if (auto v = raw.get("--limiter"))
-        p.limiter = need_enum("--limiter", *v, {Limiter::none, Limiter::spacer, Limiter::policer});
-    if (auto v = raw.get("--limiter-rate")) p.rate_bps = need_rate("--limiter-rate", *v);
-    if (auto v = raw.get("--spacer-limit")) p.spacer_limit_bytes = need_bytes("--spacer-limit", *v);
-    if (auto v = raw.get("--policer-burst"))
-        p.policer_burst_bytes = need_bytes("--policer-burst", *v);
-    if (auto v = raw.get("--byte-accounting"))
-        p.byte_accounting =
-            need_enum("--byte-accounting", *v, {ByteAccounting::frame, ByteAccounting::wire});
-    if (auto v = raw.get("--loss-model"))
-        p.loss_model =
-            need_enum("--loss-model", *v,
-                      {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott});
-    if (auto v = raw.get("--loss-probability"))
-        p.loss_probability = need_number("--loss-probability", *v, 0, 1);
-    if (auto v = raw.get("--ge-p")) p.ge_p = need_number("--ge-p", *v, 0, 1);
-    if (auto v = raw.get("--ge-r")) p.ge_r = need_number("--ge-r", *v, 0, 1);
-    if (auto v = raw.get("--ge-loss-good"))
-        p.ge_loss_good = need_number("--ge-loss-good", *v, 0, 1);
-    if (auto v = raw.get("--ge-loss-bad")) p.ge_loss_bad = need_number("--ge-loss-bad", *v, 0, 1);
-    if (auto v = raw.get("--buffer-limit"))
-        p.buffer_limit_packets = need_uint("--buffer-limit", *v, 1, ParamLimits::kMaxBufferPackets);
-    if (auto v = raw.get("--seed")) p.seed = need_uint("--seed", *v, 0, UINT64_MAX);
 
     if (auto v = raw.get("--traffic"))
         c.traffic.pattern = need_enum(
             "--traffic", *v, {TrafficPattern::cbr, TrafficPattern::poisson, TrafficPattern::sine});
-    if (auto v = raw.get("--rate")) c.traffic.rate_bps = need_rate("--rate", *v);
+    if (auto v = raw.get("--traffic-rate")) c.traffic.rate_bps = need_rate("--traffic-rate", *v);
     if (auto v = raw.get("--frame-size"))
         c.traffic.frame_bytes = static_cast<std::uint32_t>(
             std::min<std::uint64_t>(need_bytes("--frame-size", *v), UINT32_MAX));
@@ -296,18 +262,19 @@ CliOptions parse_cli(int argc, const char* const* argv) {
                              "'" + *v + "' is not a sweep; allowed: " + join(sweep_names()));
         o.sweep = *v;
     }
-    if (auto v = raw.get("--rates")) {
+    if (auto v = raw.get("--traffic-rates")) {
         std::stringstream ss(*v);
         std::string item;
         while (std::getline(ss, item, ',')) {
             const auto r = parse_rate(item);
             if (!r || *r < ParamLimits::kMinRate || *r > ParamLimits::kMaxRate)
-                throw UsageError("--rates", "'" + item +
-                                                "' is not a rate between 1kbit and 1.6Tbit; give "
-                                                "a comma-separated list such as 0.1Gbit,1Gbit");
+                throw UsageError("--traffic-rates",
+                                 "'" + item +
+                                     "' is not a rate between 1kbit and 1.6Tbit; give "
+                                     "a comma-separated list such as 0.1Gbit,1Gbit");
             o.rates_bps.push_back(*r);
         }
-        if (o.rates_bps.empty()) throw UsageError("--rates", "needs at least one rate");
+        if (o.rates_bps.empty()) throw UsageError("--traffic-rates", "needs at least one rate");
     }
     if (auto v = raw.get("--csv")) o.csv_path = *v;
     if (auto v = raw.get("--from-csv")) o.from_csv = *v;
@@ -315,7 +282,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     if (auto v = raw.get("--jobs")) o.jobs = static_cast<int>(need_uint("--jobs", *v, 1, 256));
 
     const bool sweep = !o.sweep.empty();
-    for (const char* f : {"--rates", "--csv", "--from-csv", "--plot", "--jobs"})
+    for (const char* f : {"--traffic-rates", "--csv", "--from-csv", "--plot", "--jobs"})
         if (!sweep && raw.get(f)) throw UsageError(f, "only applies with --sweep");
     if (!sweep && o.paper_durations)
         throw UsageError("--paper-durations", "only applies with --sweep");
@@ -325,6 +292,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError("--from-csv", "needs --plot (it only re-draws a CSV)");
 
     try {
+        p = link_params_from_json(link, p);
         validate_config(c);
     } catch (const ParamError& e) {
         std::string msg = e.what();
@@ -334,6 +302,13 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError(flag.empty() ? e.field() : flag,
                          msg + (flag.empty() ? "" : " [" + e.field() + "]"));
     }
+    // Before --traffic-rate existed, --rate was the traffic's rate: a --rate that no limiter
+    // uses is most likely meant for the traffic.
+    if (raw.get("--rate") && p.limiter == Limiter::none)
+        throw UsageError("--rate",
+                         "is the limiter's rate (rate_bps), but --limiter is none: add "
+                         "--limiter spacer or --limiter policer; the traffic's rate is "
+                         "--traffic-rate");
     return o;
 }
 

@@ -68,7 +68,7 @@ struct RunResult {
 RunResult run_once(const SimConfig& cfg);
 
 /// Validates the link parameters (linkem::validate) and the simulator's own settings;
-/// throws ParamError naming the field ("traffic_rate_bps", "frame_size_bytes", ...).
+/// throws ParamError naming the field ("traffic.rate_bps", "traffic.frame_size_bytes", ...).
 void validate_config(const SimConfig& cfg);
 
 }  // namespace linkem::sim

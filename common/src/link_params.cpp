@@ -1,11 +1,14 @@
 #include "linkem/link_params.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "linkem/units.hpp"
 
 namespace linkem {
 
@@ -88,6 +91,7 @@ struct Field {
     std::function<json(const LinkParams&)> get;
     std::function<void(LinkParams&, const json&)> set;
     std::string help;
+    std::string example;  // command-line text, e.g. "10ms"
 };
 
 double need_number(const Field& f, const json& v) {
@@ -143,11 +147,13 @@ Field enum_field(std::string key, E LinkParams::*m, std::initializer_list<E> val
         p.*m = need_enum<E>(tmp, v, values);
     };
     f.help = std::move(help);
+    for (const std::string& name : f.values)
+        f.example += (f.example.empty() ? "" : "|") + name;
     return f;
 }
 
 Field duration_field(std::string key, DurationNs LinkParams::*m, DurationNs min, DurationNs max,
-                     std::string help) {
+                     std::string help, std::string example) {
     Field f;
     f.key = std::move(key);
     f.type = "number";
@@ -159,11 +165,12 @@ Field duration_field(std::string key, DurationNs LinkParams::*m, DurationNs min,
         p.*m = static_cast<DurationNs>(std::llround(need_number(f, v) * kNsPerUs));
     };
     f.help = std::move(help);
+    f.example = std::move(example);
     return f;
 }
 
 Field real_field(std::string key, double LinkParams::*m, std::string unit, double min, double max,
-                 std::string help) {
+                 std::string help, std::string example) {
     Field f;
     f.key = std::move(key);
     f.type = "number";
@@ -173,11 +180,12 @@ Field real_field(std::string key, double LinkParams::*m, std::string unit, doubl
     f.get = [m](const LinkParams& p) { return json(p.*m); };
     f.set = [m, f](LinkParams& p, const json& v) { p.*m = need_number(f, v); };
     f.help = std::move(help);
+    f.example = std::move(example);
     return f;
 }
 
 Field integer_field(std::string key, std::uint64_t LinkParams::*m, std::string unit, double min,
-                    double max, std::string help) {
+                    double max, std::string help, std::string example) {
     Field f;
     f.key = std::move(key);
     f.type = "integer";
@@ -187,6 +195,7 @@ Field integer_field(std::string key, std::uint64_t LinkParams::*m, std::string u
     f.get = [m](const LinkParams& p) { return json(p.*m); };
     f.set = [m, f](LinkParams& p, const json& v) { p.*m = need_integer(f, v); };
     f.help = std::move(help);
+    f.example = std::move(example);
     return f;
 }
 
@@ -203,24 +212,25 @@ const std::vector<Field>& fields() {
                     Distribution::lognormal, Distribution::constant},
                    "distribution of the generated delays, given mean_delay_us and jitter_us"),
         duration_field("mean_delay_us", &LinkParams::mean_delay, 0, L::kMaxDelay,
-                       "mean added delay"),
+                       "mean added delay", "10ms"),
         duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
-                       "standard deviation of the added delay; 0 = constant delay"),
+                       "standard deviation of the added delay; 0 = constant delay", "3ms"),
         duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife, L::kMaxHalfLife,
-                       "half-life period t_h of adaptive delay correlation"),
+                       "half-life period t_h of adaptive delay correlation", "21ms"),
         duration_field("rate_window_us", &LinkParams::rate_window, L::kMinRateWindow,
-                       L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator"),
+                       L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator",
+                       "10ms"),
         enum_field("limiter", &LinkParams::limiter,
                    {Limiter::none, Limiter::spacer, Limiter::policer},
                    "bandwidth limit: spacer (delays to rate) or policer (drops above rate)"),
         real_field("rate_bps", &LinkParams::rate_bps, "bit/s", 0, L::kMaxRate,
-                   "rate of the spacer or policer"),
+                   "rate of the spacer or policer", "100Mbit"),
         integer_field("spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
                       static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
-                      "spacer fill limit: backlog beyond which packets are dropped"),
+                      "spacer fill limit: backlog beyond which packets are dropped", "1MiB"),
         integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
                       static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
-                      "policer bucket size"),
+                      "policer bucket size", "64KiB"),
         enum_field("byte_accounting", &LinkParams::byte_accounting,
                    {ByteAccounting::frame, ByteAccounting::wire},
                    "bytes a limiter charges: frame, or wire = frame + 20 (preamble and gap)"),
@@ -228,22 +238,98 @@ const std::vector<Field>& fields() {
                    {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott},
                    "packet loss model"),
         real_field("loss_probability", &LinkParams::loss_probability, "probability", 0, 1,
-                   "Bernoulli loss probability per packet"),
+                   "Bernoulli loss probability per packet", "0.01"),
         real_field("ge_p", &LinkParams::ge_p, "probability", 0, 1,
-                   "Gilbert-Elliott: probability of moving good -> bad after a packet"),
+                   "Gilbert-Elliott: probability of moving good -> bad after a packet", "0.01"),
         real_field("ge_r", &LinkParams::ge_r, "probability", 0, 1,
-                   "Gilbert-Elliott: probability of moving bad -> good after a packet"),
+                   "Gilbert-Elliott: probability of moving bad -> good after a packet", "0.3"),
         real_field("ge_loss_good", &LinkParams::ge_loss_good, "probability", 0, 1,
-                   "Gilbert-Elliott: loss probability in state good"),
+                   "Gilbert-Elliott: loss probability in state good", "0"),
         real_field("ge_loss_bad", &LinkParams::ge_loss_bad, "probability", 0, 1,
-                   "Gilbert-Elliott: loss probability in state bad"),
+                   "Gilbert-Elliott: loss probability in state bad", "1"),
         integer_field("buffer_limit_packets", &LinkParams::buffer_limit_packets, "packets", 1,
                       static_cast<double>(L::kMaxBufferPackets),
-                      "packets the emulator may hold at once; beyond: buffer_full drops"),
+                      "packets the emulator may hold at once; beyond: buffer_full drops", "100000"),
         integer_field("seed", &LinkParams::seed, "", 0, 1.8446744073709552e19,
-                      "random seed; 0 = chosen at start and reported"),
+                      "random seed; 0 = chosen at start and reported", "42"),
     };
     return kFields;
+}
+
+// How a field's value is written on a command line, from its type and unit.
+enum class TextKind { duration, rate, bytes, number, integer, choice };
+
+TextKind text_kind(const Field& f) {
+    if (f.type == "enum") return TextKind::choice;
+    if (f.unit == "us") return TextKind::duration;
+    if (f.unit == "bit/s") return TextKind::rate;
+    if (f.unit == "bytes") return TextKind::bytes;
+    if (f.type == "integer") return TextKind::integer;
+    return TextKind::number;
+}
+
+// "mean_delay_us" -> "mean-delay": the unit suffix goes, since the flag's text carries a unit.
+std::string flag_name(const std::string& key) {
+    std::string k = key;
+    for (std::string_view suffix : {"_us", "_bps", "_bytes", "_packets"})
+        if (k.size() > suffix.size() && k.ends_with(suffix)) {
+            k.resize(k.size() - suffix.size());
+            break;
+        }
+    for (char& c : k)
+        if (c == '_') c = '-';
+    return k;
+}
+
+std::string whole(double v) {
+    // The seed's maximum, 2^64 - 1, is 2^64 as a double: out of range for a cast.
+    if (v >= 18446744073709551615.0) return std::to_string(UINT64_MAX);
+    return std::to_string(static_cast<std::uint64_t>(v));
+}
+
+// "allowed 0ns .. 10s": the field's range in the units the flag is written in.
+std::string allowed_text(const Field& f) {
+    switch (text_kind(f)) {
+        case TextKind::choice:
+            return "allowed " + join(f.values);
+        case TextKind::duration:
+            return "allowed " + format_duration(std::llround(f.min * kNsPerUs)) + " .. " +
+                   format_duration(std::llround(f.max * kNsPerUs));
+        case TextKind::rate:
+            return "allowed " + format_rate(f.min) + " .. " + format_rate(f.max);
+        case TextKind::bytes:
+            return "allowed " + whole(f.min) + " .. " + whole(f.max) + " bytes";
+        case TextKind::integer:
+            return "allowed " + whole(f.min) + " .. " + whole(f.max) +
+                   (f.unit.empty() ? "" : " " + f.unit);
+        case TextKind::number:
+            break;
+    }
+    return "allowed " + num(f.min) + " .. " + num(f.max);
+}
+
+const char* value_name(TextKind k) {
+    switch (k) {
+        case TextKind::duration:
+            return "DURATION";
+        case TextKind::rate:
+            return "RATE";
+        case TextKind::bytes:
+            return "BYTES";
+        case TextKind::number:
+            return "P";
+        case TextKind::integer:
+            return "N";
+        case TextKind::choice:
+            break;
+    }
+    return "NAME";
+}
+
+const Field* find_field(std::string_view key) {
+    for (const Field& f : fields())
+        if (f.key == key) return &f;
+    return nullptr;
 }
 
 }  // namespace
@@ -286,9 +372,7 @@ LinkParams link_params_from_json(const json& j, const LinkParams& base) {
             "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
     LinkParams p = base;
     for (const auto& [key, value] : j.items()) {
-        const Field* field = nullptr;
-        for (const Field& f : fields())
-            if (f.key == key) field = &f;
+        const Field* field = find_field(key);
         if (!field) {
             std::vector<std::string> names;
             for (const Field& f : fields())
@@ -316,6 +400,83 @@ json link_params_schema() {
         j[f.key] = d;
     }
     return j;
+}
+
+const std::vector<LinkParamFlag>& link_param_flags() {
+    static const std::vector<LinkParamFlag> kFlags = [] {
+        std::vector<LinkParamFlag> v;
+        for (const Field& f : fields())
+            v.push_back({f.key, flag_name(f.key), value_name(text_kind(f)), f.example, f.help});
+        return v;
+    }();
+    return kFlags;
+}
+
+const LinkParamFlag* link_param_flag(std::string_view key) {
+    for (const LinkParamFlag& f : link_param_flags())
+        if (f.key == key) return &f;
+    return nullptr;
+}
+
+json link_param_from_text(std::string_view key, std::string_view text, std::string_view flag) {
+    const Field* f = find_field(key);
+    if (!f)
+        throw std::invalid_argument("link_param_from_text: no field '" + std::string(key) + "'");
+    const std::string t(text);
+    const std::string tail = "; " + allowed_text(*f) + " [" + f->key + "]";
+    auto error = [&](const std::string& what) {
+        return FlagError(std::string(flag), f->key, what + tail);
+    };
+    auto not_a = [&](const std::string& form) {
+        return error("'" + t + "' is not " + form + ", e.g. " + f->example);
+    };
+    auto check = [&](double x) {
+        if (!(x >= f->min && x <= f->max)) throw error("'" + t + "' is out of range");
+    };
+    switch (text_kind(*f)) {
+        case TextKind::duration: {
+            const auto d = parse_duration(t);
+            if (!d) throw not_a("a duration with a unit (ns, us, ms, s, min)");
+            check(static_cast<double>(*d) / kNsPerUs);
+            return static_cast<double>(*d) / kNsPerUs;
+        }
+        case TextKind::rate: {
+            const auto r = parse_rate(t);
+            if (!r)
+                throw not_a("a bit rate with a unit (bit, kbit, Mbit, Gbit, Tbit; /s optional)");
+            check(*r);
+            return *r;
+        }
+        case TextKind::bytes: {
+            const auto b = parse_bytes(t);
+            if (!b)
+                throw not_a(
+                    "a size in bytes, optionally with a unit (B, kB, KiB, MB, MiB, GB, GiB)");
+            check(static_cast<double>(*b));
+            return *b;
+        }
+        case TextKind::number: {
+            double x = 0;
+            const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+            if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(x))
+                throw not_a("a number");
+            check(x);
+            return x;
+        }
+        case TextKind::integer: {
+            std::uint64_t x = 0;
+            const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+            if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+                throw not_a("a whole number");
+            check(static_cast<double>(x));
+            return x;
+        }
+        case TextKind::choice:
+            for (const std::string& v : f->values)
+                if (t == v) return t;
+            throw error("'" + t + "' is not allowed");
+    }
+    return t;
 }
 
 }  // namespace linkem

@@ -121,6 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{"MissingUnit", "--port-a net_null0 --mean-delay 10", "--mean-delay", "unit"},
         BadCase{"DelayOutOfRange", "--port-a net_null0 --mean-delay 20s", "mean_delay_us", "10s"},
+        BadCase{"RateWithoutUnitForOneDirection", "--port-a net_null0 --a-to-b-rate 100",
+                "--a-to-b-rate: '100' is not a bit rate", "1.6Tbit/s"},
         BadCase{"ProbabilityOutOfRange", "--port-a net_null0 --loss-probability 1.5",
                 "loss_probability", "0 .. 1"},
         BadCase{"UnknownStrategy", "--port-a net_null0 --strategy sometimes", "strategy",

@@ -29,10 +29,10 @@ UsageError error_of(const std::vector<const char*>& args) {
 TEST(Cli, BuildsLinkParamsAndTrafficFromTheSharedVocabulary) {
     const CliOptions o = parse(
         {"--strategy",     "reordered", "--mean-delay",   "3ms",     "--jitter",      "300us",
-         "--half-life",    "70ms",      "--rate",         "1Gbit",   "--frame-size",  "64",
+         "--half-life",    "70ms",      "--traffic-rate", "1Gbit",   "--frame-size",  "64",
          "--duration",     "2s",        "--seed",         "9",       "--utilization", "0.8",
          "--distribution", "gamma",     "--runs",         "4",       "--traffic",     "poisson",
-         "--limiter",      "spacer",    "--limiter-rate", "900Mbit", "--json"});
+         "--limiter",      "spacer",    "--rate",         "900Mbit", "--json"});
     EXPECT_EQ(o.cfg.link.strategy, Strategy::reordered);
     EXPECT_EQ(o.cfg.link.mean_delay, 3 * kNsPerMs);
     EXPECT_EQ(o.cfg.link.jitter, 300 * kNsPerUs);
@@ -40,8 +40,8 @@ TEST(Cli, BuildsLinkParamsAndTrafficFromTheSharedVocabulary) {
     EXPECT_EQ(o.cfg.link.distribution, Distribution::gamma);
     EXPECT_EQ(o.cfg.link.seed, 9u);
     EXPECT_EQ(o.cfg.link.limiter, Limiter::spacer);
-    EXPECT_DOUBLE_EQ(o.cfg.link.rate_bps, 900e6);   // --limiter-rate: the limiter's rate_bps
-    EXPECT_DOUBLE_EQ(o.cfg.traffic.rate_bps, 1e9);  // --rate: the traffic
+    EXPECT_DOUBLE_EQ(o.cfg.link.rate_bps, 900e6);   // --rate: the limiter's rate_bps, as in linkemd
+    EXPECT_DOUBLE_EQ(o.cfg.traffic.rate_bps, 1e9);  // --traffic-rate: traffic.rate_bps
     EXPECT_EQ(o.cfg.traffic.frame_bytes, 64u);
     EXPECT_EQ(o.cfg.traffic.pattern, TrafficPattern::poisson);
     EXPECT_EQ(o.cfg.duration, 2 * kNsPerSec);
@@ -66,11 +66,19 @@ TEST(Cli, BadValuesNameTheFlagAndWhatIsAllowed) {
     };
     const std::vector<Case> cases = {
         {{"--mean-delay", "10"}, "--mean-delay", "unit"},
-        {{"--strategy", "fifo"}, "--strategy", "correlated, uncorrelated, reordered"},
+        {{"--strategy", "fifo"}, "--strategy", "'correlated', 'uncorrelated', 'reordered'"},
         {{"--distribution", "pareto"}, "--distribution", "lognormal"},
         {{"--traffic", "bursty"}, "--traffic", "cbr, poisson, sine"},
+        {{"--traffic-rate", "fast"}, "--traffic-rate", "bit rate"},
+        {{"--traffic-rate", "10bps"}, "--traffic-rate", "1 kbit/s"},
         {{"--rate", "fast"}, "--rate", "bit rate"},
-        {{"--rate", "10bps"}, "--rate", "1 kbit/s"},
+        {{"--buffer-limit", "0"}, "--buffer-limit", "1 .. 268435456"},
+        {{"--traffic-rates", "1Gbit"}, "--traffic-rates", "--sweep"},
+        // Renamed flags say what they are called now.
+        {{"--limiter-rate", "9Gbit"}, "--limiter-rate", "renamed to --rate"},
+        {{"--rates", "1Gbit,10Gbit"}, "--rates", "renamed to --traffic-rates"},
+        // --rate used to be the traffic's rate: without a limiter it would do nothing.
+        {{"--rate", "1Gbit"}, "--rate", "--traffic-rate"},
         {{"--utilization", "1.5"}, "--utilization", "0 .. 1"},
         {{"--loss-probability", "2"}, "--loss-probability", "0 .. 1"},
         {{"--runs", "0"}, "--runs", "1 .. 10000"},
@@ -80,7 +88,7 @@ TEST(Cli, BadValuesNameTheFlagAndWhatIsAllowed) {
         {{"--duration", "0s"}, "--duration", "greater than 0"},
         // Combination rules of linkem::validate, reported with the flag and the JSON field.
         {{"--distribution", "constant", "--jitter", "1ms"}, "--jitter", "jitter_us"},
-        {{"--limiter", "spacer"}, "--limiter-rate", "rate_bps"},
+        {{"--limiter", "spacer"}, "--rate", "rate_bps"},
         {{"--mean-delay", "11s"}, "--mean-delay", "mean_delay_us"},
     };
     for (const Case& c : cases) {
@@ -106,13 +114,15 @@ TEST(Cli, RunCliExitsWithTwoOnBadArgumentsAndZeroOnHelp) {
     std::ostringstream out3, err3;
     const char* help[] = {"linkem-sim", "--help"};
     EXPECT_EQ(run_cli(2, help, out3, err3), 0);
-    EXPECT_NE(out3.str().find("--limiter-rate"), std::string::npos);
+    EXPECT_NE(out3.str().find("--rate RATE"), std::string::npos);
+    EXPECT_NE(out3.str().find("--traffic-rate RATE"), std::string::npos);
+    EXPECT_EQ(out3.str().find("--limiter-rate"), std::string::npos);  // renamed, not listed
 }
 
 TEST(Cli, SmallRunPrintsJsonWithSummary) {
     std::ostringstream out, err;
-    const char* argv[] = {"linkem-sim", "--jitter", "1ms", "--rate", "1Gbit", "--duration",
-                          "200ms",      "--runs",   "2",   "--json", "-q"};
+    const char* argv[] = {"linkem-sim", "--jitter", "1ms", "--traffic-rate", "1Gbit", "--duration",
+                          "200ms",      "--runs",   "2",   "--json",         "-q"};
     ASSERT_EQ(run_cli(11, argv, out, err), 0) << err.str();
     const std::string s = out.str();
     for (const char* key : {"\"summary\"", "\"mean_delay_dev_pct\"", "\"ci95\"", "\"results\"",

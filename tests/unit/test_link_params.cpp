@@ -231,5 +231,108 @@ TEST(LinkParams, SchemaHasAnEntryForEveryKey) {
     EXPECT_EQ(schema.at("mean_delay_us").at("max").get<double>(), 1e7);
 }
 
+TEST(LinkParamFlags, OneFlagPerKeyNamedWithoutTheUnit) {
+    const json d = to_json(LinkParams{});
+    const auto& flags = link_param_flags();
+    EXPECT_EQ(flags.size(), d.size());
+    for (const LinkParamFlag& f : flags) {
+        EXPECT_TRUE(d.contains(f.key)) << f.key;
+        EXPECT_FALSE(f.example.empty()) << f.key;
+        EXPECT_EQ(link_param_flag(f.key), &f);
+        // Every example is accepted by the flag it illustrates (enums list their names).
+        const std::string example = f.example.substr(0, f.example.find('|'));
+        EXPECT_NO_THROW(link_param_from_text(f.key, example, "--" + f.flag)) << f.key;
+    }
+    EXPECT_EQ(link_param_flag("mean_delay_us")->flag, "mean-delay");
+    EXPECT_EQ(link_param_flag("rate_bps")->flag, "rate");
+    EXPECT_EQ(link_param_flag("spacer_limit_bytes")->flag, "spacer-limit");
+    EXPECT_EQ(link_param_flag("buffer_limit_packets")->flag, "buffer-limit");
+    EXPECT_EQ(link_param_flag("loss_probability")->flag, "loss-probability");
+    EXPECT_EQ(link_param_flag("ge_loss_bad")->flag, "ge-loss-bad");
+    EXPECT_EQ(link_param_flag("mean_delay_us")->value_name, "DURATION");
+    EXPECT_EQ(link_param_flag("rate_bps")->value_name, "RATE");
+    EXPECT_EQ(link_param_flag("policer_burst_bytes")->value_name, "BYTES");
+    EXPECT_EQ(link_param_flag("limiter")->value_name, "NAME");
+    EXPECT_EQ(link_param_flag("mean_delay"), nullptr);
+}
+
+TEST(LinkParamFlags, TextBecomesTheValueInTheKeysUnit) {
+    EXPECT_EQ(link_param_from_text("mean_delay_us", "10ms", "--mean-delay"), 10000.0);
+    EXPECT_EQ(link_param_from_text("jitter_us", "1.5us", "--jitter"), 1.5);
+    EXPECT_EQ(link_param_from_text("half_life_us", "10s", "--half-life"), 1e7);  // the maximum
+    EXPECT_EQ(link_param_from_text("rate_bps", "10Gbit", "--rate"), 1e10);
+    EXPECT_EQ(link_param_from_text("rate_bps", "100Mbit/s", "--rate"), 1e8);
+    EXPECT_EQ(link_param_from_text("spacer_limit_bytes", "1MiB", "--spacer-limit"), 1048576u);
+    EXPECT_EQ(link_param_from_text("policer_burst_bytes", "1518", "--policer-burst"), 1518u);
+    EXPECT_EQ(link_param_from_text("loss_probability", "0.01", "--loss-probability"), 0.01);
+    EXPECT_EQ(link_param_from_text("ge_r", "1", "--ge-r"), 1.0);
+    EXPECT_EQ(link_param_from_text("buffer_limit_packets", "100000", "--buffer-limit"), 100000u);
+    EXPECT_EQ(link_param_from_text("seed", "18446744073709551615", "--seed"),
+              std::numeric_limits<std::uint64_t>::max());
+    EXPECT_EQ(link_param_from_text("limiter", "policer", "--limiter"), "policer");
+    EXPECT_EQ(link_param_from_text("loss_model", "gilbert_elliott", "--loss-model"),
+              "gilbert_elliott");
+
+    // The values are what link_params_from_json reads: flags and config files agree.
+    const json j = {
+        {"mean_delay_us", link_param_from_text("mean_delay_us", "12.5ms", "--mean-delay")},
+        {"limiter", link_param_from_text("limiter", "spacer", "--limiter")},
+        {"rate_bps", link_param_from_text("rate_bps", "2.5G", "--rate")}};
+    const LinkParams p = link_params_from_json(j);
+    EXPECT_EQ(p.mean_delay, 12'500 * kNsPerUs);
+    EXPECT_EQ(p.limiter, Limiter::spacer);
+    EXPECT_DOUBLE_EQ(p.rate_bps, 2.5e9);
+}
+
+TEST(LinkParamFlags, BadTextNamesTheFlagTheKeyAndWhatIsAllowed) {
+    struct Case {
+        const char* key;
+        const char* text;
+        std::vector<std::string> says;  // besides the flag, the text and the key
+    };
+    const Case cases[] = {
+        // Durations need a unit; the range is given in the flag's units.
+        {"mean_delay_us", "10", {"not a duration with a unit", "e.g. 10ms", "0ns .. 10s"}},
+        {"mean_delay_us", "-3ms", {"not a duration", "0ns .. 10s"}},
+        {"jitter_us", "20s", {"out of range", "0ns .. 10s"}},
+        {"half_life_us", "0ns", {"out of range", "1us .. 10s"}},
+        // Rates.
+        {"rate_bps", "fast", {"not a bit rate", "e.g. 100Mbit", "1.6Tbit/s"}},
+        {"rate_bps", "2Tbit", {"out of range", "1.6Tbit/s"}},
+        {"rate_bps", "100", {"not a bit rate"}},  // no unit: bits or bytes? not guessed
+        // Sizes.
+        {"spacer_limit_bytes", "1 parsec", {"not a size in bytes", "64 .. 68719476736 bytes"}},
+        {"policer_burst_bytes", "10", {"out of range", "64 .. 68719476736 bytes"}},
+        // Probabilities.
+        {"loss_probability", "1.5", {"out of range", "0 .. 1"}},
+        {"ge_p", "-0.1", {"out of range", "0 .. 1"}},
+        {"ge_loss_bad", "half", {"not a number", "0 .. 1"}},
+        {"ge_r", "", {"not a number"}},
+        // Whole numbers.
+        {"buffer_limit_packets", "0", {"out of range", "1 .. 268435456 packets"}},
+        {"buffer_limit_packets", "1e5", {"not a whole number"}},
+        {"seed", "-1", {"not a whole number", "0 .. 18446744073709551615"}},
+        {"seed", "18446744073709551616", {"not a whole number"}},  // 2^64
+        // Enums list their names.
+        {"strategy", "sideways", {"not allowed", "'correlated', 'uncorrelated', 'reordered'"}},
+        {"byte_accounting", "Frame", {"not allowed", "'frame', 'wire'"}},
+    };
+    for (const Case& c : cases) {
+        const std::string flag = "--a-to-b-" + link_param_flag(c.key)->flag;
+        try {
+            (void)link_param_from_text(c.key, c.text, flag);
+            ADD_FAILURE() << c.key << " accepted '" << c.text << "'";
+        } catch (const FlagError& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(e.flag(), flag);
+            EXPECT_EQ(e.field(), c.key);
+            EXPECT_EQ(what.rfind(flag + ": '" + c.text + "'", 0), 0u) << what;
+            EXPECT_NE(what.find(std::string("[") + c.key + "]"), std::string::npos) << what;
+            for (const std::string& s : c.says)
+                EXPECT_NE(what.find(s), std::string::npos) << what << " should say '" << s << "'";
+        }
+    }
+}
+
 }  // namespace
 }  // namespace linkem

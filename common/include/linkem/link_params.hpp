@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -82,6 +83,49 @@ LinkParams link_params_from_json(const nlohmann::json& j, const LinkParams& base
 /// and docs: {"mean_delay_us": {"type":"number","unit":"us","min":0,"max":1e7,
 /// "default":0}, "strategy": {"type":"enum","values":[...],"default":"correlated"}, ...}
 nlohmann::json link_params_schema();
+
+/// A bad value given to a command-line flag. what() is "<flag>: <message>", and the message
+/// says what is allowed: "--jitter: '3' is not a duration with a unit (ns, us, ms, s, min),
+/// e.g. 3ms; allowed 0ns .. 10s [jitter_us]".
+class FlagError : public std::invalid_argument {
+  public:
+    FlagError(std::string flag, std::string field, const std::string& message)
+        : std::invalid_argument(flag + ": " + message),
+          flag_(std::move(flag)),
+          field_(std::move(field)),
+          message_(message) {}
+    const std::string& flag() const { return flag_; }
+    const std::string& field() const { return field_; }  // the JSON key
+    const std::string& message() const { return message_; }
+
+  private:
+    std::string flag_, field_, message_;
+};
+
+/// How a LinkParams field is written on a command line.
+struct LinkParamFlag {
+    std::string key;         // JSON key: "mean_delay_us"
+    std::string flag;        // the key with '_' -> '-' and no unit suffix: "mean-delay"
+    std::string value_name;  // for --help: DURATION, RATE, BYTES, P, N or NAME
+    std::string example;     // "10ms"; for enums the names: "none|spacer|policer"
+    std::string help;        // as in link_params_schema()
+};
+
+/// One entry per LinkParams field, in the struct's order: the flags every CLI offers.
+const std::vector<LinkParamFlag>& link_param_flags();
+
+/// The entry of link_param_flags() for a JSON key; nullptr if there is none.
+const LinkParamFlag* link_param_flag(std::string_view key);
+
+/// Converts the text given to a command-line flag for the LinkParams field `key` into the
+/// field's JSON value, in the key's unit: durations need a unit ("10ms" -> 10000 for
+/// mean_delay_us), rates too ("10Gbit" -> 1e10 for rate_bps), sizes take one optionally
+/// ("64KiB" -> 65536), probabilities and counts are plain numbers, enums their names.
+/// Checks the field's range; the rules that tie fields together are validate()'s.
+/// Throws FlagError naming `flag` (as the user wrote it, e.g. "--a-to-b-jitter") and the
+/// key, with the allowed form and range in the flag's units.
+nlohmann::json link_param_from_text(std::string_view key, std::string_view text,
+                                    std::string_view flag);
 
 /// Limits (also used by validation).
 struct ParamLimits {
