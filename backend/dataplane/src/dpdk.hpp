@@ -30,8 +30,12 @@ template <>
 struct PacketTraits<rte_mbuf*> {
     static std::uint32_t length(rte_mbuf* const& m) { return m->pkt_len + RTE_ETHER_CRC_LEN; }
     // Drained mbufs were last touched one delay ago and are cold: the Emulator prefetches a
-    // whole burst before reading lengths, so the misses overlap instead of queueing up.
-    static void prefetch(rte_mbuf* const& m) { rte_prefetch0(m); }
+    // whole burst before reading lengths, so the misses overlap instead of queueing up. Both
+    // header lines: freeing reads `next` in the second one (rte_pktmbuf_free, in the TX path).
+    static void prefetch(rte_mbuf* const& m) {
+        rte_prefetch0(m);
+        rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_MIN_SIZE));
+    }
 };
 
 }  // namespace linkem

@@ -128,6 +128,19 @@ class DelayDistribution {
     void configure(Distribution kind, double mean, double sd);
 
     double sample(Rng& rng) const {
+        // The normal law (the default) inline, so that a caller's loop keeps the RNG state
+        // in registers; the others behind a call.
+        if (kind_ == Distribution::normal) [[likely]]
+            return mean_ + sd_ * standard_normal(rng);
+        return sample_other(rng);
+    }
+
+    Distribution kind() const { return kind_; }
+    double mean() const { return mean_; }
+    double sd() const { return sd_; }
+
+  private:
+    [[gnu::noinline]] double sample_other(Rng& rng) const {
         switch (kind_) {
             case Distribution::constant:
                 return mean_;
@@ -143,11 +156,6 @@ class DelayDistribution {
         return mean_;
     }
 
-    Distribution kind() const { return kind_; }
-    double mean() const { return mean_; }
-    double sd() const { return sd_; }
-
-  private:
     double sample_gamma(Rng& rng) const {
         const double g = detail::marsaglia_tsang(rng, d_, c_);
         return (a_ < 1.0 ? detail::gamma_boost(rng, g, a_) : g) * b_;

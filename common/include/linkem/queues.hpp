@@ -52,6 +52,21 @@ class FifoQueue {
         return ring_[head_ & mask_].tx;
     }
 
+    /// f(pkt) for up to k packets next in line (those the next pop_due will return first).
+    /// Also prefetches the ring entries a few such calls further on, so that reading the
+    /// packets' handles next time does not wait for memory either.
+    template <class F>
+    void for_next(std::size_t k, F&& f) const {
+        const std::uint64_t end = head_ + std::min<std::uint64_t>(k, tail_ - head_);
+        for (std::uint64_t i = head_; i < end; ++i)
+            f(ring_[i & mask_].pkt);
+        if (tail_ - head_ > 4 * k) {
+            const char* far = reinterpret_cast<const char*>(&ring_[(head_ + 3 * k) & mask_]);
+            for (std::size_t b = 0; b < k * sizeof(Entry); b += 64)
+                __builtin_prefetch(far + b);
+        }
+    }
+
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
         std::size_t n = 0;
         while (n < max && head_ != tail_) {
