@@ -98,9 +98,11 @@ std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions) {
 }
 
 std::size_t eal_memory_mib(std::uint32_t mbufs) {
-    // An mbuf object takes ~2.3 KiB (pool header, rte_mbuf, 128 B headroom, 2 KiB data),
-    // but without hugepages the pool keeps objects from crossing 4 KiB pages, so each
-    // takes a page. The rest covers descriptor rings, stage rings and the EAL itself.
+    // Used with --no-huge. The pools normally live in memory linkemd maps itself
+    // (transparent huge pages, see make_pktmbuf_pool); this much EAL memory is for the
+    // fallback to DPDK's own pool memory, where the pool keeps each ~2.3 KiB object from
+    // crossing a 4 KiB page, so each takes a page. It costs nothing until touched (a sparse
+    // memfd). The rest covers descriptor rings, stage rings and the EAL itself.
     constexpr double kBytesPerMbuf = 4096;
     return static_cast<std::size_t>(mbufs * kBytesPerMbuf / (1 << 20)) + 256;
 }
