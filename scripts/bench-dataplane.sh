@@ -9,6 +9,8 @@
 #                              [--modes "zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"]
 #                              (also: c10us c1ms = constant 10 us / 1 ms: in-flight effect)
 #                              [--keep DIR] [--eal "RAW EAL ARGS for linkemd, e.g. -m 3072"]
+#                              [--rounds N] (repeat everything N times; the table shows
+#                              medians, each linkemd line against the testpmd run of its round)
 #                              [--rt PRIO]  (run testpmd and linkemd under SCHED_FIFO PRIO, so
 #                              builds and other jobs on a shared machine cannot take the
 #                              polling lcore's CPU; it does not shield caches and memory)
@@ -36,6 +38,7 @@ LCORES=shared
 MODES="zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"
 KEEP=""
 RT=()
+ROUNDS=1
 LINKEMD_EAL=${LINKEMD_EAL_ARGS:-}
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -49,7 +52,8 @@ while [[ $# -gt 0 ]]; do
         --keep) KEEP=$2; shift 2 ;;
         --eal) LINKEMD_EAL=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        --rounds) ROUNDS=$2; shift 2 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -138,26 +142,29 @@ run_one() {
 TOTAL=$((WARMUP + SECONDS_RUN + 1))
 echo "# linkem data-plane benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 [[ ${#RT[@]} -gt 0 ]] && echo "# real-time scheduling: ${RT[*]}" >&2
+[[ $ROUNDS -gt 1 ]] && echo "# $ROUNDS rounds" >&2
 echo "# warm-up ${WARMUP}s, measure ${SECONDS_RUN}s per config; linkemd: ${LINKEMD:-none} (--lcores $LCORES, --mbufs $MBUFS)" >&2
+for ((round = 0; round < ROUNDS; ++round)); do
 for size in $SIZES; do
-    name="testpmd-$size"
+    name="testpmd-$size-r$round"
     run_one "$name" $((TOTAL + 3)) "${RT[@]}" dpdk-testpmd --no-huge --no-pci -m 1024 -l 0,1 \
         --file-prefix "lkbench-$$-$name" \
         --vdev "net_null0,size=$size" --vdev "net_null1,size=$size" \
         -- --forward-mode=io --total-num-mbufs=16384 --stats-period 1 --auto-start
-    $PY "$PARSE" testpmd "$WORK/$name.log" "$WARMUP" "testpmd io" "$size" 1 >>"$RESULTS"
+    $PY "$PARSE" testpmd "$WORK/$name.log" "$WARMUP" "testpmd io" "$size" 1 "$round" >>"$RESULTS"
 
     [[ -n $LINKEMD ]] || continue
     for m in $MODES; do
-        name="linkemd-$m-$size"
+        name="linkemd-$m-$size-r$round"
         # shellcheck disable=SC2046  # mode_flags is a list of words on purpose
         run_one "$name" $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" \
             --port-a "net_null0,size=$size" --port-b "net_null1,size=$size" \
             --lcores "$LCORES" --mbufs "$MBUFS" --seed 42 \
             --stats-json --stats-interval 1s --duration "${TOTAL}s" $(mode_flags "$m") \
             -- --file-prefix "lkbench-$$-$name" $LINKEMD_EAL
-        $PY "$PARSE" linkemd "$WORK/$name.log" "$WARMUP" "$(mode_label "$m")" "$size" "$NLC" >>"$RESULTS"
+        $PY "$PARSE" linkemd "$WORK/$name.log" "$WARMUP" "$(mode_label "$m")" "$size" "$NLC" "$round" >>"$RESULTS"
     done
+done
 done
 echo
 $PY "$PARSE" table "$RESULTS"

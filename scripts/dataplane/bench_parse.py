@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Parses forwarder logs for scripts/bench-dataplane.sh (Debian python3, stdlib only).
 
-  bench_parse.py testpmd LOG WARMUP_S LABEL SIZE LCORES   -> one JSON record on stdout
-  bench_parse.py linkemd LOG WARMUP_S LABEL SIZE LCORES   -> one JSON record on stdout
+  bench_parse.py testpmd LOG WARMUP_S LABEL SIZE LCORES [ROUND]  -> one JSON record
+  bench_parse.py linkemd LOG WARMUP_S LABEL SIZE LCORES [ROUND]  -> one JSON record
   bench_parse.py table RESULTS.jsonl                      -> the comparison table
 
 A record holds the forwarded packets per second (both directions summed) averaged over the
@@ -102,62 +102,94 @@ def record(kind, log, warmup, label, size, lcores):
 
 
 def table(path):
+    """One line per (frame size, forwarder/mode). With several rounds (the script's
+    --rounds), a line shows the median over rounds, and each round's linkemd rate is
+    compared with the testpmd rate of the same round (they ran minutes apart at most), the
+    median of those ratios being the figure; "rounds min..max" shows the spread."""
     recs = [json.loads(x) for x in open(path) if x.strip()]
-    base = {r["size"]: r["pps"] for r in recs if r["forwarder"] == "testpmd" and r["pps"]}
-    by = {(r["size"], r["label"]): r for r in recs}
-    hdr = ("frame", "forwarder / mode", "Mpps/lcore", "vs testpmd", "per-s min..max",
-           "rx_nombuf", "notes")
-    print("%-5s  %-34s %10s %10s %15s %9s  %s" % hdr)
     for r in recs:
-        pps = r["pps"]
-        per = pps / r["lcores"] if pps else None
-        b = base.get(r["size"])
+        r.setdefault("round", 0)
+        r["per"] = r["pps"] / r["lcores"] if r.get("pps") else None
+    base = {(r["size"], r["round"]): r["per"] for r in recs
+            if r["forwarder"] == "testpmd" and r["per"]}
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["size"], r["label"]), []).append(r)
+    rounds = len({r["round"] for r in recs})
+
+    def med(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.median(xs) if xs else None
+
+    def ratio(rs, ref):
+        """Median over rounds of rate(rs) / rate(ref), ref being a list of records or the
+        testpmd base, matched by round."""
+        xs = []
+        for r in rs:
+            b = base.get((r["size"], r["round"])) if ref is None else next(
+                (q["per"] for q in ref if q["round"] == r["round"]), None)
+            if r["per"] and b:
+                xs.append(r["per"] / b)
+        return med(xs)
+
+    hdr = ("frame", "forwarder / mode", "Mpps/lcore", "vs testpmd",
+           "per-s min..max" if rounds == 1 else "rounds min..max", "rx_nombuf", "notes")
+    print("%-5s  %-34s %10s %10s %15s %9s  %s" % hdr)
+    for (size, label), rs in groups.items():
+        per = med([r["per"] for r in rs])
+        rel = ratio(rs, None)
+        last = rs[-1]
         notes = []
-        if r.get("error"):
-            notes.append(r["error"])
-        if r.get("loss_frac"):
-            notes.append("loss %.3f%%" % (100 * r["loss_frac"]))
-        if r.get("in_flight"):
-            notes.append("in_flight %d" % r["in_flight"])
+        if last.get("error"):
+            notes.append(last["error"])
+        loss = med([r.get("loss_frac") for r in rs])
+        if loss:
+            notes.append("loss %.3f%%" % (100 * loss))
+        if last.get("in_flight"):
+            notes.append("in_flight %d" % last["in_flight"])
         for k in ("delays_clamped", "drops_buffer_full", "drops_spacer", "tx_failed"):
-            if r.get(k):
-                notes.append("%s %d" % (k, r[k]))
+            if last.get(k):
+                notes.append("%s %d" % (k, last[k]))
+        if rounds == 1:
+            lo, hi = last["pps_min"], last["pps_max"]
+            spread = "%.1f..%.1f" % (lo / 1e6 / last["lcores"], hi / 1e6 / last["lcores"]) \
+                if lo is not None else "-"
+        else:
+            xs = [r["per"] for r in rs if r["per"]]
+            spread = "%.1f..%.1f" % (min(xs) / 1e6, max(xs) / 1e6) if xs else "-"
+        nombuf = [r["rx_nombuf"] for r in rs if r["rx_nombuf"] is not None]
         print("%-5s  %-34s %10s %10s %15s %9s  %s" % (
-            r["size"], r["label"][:34],
-            "%.2f" % (per / 1e6) if per else "-",
-            "%.0f%%" % (100 * pps / r["lcores"] / b) if (pps and b) else "-",
-            "%.1f..%.1f" % (r["pps_min"] / 1e6 / r["lcores"], r["pps_max"] / 1e6 / r["lcores"])
-            if r["pps_min"] is not None else "-",
-            r["rx_nombuf"] if r["rx_nombuf"] is not None else "-",
-            ", ".join(notes)))
+            size, label[:34], "%.2f" % (per / 1e6) if per else "-",
+            "%.0f%%" % (100 * rel) if rel else "-", spread,
+            max(nombuf) if nombuf else "-", ", ".join(notes)))
     print()
-    print("Targets (per data-plane lcore):")
+    print("Targets (per data-plane lcore%s):" %
+          ("" if rounds == 1 else "; medians over %d rounds of same-round ratios" % rounds))
     for size in sorted({r["size"] for r in recs}):
-        def get(label):
-            r = by.get((size, label))
-            return r["pps"] / r["lcores"] if r and r["pps"] else None
-        b = base.get(size)
-        csl = get("linkemd corr 10ms+-3ms + spacer + GE")
-        if b and csl:
+        csl = groups.get((size, "linkemd corr 10ms+-3ms + spacer + GE"))
+        rel = ratio(csl, None) if csl else None
+        if rel:
             print("  %sB: correlated + spacer + GE loss = %.0f%% of testpmd (target >= 50%%): %s"
-                  % (size, 100 * csl / b, "met" if csl >= 0.5 * b else "NOT met"))
+                  % (size, 100 * rel, "met" if rel >= 0.5 else "NOT met"))
         for r_lbl, c_lbl in (("linkemd reordered 10ms+-3ms", "linkemd correlated 10ms+-3ms"),
                              ("linkemd reord 10ms+-3ms + spacer + GE",
                               "linkemd corr 10ms+-3ms + spacer + GE")):
-            rr, cc = get(r_lbl), get(c_lbl)
-            if rr and cc:
+            rr, cc = groups.get((size, r_lbl)), groups.get((size, c_lbl))
+            rel = ratio(rr, cc) if rr and cc else None
+            if rel:
                 print("  %sB: %s = %.0f%% of %s (target >= 90%%): %s"
-                      % (size, r_lbl[8:], 100 * rr / cc, c_lbl[8:],
-                         "met" if rr >= 0.9 * cc else "NOT met"))
+                      % (size, r_lbl[8:], 100 * rel, c_lbl[8:],
+                         "met" if rel >= 0.9 else "NOT met"))
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "table":
         table(argv[2])
         return 0
-    if len(argv) == 7 and argv[1] in ("testpmd", "linkemd"):
-        print(json.dumps(record(argv[1], argv[2], int(argv[3]), argv[4], int(argv[5]),
-                                int(argv[6]))))
+    if len(argv) in (7, 8) and argv[1] in ("testpmd", "linkemd"):
+        rec = record(argv[1], argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]))
+        rec["round"] = int(argv[7]) if len(argv) == 8 else 0
+        print(json.dumps(rec))
         return 0
     print(__doc__, file=sys.stderr)
     return 2
