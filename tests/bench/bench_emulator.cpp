@@ -1,16 +1,25 @@
 // Cost of the emulation core per packet: Emulator::ingest + Emulator::drain, per strategy,
 // at 10^3, 10^5 and 10^6 packets in flight.
 //
-//   bench_emulator [--benchmark_repetitions=3 --benchmark_report_aggregates_only=true]
+//   bench_emulator --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+//                  --benchmark_enable_random_interleaving=true
+//
+// Random interleaving runs the repetitions of all benchmarks in a shuffled order, so on a
+// shared machine whose load drifts during the run the scenarios that are compared (e.g.
+// reordered against correlated) see the same noise rather than whatever load there was
+// when their turn came.
 //
 // Traffic as the data plane sees it: CBR arrivals of 1518-byte frames in bursts of 16 that
 // share one timestamp, mean delay 10 ms, jitter 3 ms (normal). The arrival rate is
 // in_flight / 10 ms, so rate * mean delay = the in-flight count. Each iteration ingests one
 // burst at virtual time `now` and drains everything due by `now` in bursts of 32. The
-// emulator is warmed up (40 ms of virtual time, four mean delays) before timing, and the
-// warmed-up emulator is kept across the library's calls of the same benchmark so the
-// timed loop always runs in steady state. time_per_pkt is CPU time / packets ingested.
+// emulator is warmed up (40 ms of virtual time, four mean delays) before timing, and each
+// benchmark keeps its warmed-up emulator across the library's calls (also when they are
+// interleaved with other benchmarks) so the timed loop always runs in steady state.
+// time_per_pkt is CPU time / packets ingested.
 #include <cstdint>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -99,21 +108,17 @@ struct Runner {
     Pkt in[kBurst], out[kTxBurst], dropped[kBurst];
 };
 
-// One warmed-up runner, kept while the library calls the same benchmark again (it does so
-// for each iteration-count estimate and each repetition).
-std::string g_cached_name;
-std::shared_ptr<void> g_cached;
+// The warmed-up runner of each benchmark, kept while the library calls it again (for each
+// iteration-count estimate and each repetition, which may be interleaved with the others).
+std::map<std::string, std::shared_ptr<void>> g_cached;
 
 template <template <class> class Queue>
 void BM_IngestDrain(benchmark::State& state, std::string name, Scenario sc) {
     const std::int64_t in_flight = state.range(0);
     const std::string key = name + "/" + std::to_string(in_flight);
-    if (key != g_cached_name) {
-        g_cached.reset();
-        g_cached = std::make_shared<Runner<Queue>>(sc, in_flight);
-        g_cached_name = key;
-    }
-    auto& r = *std::static_pointer_cast<Runner<Queue>>(g_cached);
+    std::shared_ptr<void>& cached = g_cached[key];
+    if (!cached) cached = std::make_shared<Runner<Queue>>(sc, in_flight);
+    auto& r = *std::static_pointer_cast<Runner<Queue>>(cached);
     const auto before = r.emu.snapshot();
     for (auto _ : state)
         r.step();
@@ -162,13 +167,20 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool interleaved = false;
+    for (int i = 1; i < argc; ++i) {
+        constexpr const char* kFlag = "--benchmark_enable_random_interleaving";
+        if (std::strncmp(argv[i], kFlag, std::strlen(kFlag)) != 0) continue;
+        const char* v = argv[i] + std::strlen(kFlag);  // "", or "=true", "=1", "=false"...
+        interleaved = v[0] == '\0' || (v[0] == '=' && v[1] != '\0' && std::strchr("tTyY1", v[1]));
+    }
     register_all();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     linkem::bench::SummaryReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
-    g_cached.reset();
+    g_cached.clear();
 
     // "median": median of the repetitions; "best": the fastest repetition of each benchmark
     // (min time_per_pkt), the figure least disturbed by other processes.
@@ -177,8 +189,11 @@ int main(int argc, char** argv) {
             return 1e9 * reporter.value("ingest_drain/" + s + "/" + std::to_string(n),
                                         "time_per_pkt", stat);
         };
-        std::printf("\nSummary, time_per_pkt ratios (%s of the repetitions):\n",
-                    stat[1] == 'e' ? "median" : "best");
+        std::printf("\nSummary, time_per_pkt ratios (%s of the repetitions, %s):\n",
+                    stat[1] == 'e' ? "median" : "best",
+                    interleaved ? "interleaved at random"
+                                : "not interleaved: --benchmark_enable_random_interleaving=true "
+                                  "compares under the same noise");
         for (int n : {1'000, 100'000, 1'000'000}) {
             const std::string at = " at " + std::to_string(n);
             linkem::bench::print_ratio(("reordered/correlated" + at).c_str(), ns("reordered", n),

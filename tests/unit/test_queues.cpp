@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "linkem/emulator.hpp"
+#include "linkem/huge_pages.hpp"
 #include "linkem/queues.hpp"
 #include "linkem/rng.hpp"
 #include "test_support.hpp"
@@ -291,6 +292,89 @@ TEST(CalendarQueue, FarFutureBeyondTheHorizonWaitsInOverflow) {
     EXPECT_TRUE(q.empty());
 }
 
+// The push's inlined range check: the first and last ring buckets, one bucket beyond the
+// ring (overflow), the active bucket and the past (late heap), each exactly at its edges.
+TEST(CalendarQueue, PushesAtTheEdgesOfTheRingKeepTheirOrder) {
+    QueuePair q;
+    const TimeNs anchor = 40 * kNsPerSec + 5 * kBucket + 77;  // calendar: just before it
+    q.push(anchor);
+    const TimeNs b0 = anchor & ~(kBucket - 1);  // start of the anchor's bucket
+    // The ring holds the anchor's bucket and the kSlots - 2 after it.
+    const TimeNs edges[] = {
+        b0 + kBucket - 1,             // the anchor's bucket, last ns
+        b0 + kBucket,                 // the next one, first ns
+        b0 + kHorizon - kBucket - 1,  // the last bucket of the ring, last ns
+        b0 + kHorizon - kBucket,      // the first bucket beyond it: overflow
+        b0 + kHorizon - 1,
+        b0 + kHorizon,
+        b0 + 2 * kHorizon,
+    };
+    for (int round = 0; round < 2; ++round)
+        for (const TimeNs t : edges) {
+            q.push(t);
+            q.push(t);  // a tie on the same path
+        }
+    q.check_next();
+    q.pop(anchor, 64);  // activates the anchor's bucket: the ring now ends one bucket later
+    for (const TimeNs t : edges)
+        q.push(t);  // ties with the earlier pushes, some of which wait in the overflow heap
+    // Now the active bucket and the past: late heap.
+    q.push(anchor - kNsPerMs);
+    q.push(b0);
+    q.push(b0 + kBucket - 1);
+    q.check_next();
+    for (TimeNs now = anchor; q.size() > 0; now += kBucket / 2) {
+        q.pop(now, 3);
+        q.check_next();
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_EQ(q.popped(), q.pushes());
+}
+
+// No reserve(): the chunk storage grows (and moves, past 2 MiB into the large-page
+// allocation) while a bucket is being drained and the next one is being prefetched.
+TEST(CalendarQueue, ChunkStorageGrowsWhileABucketIsBeingDrained) {
+    QueuePair q;
+    Rng rng(4242);
+    TimeNs now = 20 * kNsPerSec;
+    for (int i = 0; i < 3000; ++i)  // two well-filled buckets
+        q.push(now + static_cast<TimeNs>(rng() % (2 * kBucket)));
+    for (int step = 0; step < 400; ++step) {
+        q.pop(now, 7);
+        // Spread over the whole ring: one new chunk per packet for a long while.
+        for (int i = 0; i < 400; ++i)
+            q.push(now + static_cast<TimeNs>(rng() % kHorizon));
+        q.check_next();
+        if (::testing::Test::HasFatalFailure()) return;
+        now += static_cast<TimeNs>(rng() % (kBucket / 64));
+    }
+    q.pop(kForever, 1 << 22);
+    EXPECT_EQ(q.size(), 0u);
+    EXPECT_EQ(q.popped(), q.pushes());
+}
+
+// A bucket of more than 2^15 packets sorts 64-bit keys instead of 32-bit ones; next to it a
+// narrow one. Ties on a 16 ns grid, pushes into the active bucket while it drains.
+TEST(CalendarQueue, BucketsAboveTheNarrowKeyLimitKeepTheirOrder) {
+    QueuePair q;
+    Rng rng(515);
+    const TimeNs t0 = 30 * kNsPerSec;  // a bucket edge
+    q.push(t0 - kNsPerMs);             // anchors the calendar before both buckets
+    for (int i = 0; i < 70'000; ++i) {
+        const TimeNs b = i % 7 == 0 ? kBucket : 0;  // ~60k in the first, ~10k in the next
+        q.push(t0 + b + static_cast<TimeNs>(rng() % (kBucket / 16)) * 16);
+    }
+    TimeNs now = t0 - kNsPerMs;
+    while (q.size() > 0) {
+        q.pop(now, 1 + rng() % 3000);
+        if (rng() % 4 == 0) q.push(now + static_cast<TimeNs>(rng() % (kBucket / 4)));
+        q.check_next();
+        if (::testing::Test::HasFatalFailure()) return;
+        now += static_cast<TimeNs>(rng() % 2000);
+    }
+    EXPECT_EQ(q.popped(), q.pushes());
+}
+
 // ---------------------------------------------------------------------------------------
 // Through the Emulator: FIFO strategies never reorder, the reordering one sends by tx.
 
@@ -324,6 +408,73 @@ std::vector<std::pair<std::uint64_t, TimeNs>> run(Strategy s, std::size_t n) {
             out.emplace_back(got[j].seq, tx[j]);
     EXPECT_EQ(out.size(), n);
     return out;
+}
+
+// for_next shows the packets the next pop_due will return first (the Emulator prefetches
+// them a drain ahead). The FIFO shows all k; the calendar queue what its active bucket
+// holds (pop_due may go on into the next bucket).
+template <class Queue>
+void expect_for_next_matches_pop(Queue& q, TimeNs now, bool shows_all) {
+    std::vector<std::uint64_t> peeked;
+    q.for_next(16, [&](const Packet& p) { peeked.push_back(p.seq); });
+    EXPECT_LE(peeked.size(), 16u);
+    Packet out[16];
+    TimeNs tx[16];
+    const std::size_t n = q.pop_due(now, out, tx, 16);
+    if (shows_all) {
+        EXPECT_EQ(peeked.size(), std::min<std::size_t>(16, q.size() + n));
+    }
+    for (std::size_t i = 0; i < std::min(n, peeked.size()); ++i)
+        EXPECT_EQ(out[i].seq, peeked[i]) << i;
+}
+
+TEST(QueueLookahead, ForNextShowsWhatTheNextPopReturns) {
+    FifoQueue<Packet> f;
+    CalendarQueue<Packet> c;
+    Rng rng(7);
+    // The first push is the earliest, so none lands before the calendar's anchor (those go
+    // to the late heap, which for_next does not show).
+    for (std::uint64_t i = 0; i < 5000; ++i) {
+        const auto t = static_cast<TimeNs>(1'000'000 + (i ? rng() % 20'000'000 : 0));
+        f.push(static_cast<TimeNs>(i), pkt(i));
+        c.push(t, pkt(i));
+    }
+    std::size_t visits = 0;
+    f.for_next(0, [&](const Packet&) { ++visits; });
+    EXPECT_EQ(visits, 0u);
+    for (TimeNs now = 0; now < 30'000'000; now += 50'000) {
+        expect_for_next_matches_pop(f, now / 5'000, true);
+        expect_for_next_matches_pop(c, now, false);
+    }
+    // Nothing left: nothing to show.
+    Packet out[8192];
+    f.pop_due(kForever, out, nullptr, 8192);
+    c.pop_due(kForever, out, nullptr, 8192);
+    f.for_next(16, [&](const Packet&) { ++visits; });
+    c.for_next(16, [&](const Packet&) { ++visits; });
+    EXPECT_EQ(visits, 0u);
+}
+
+TEST(HugePages, BlocksAreAlignedWholePagesThatWork) {
+    EXPECT_EQ(huge_pages_round(1), kHugePageSize);
+    EXPECT_EQ(huge_pages_round(kHugePageSize), kHugePageSize);
+    EXPECT_EQ(huge_pages_round(kHugePageSize + 1), 2 * kHugePageSize);
+    const std::size_t bytes = 3 * kHugePageSize + 123;
+    auto* p = static_cast<unsigned char*>(huge_pages_allocate(bytes, /*prefault=*/true));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % kHugePageSize, 0u);
+    EXPECT_EQ(p[0], 0);  // zeroed
+    p[0] = 1;
+    p[bytes - 1] = 2;
+    EXPECT_LE(huge_pages_backed(p, bytes), huge_pages_round(bytes));  // THP is only advice
+    huge_pages_free(p, bytes);
+    // The queue's chunk storage crosses 2 MiB and goes through it.
+    CalendarQueue<Packet> c;
+    c.reserve(200'000);
+    c.push(5, pkt(1));
+    Packet out[1];
+    EXPECT_EQ(c.pop_due(kForever, out, nullptr, 1), 1u);
+    EXPECT_EQ(out[0].seq, 1u);
 }
 
 TEST(EmulatorOrder, FifoStrategiesNeverReorder) {

@@ -1,7 +1,6 @@
 #include "linkem/dataplane/eal.hpp"
 
 #include <sched.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +17,7 @@
 #include <rte_mbuf_pool_ops.h>
 
 #include "dpdk.hpp"
+#include "linkem/huge_pages.hpp"
 
 namespace linkem::dp {
 
@@ -74,8 +74,6 @@ void collect_parked_pools() {
 
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
 // Free mbufs are kept on a stack (DPDK's "stack" mempool driver) rather than a FIFO ring:
 // an emulator holds a varying number of packets (a correlated delay swings the backlog by
 // tens of thousands), and whenever it grows, a ring hands out the mbufs freed longest ago
@@ -96,26 +94,8 @@ void unmap_pool_chunk(rte_mempool_memhdr*, void* opaque) {
         --m->chunks;
         return;
     }
-    munmap(m->addr, m->len);
+    huge_pages_free(m->addr, m->len);
     delete m;
-}
-
-// Bytes of [addr, addr + len) backed by transparent huge pages, from /proc/self/smaps.
-std::size_t thp_bytes(const void* addr, std::size_t len) {
-    std::ifstream smaps("/proc/self/smaps");
-    const auto lo = reinterpret_cast<std::uintptr_t>(addr), hi = lo + len;
-    bool inside = false;
-    std::size_t kib = 0;
-    for (std::string line; std::getline(smaps, line);) {
-        unsigned long a = 0, b = 0;
-        if (std::sscanf(line.c_str(), "%lx-%lx ", &a, &b) == 2 && line.find(':') > line.find(' ')) {
-            inside = a < hi && b > lo;
-            continue;
-        }
-        unsigned long k = 0;
-        if (inside && std::sscanf(line.c_str(), "AnonHugePages: %lu kB", &k) == 1) kib += k;
-    }
-    return kib * 1024;
 }
 
 // Without hugetlbfs, DPDK's own memory (--no-huge) is a 4 KiB-page memfd and the pool keeps
@@ -151,25 +131,19 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
     rte_mempool_objsz sz{};
     rte_mempool_calc_obj_size(elt, RTE_MEMPOOL_F_NO_IOVA_CONTIG, &sz);
     const std::size_t need = std::size_t{n} * sz.total_size + RTE_CACHE_LINE_SIZE;
-    const std::size_t len = (need + kHugePage - 1) / kHugePage * kHugePage;
-    // Over-map by one huge page to align the start, then trim.
-    void* raw =
-        mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return fail("cannot map memory for it");
-    const auto r = reinterpret_cast<std::uintptr_t>(raw);
-    const std::uintptr_t a = (r + kHugePage - 1) & ~(kHugePage - 1);
-    if (a > r) munmap(raw, a - r);
-    if (a + len < r + len + kHugePage) munmap(reinterpret_cast<void*>(a + len), r + kHugePage - a);
-    void* addr = reinterpret_cast<void*>(a);
-    madvise(addr, len, MADV_HUGEPAGE);        // a hint: without THP we still pack densely
-    madvise(addr, len, MADV_POPULATE_WRITE);  // fault it in now, not on the packet path
-
+    const std::size_t len = huge_pages_round(need);
+    void* addr = nullptr;
+    try {
+        addr = huge_pages_allocate(len, /*prefault=*/true);  // not on the packet path
+    } catch (const std::bad_alloc&) {
+        return fail("cannot map memory for it");
+    }
     auto* mapping = new PoolMapping{addr, len, 0};
-    const int ret = rte_mempool_populate_virt(mp, static_cast<char*>(addr), len, kHugePage,
+    const int ret = rte_mempool_populate_virt(mp, static_cast<char*>(addr), len, kHugePageSize,
                                               unmap_pool_chunk, mapping);
     if (ret < 0 || mp->populated_size < n) {
         if (ret <= 0) {
-            munmap(addr, len);
+            huge_pages_free(addr, len);
             delete mapping;
         } else {
             mapping->chunks = mp->nb_mem_chunks;
@@ -180,7 +154,7 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
     rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
     log("pool %s: %u mbufs in %zu MiB of own memory, %zu MiB of it on 2 MiB pages "
         "(transparent huge pages; no hugetlbfs)",
-        name.c_str(), n, len >> 20, thp_bytes(addr, len) >> 20);
+        name.c_str(), n, len >> 20, huge_pages_backed(addr, len) >> 20);
     return mp;
 }
 

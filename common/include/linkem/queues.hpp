@@ -16,12 +16,49 @@
 #include <cassert>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <optional>
 #include <vector>
 
+#include "linkem/huge_pages.hpp"
 #include "linkem/time.hpp"
 
 namespace linkem {
+
+namespace detail {
+
+/// Allocator for large arrays read and written at random (huge_pages.hpp): blocks of 2 MiB
+/// or more go on transparent huge pages. With 4 KiB pages every bucket of the calendar
+/// queue sits on pages of its own, and the pushes, which hop between some hundred buckets,
+/// miss the first-level TLB (page walks are dearer in a VM).
+template <class T>
+struct LargePageAllocator {
+    using value_type = T;
+
+    LargePageAllocator() = default;
+    template <class U>
+    LargePageAllocator(const LargePageAllocator<U>&) {}
+
+    T* allocate(std::size_t n) {
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < kHugePageSize)
+            return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
+        return static_cast<T*>(huge_pages_allocate(bytes));
+    }
+    void deallocate(T* p, std::size_t n) {
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < kHugePageSize)
+            ::operator delete (p, std::align_val_t{alignof(T)});
+        else
+            huge_pages_free(p, bytes);
+    }
+    template <class U>
+    bool operator==(const LargePageAllocator<U>&) const {
+        return true;
+    }
+};
+
+}  // namespace detail
 
 template <class Packet>
 struct QueueEntry {
@@ -151,8 +188,10 @@ class BinaryHeapQueue {
 /// bits | position in the bucket; 32 bits while the bucket holds at most 2^15 packets,
 /// else 64), the keys are radix-sorted on the offset bits (two counting passes over the
 /// keys rather than the entries; a rank sort for small buckets), and the drain walks the
-/// sorted keys, fetching each packet from its chunk. The chunks go back to the free list
-/// when the next bucket is activated. Pushes that land
+/// sorted keys, fetching each packet from its chunk. While it drains, the chunks of the
+/// next bucket are prefetched into L2, in step with the drain, so that its activation does
+/// not wait for memory. The chunks go back to the free list when the next bucket is
+/// activated; they live in one array on transparent huge pages. Pushes that land
 /// in the active bucket or before it (delays shorter than the bucket) go to a small binary
 /// heap merged at the drain; pushes beyond the ring's horizon wait in an overflow min-heap
 /// and move into the ring when the horizon reaches them.
@@ -186,17 +225,12 @@ class CalendarQueue {
         const std::int64_t b = tx >> kShift;
         if (size_ == 0) cur_ = b - 1;  // empty: re-anchor the calendar just before tx
         ++size_;
-        if (b <= cur_) {
-            late_push(tx, pkt);
-        } else if (b - cur_ < static_cast<std::int64_t>(kSlots)) {
+        // Inlined common case: a bucket after the active one, within the ring (cur_ < b <
+        // cur_ + kSlots).
+        if (static_cast<std::uint64_t>(b - cur_ - 1) < kSlots - 1) [[likely]]
             slot_append(b, tx, pkt);
-        } else {
-            // Beyond the horizon: a min-heap, so each entry is moved into the ring exactly
-            // once, when the horizon reaches it (O(log n) per far-future packet).
-            overflow_.push_back(LateItem{tx, late_seq_++, pkt});
-            std::push_heap(overflow_.begin(), overflow_.end(), LateLater{});
-            overflow_min_b_ = overflow_.front().tx >> kShift;
-        }
+        else
+            push_outside_ring(b, tx, pkt);
     }
 
     /// Earliest tx held. May activate the next bucket early (which is always correct).
@@ -235,7 +269,17 @@ class CalendarQueue {
             ++n;
             --size_;
         }
+        prefetch_next_bucket();
         return n;
+    }
+
+    /// f(pkt) for up to k packets next in line in the active bucket (the first ones the next
+    /// pop_due returns, unless the late heap holds earlier ones).
+    template <class F>
+    void for_next(std::size_t k, F&& f) const {
+        const std::size_t end = std::min(active_n_, active_pos_ + k);
+        for (std::size_t pos = active_pos_; pos < end; ++pos)
+            f(active_packet(active_index(pos)));
     }
 
   private:
@@ -315,15 +359,40 @@ class CalendarQueue {
         return t;
     }
 
+    [[gnu::noinline]] void push_outside_ring(std::int64_t b, TimeNs tx, const Packet& pkt) {
+        if (b <= cur_) {
+            late_push(tx, pkt);
+        } else {
+            // Beyond the horizon: a min-heap, so each entry is moved into the ring exactly
+            // once, when the horizon reaches it (O(log n) per far-future packet).
+            overflow_.push_back(LateItem{tx, late_seq_++, pkt});
+            std::push_heap(overflow_.begin(), overflow_.end(), LateLater{});
+            overflow_min_b_ = overflow_.front().tx >> kShift;
+        }
+    }
+
     void late_push(TimeNs tx, const Packet& pkt) {
         late_.push_back(LateItem{tx, late_seq_++, pkt});
         std::push_heap(late_.begin(), late_.end(), LateLater{});
     }
 
+    template <int kLocality = 3>
     void prefetch_chunk(std::uint32_t c) const {
         const char* p = reinterpret_cast<const char*>(&chunks_[c]);
         for (std::size_t off = 0; off < sizeof(Chunk); off += 64)
-            __builtin_prefetch(p + off);
+            __builtin_prefetch(p + off, 0, kLocality);
+    }
+
+    // The next bucket was filled long ago and is out of cache. Fetching it all at its
+    // activation stalls on memory; fetching it into L2 in step with the drain of the active
+    // bucket overlaps the misses with the work. (Only ever a hint: pf_chunk_ follows a chunk
+    // list, and a stale one just prefetches the wrong lines.)
+    void prefetch_next_bucket() {
+        while (pf_chunk_ != kNil && pf_done_ * active_n_ <= active_pos_ * pf_total_) {
+            prefetch_chunk<2>(pf_chunk_);
+            pf_chunk_ = next_[pf_chunk_];
+            ++pf_done_;
+        }
     }
 
     void add_chunk() {
@@ -332,27 +401,32 @@ class CalendarQueue {
         free_ = static_cast<std::uint32_t>(chunks_.size() - 1);
     }
 
-    void slot_append(std::int64_t b, TimeNs tx, const Packet& pkt) {
+    // Inlined into push: two stores and a count; taking a chunk is out of line.
+    [[gnu::always_inline]] void slot_append(std::int64_t b, TimeNs tx, const Packet& pkt) {
         const std::size_t si = static_cast<std::size_t>(b) & (kSlots - 1);
         Slot& s = slots_[si];
         const std::uint32_t pos = s.count % kChunk;
-        if (pos == 0) {
-            if (free_ == kNil) add_chunk();
-            const std::uint32_t c = free_;
-            free_ = next_[c];
-            next_[c] = kNil;
-            if (s.tail == kNil) {
-                s.head = c;
-                bitmap_[si / 64] |= std::uint64_t{1} << (si % 64);
-            } else {
-                next_[s.tail] = c;
-            }
-            s.tail = c;
-        }
+        if (pos == 0) [[unlikely]]
+            take_chunk(s, si);
         Chunk& c = chunks_[s.tail];
         c.off[pos] = static_cast<std::uint32_t>(tx & kOffsetMask);
         c.pkt[pos] = pkt;
         ++s.count;
+    }
+
+    // Appends a free chunk to slot si's list (its previous chunk is full, or it had none).
+    [[gnu::noinline]] void take_chunk(Slot& s, std::size_t si) {
+        if (free_ == kNil) add_chunk();
+        const std::uint32_t c = free_;
+        free_ = next_[c];
+        next_[c] = kNil;
+        if (s.tail == kNil) {
+            s.head = c;
+            bitmap_[si / 64] |= std::uint64_t{1} << (si % 64);
+        } else {
+            next_[s.tail] = c;
+        }
+        s.tail = c;
     }
 
     // Next non-empty ring bucket after cur_, or nullopt.
@@ -410,6 +484,7 @@ class CalendarQueue {
         active_n_ = n;
         active_pos_ = 0;
         active_base_ = cur_ << kShift;
+        pf_chunk_ = kNil;
         if (n == 0) return;
 
         // The bucket was filled long ago and is likely out of cache, and a chunk chain
@@ -426,6 +501,10 @@ class CalendarQueue {
             sort_keys<std::uint32_t, kNarrowIndexBits>(keys32_, tmp32_, n);
         s = Slot{};
         bitmap_[si / 64] &= ~(std::uint64_t{1} << (si % 64));
+        const Slot& next = slots_[(si + 1) & (kSlots - 1)];
+        pf_chunk_ = next.head;
+        pf_total_ = (next.count + kChunk - 1) / kChunk;
+        pf_done_ = 0;
     }
 
     // LSD radix sort of the keys on the offset bits: two stable counting passes.
@@ -493,7 +572,7 @@ class CalendarQueue {
         }
     }
 
-    std::vector<Chunk> chunks_;
+    std::vector<Chunk, detail::LargePageAllocator<Chunk>> chunks_;
     std::vector<std::uint32_t> next_;  // chunk links (free list and bucket lists)
     std::uint32_t free_ = kNil;
     std::vector<Slot> slots_;
@@ -507,6 +586,9 @@ class CalendarQueue {
     std::vector<std::uint32_t> active_chunks_;
     std::size_t active_pos_ = 0;
     TimeNs active_base_ = 0;
+    // Prefetch of the next bucket during the drain: next chunk, chunks done, chunks in all.
+    std::uint32_t pf_chunk_ = kNil;
+    std::size_t pf_done_ = 0, pf_total_ = 0;
     std::vector<LateItem> late_;
     std::uint64_t late_seq_ = 0;
     std::vector<LateItem> overflow_;
