@@ -182,21 +182,22 @@ class Emulator {
     std::size_t drain(TimeNs now, Packet* out, std::size_t max, TimeNs* tx_out = nullptr) {
         const std::size_t n = uses_fifo() ? fifo_.pop_due(now, out, tx_out, max)
                                           : reorder_.pop_due(now, out, tx_out, max);
-        if constexpr (requires(const Packet& p) { Traits::prefetch(p); }) {
-            // Packets leave long after they arrived, so their headers are cold (the data
-            // plane's traits prefetch the mbuf). The packets next in line are fetched now,
-            // a drain ahead of their use, so that the memory latency overlaps the work in
-            // between; this burst's were fetched by the previous drain (prefetching them
-            // again costs little and covers the first drain after a pause).
-            for (std::size_t i = 0; i < n; ++i)
-                Traits::prefetch(out[i]);
-            const auto ahead = [](const Packet& p) { Traits::prefetch(p); };
-            if (uses_fifo())
-                fifo_.for_next(max, ahead);
-            else if constexpr (requires { reorder_.for_next(max, ahead); })
-                reorder_.for_next(max, ahead);
-        }
         if (n) {
+            if constexpr (requires(const Packet& p) { Traits::prefetch(p); }) {
+                // Packets leave long after they arrived, so their headers are cold (the data
+                // plane's traits prefetch the mbuf). The packets next in line are fetched
+                // now, a drain ahead of their use, so that the memory latency overlaps the
+                // work in between; this burst's were fetched by the previous drain
+                // (prefetching them again costs little and covers the first drain after a
+                // pause). An idle poll (nothing due) fetches nothing.
+                for (std::size_t i = 0; i < n; ++i)
+                    Traits::prefetch(out[i]);
+                const auto ahead = [](const Packet& p) { Traits::prefetch(p); };
+                if (uses_fifo())
+                    fifo_.for_next(max, ahead);
+                else if constexpr (requires { reorder_.for_next(max, ahead); })
+                    reorder_.for_next(max, ahead);
+            }
             std::uint64_t bytes = 0;
             for (std::size_t i = 0; i < n; ++i)
                 bytes += Traits::length(out[i]);
