@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -138,19 +139,17 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
     } catch (const std::bad_alloc&) {
         return fail("cannot map memory for it");
     }
-    auto* mapping = new PoolMapping{addr, len, 0};
+    auto mapping = std::make_unique<PoolMapping>(PoolMapping{addr, len, 0});
     const int ret = rte_mempool_populate_virt(mp, static_cast<char*>(addr), len, kHugePageSize,
-                                              unmap_pool_chunk, mapping);
-    if (ret < 0 || mp->populated_size < n) {
-        if (ret <= 0) {
-            huge_pages_free(addr, len);
-            delete mapping;
-        } else {
-            mapping->chunks = mp->nb_mem_chunks;
-        }
+                                              unmap_pool_chunk, mapping.get());
+    if (ret <= 0) {
+        huge_pages_free(addr, len);
         return fail("cannot populate it");
     }
+    // From here the pool owns the mapping: freeing its last chunk unmaps it.
     mapping->chunks = mp->nb_mem_chunks;
+    mapping.release();
+    if (mp->populated_size < n) return fail("cannot populate it");
     rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
     log("pool %s: %u mbufs in %zu MiB of own memory, %zu MiB of it on 2 MiB pages "
         "(transparent huge pages; no hugetlbfs)",
