@@ -217,8 +217,8 @@ Options build_options(const CommandLine& cl) {
         } else {
             const auto d = parse_duration(cl.stats_interval);
             if (!d)
-                throw UsageError("--stats-interval: '" + cl.stats_interval +
-                                 "' is not a duration with a unit (e.g. 1s, 500ms); 0 = none");
+                throw UsageError("--stats-interval: '" + cl.stats_interval + "' is not " +
+                                 std::string(kDurationForm) + ", e.g. 1s; 0 = none");
             o.stats_interval = *d;
         }
     } else if (file.contains("stats_interval_us")) {
@@ -233,8 +233,8 @@ Options build_options(const CommandLine& cl) {
     if (!cl.duration.empty()) {
         const auto d = parse_duration(cl.duration);
         if (!d || *d <= 0)
-            throw UsageError("--duration: '" + cl.duration +
-                             "' is not a positive duration with a unit (e.g. 10s, 500ms)");
+            throw UsageError("--duration: '" + cl.duration + "' is not positive, or not " +
+                             std::string(kDurationForm) + ", e.g. 10s");
         o.duration = *d;
     }
 

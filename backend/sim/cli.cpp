@@ -1,6 +1,5 @@
 #include "cli.hpp"
 
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -31,51 +30,42 @@ std::string join(const std::vector<std::string>& v) {
 DurationNs need_duration(const std::string& flag, const std::string& v) {
     const auto d = parse_duration(v);
     if (!d)
-        throw UsageError(flag, "'" + v +
-                                   "' is not a duration; give a non-negative number with a unit "
-                                   "(ns, us, ms, s, min), e.g. 10ms");
+        throw UsageError(flag, "'" + v + "' is not " + std::string(kDurationForm) + ", e.g. 10ms");
     return *d;
 }
 
 double need_rate(const std::string& flag, const std::string& v) {
     const auto r = parse_rate(v);
     if (!r)
-        throw UsageError(flag, "'" + v +
-                                   "' is not a bit rate; give a number with a unit, e.g. "
-                                   "10Gbit, 100Mbit/s, 1e9bps");
+        throw UsageError(flag, "'" + v + "' is not " + std::string(kRateForm) + ", e.g. 10Gbit");
     return *r;
 }
 
 std::uint64_t need_bytes(const std::string& flag, const std::string& v) {
     const auto b = parse_bytes(v);
-    if (!b) throw UsageError(flag, "'" + v + "' is not a size; e.g. 1518, 64KiB, 1MB");
+    if (!b) throw UsageError(flag, "'" + v + "' is not " + std::string(kBytesForm) + ", e.g. 1518");
     return *b;
 }
 
 double need_number(const std::string& flag, const std::string& v, double lo, double hi) {
-    double x = 0;
-    const char* end = v.data() + v.size();
-    const auto [p, ec] = std::from_chars(v.data(), end, x);
-    if (ec != std::errc() || p != end || !std::isfinite(x))
-        throw UsageError(flag, "'" + v + "' is not a number");
-    if (x < lo || x > hi) {
+    const auto x = parse_number(v);
+    if (!x) throw UsageError(flag, "'" + v + "' is not " + std::string(kNumberForm));
+    if (*x < lo || *x > hi) {
         std::ostringstream os;
         os << "'" << v << "' is out of range; allowed " << lo << " .. " << hi;
         throw UsageError(flag, os.str());
     }
-    return x;
+    return *x;
 }
 
 std::uint64_t need_uint(const std::string& flag, const std::string& v, std::uint64_t lo,
                         std::uint64_t hi) {
-    std::uint64_t x = 0;
-    const char* end = v.data() + v.size();
-    const auto [p, ec] = std::from_chars(v.data(), end, x);
-    if (ec != std::errc() || p != end) throw UsageError(flag, "'" + v + "' is not a whole number");
-    if (x < lo || x > hi)
+    const auto x = parse_whole(v);
+    if (!x) throw UsageError(flag, "'" + v + "' is not " + std::string(kWholeForm));
+    if (*x < lo || *x > hi)
         throw UsageError(flag, "'" + v + "' is out of range; allowed " + std::to_string(lo) +
                                    " .. " + std::to_string(hi));
-    return x;
+    return *x;
 }
 
 template <class E>

@@ -1,6 +1,5 @@
 #include "linkem/link_params.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -436,40 +435,34 @@ json link_param_from_text(std::string_view key, std::string_view text, std::stri
     switch (text_kind(*f)) {
         case TextKind::duration: {
             const auto d = parse_duration(t);
-            if (!d) throw not_a("a duration with a unit (ns, us, ms, s, min)");
-            check(static_cast<double>(*d) / kNsPerUs);
-            return static_cast<double>(*d) / kNsPerUs;
+            if (!d) throw not_a(std::string(kDurationForm));
+            const double us = static_cast<double>(*d) / kNsPerUs;
+            check(us);
+            return us;
         }
         case TextKind::rate: {
             const auto r = parse_rate(t);
-            if (!r)
-                throw not_a("a bit rate with a unit (bit, kbit, Mbit, Gbit, Tbit; /s optional)");
+            if (!r) throw not_a(std::string(kRateForm));
             check(*r);
             return *r;
         }
         case TextKind::bytes: {
             const auto b = parse_bytes(t);
-            if (!b)
-                throw not_a(
-                    "a size in bytes, optionally with a unit (B, kB, KiB, MB, MiB, GB, GiB)");
+            if (!b) throw not_a(std::string(kBytesForm));
             check(static_cast<double>(*b));
             return *b;
         }
         case TextKind::number: {
-            double x = 0;
-            const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-            if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(x))
-                throw not_a("a number");
-            check(x);
-            return x;
+            const auto x = parse_number(t);
+            if (!x) throw not_a(std::string(kNumberForm));
+            check(*x);
+            return *x;
         }
         case TextKind::integer: {
-            std::uint64_t x = 0;
-            const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-            if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-                throw not_a("a whole number");
-            check(static_cast<double>(x));
-            return x;
+            const auto x = parse_whole(t);
+            if (!x) throw not_a(std::string(kWholeForm));
+            check(static_cast<double>(*x));
+            return *x;
         }
         case TextKind::choice:
             for (const std::string& v : f->values)

@@ -93,6 +93,22 @@ std::optional<double> parse_rate(std::string_view text) {
     return v * factor;
 }
 
+std::optional<double> parse_number(std::string_view text) {
+    double x = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, x);
+    if (text.empty() || ec != std::errc() || p != end || !std::isfinite(x)) return std::nullopt;
+    return x;
+}
+
+std::optional<std::uint64_t> parse_whole(std::string_view text) {
+    std::uint64_t x = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, x);
+    if (text.empty() || ec != std::errc() || p != end) return std::nullopt;
+    return x;
+}
+
 std::optional<std::uint64_t> parse_bytes(std::string_view text) {
     double v = 0;
     std::string_view unit;

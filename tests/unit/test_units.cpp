@@ -89,6 +89,18 @@ TEST(Units, FormatDurationAndRate) {
         EXPECT_DOUBLE_EQ(*parse_rate(format_rate(r)), r) << format_rate(r);
 }
 
+TEST(Units, PlainNumbersAreTheWholeText) {
+    EXPECT_EQ(parse_number("0.01"), 0.01);
+    EXPECT_EQ(parse_number("1e-3"), 1e-3);
+    EXPECT_EQ(parse_number("-2"), -2.0);
+    for (const char* bad : {"", "1%", "0.5 ", " 1", "abc", "inf", "nan", "1e999"})
+        EXPECT_FALSE(parse_number(bad).has_value()) << bad;
+    EXPECT_EQ(parse_whole("100000"), 100000u);
+    EXPECT_EQ(parse_whole("18446744073709551615"), UINT64_MAX);
+    for (const char* bad : {"", "-1", "1.5", "1e3", "18446744073709551616", "7 "})
+        EXPECT_FALSE(parse_whole(bad).has_value()) << bad;
+}
+
 TEST(Units, EthernetWireOverheadIsPreambleAndGap) {
     EXPECT_EQ(kEthernetWireOverhead, 20u);
 }
