@@ -115,6 +115,10 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_option("--mbufs", cl.mbufs, "mbufs in the pools (default: sized from the limits)")
         ->type_name("N")
         ->group("Threads and I/O");
+    app.add_flag("--hold-mbufs", cl.hold_mbufs,
+                 "queue whole mbufs instead of exchanging packet buffers (slower; for "
+                 "comparison)")
+        ->group("Threads and I/O");
     app.add_option("--stats-interval", cl.stats_interval, "periodic stats (default 1s; 0: none)")
         ->type_name("DURATION")
         ->group("Run control and output");
@@ -155,8 +159,9 @@ Options build_options(const CommandLine& cl) {
         }
         if (!file.is_object()) throw UsageError(src + ": expected a JSON object");
         for (const auto& [key, value] : file.items()) {
-            static const auto known = {"port_a", "port_b", "lcores", "burst", "stats_interval_us",
-                                       "mbufs",  "a_to_b", "b_to_a"};
+            static const auto known = {
+                "port_a", "port_b",     "lcores", "burst", "stats_interval_us",
+                "mbufs",  "hold_mbufs", "a_to_b", "b_to_a"};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
                 known.end())
                 throw UsageError(src + ": unknown key '" + key + "'; known: " + join_keys(known));
@@ -210,6 +215,13 @@ Options build_options(const CommandLine& cl) {
         dc.mbufs = static_cast<std::uint32_t>(
             integer_key(src + ": mbufs", file["mbufs"], dp::kMinMbufs, dp::kMaxMbufs));
         o.mbufs_given = true;
+    }
+    if (cl.hold_mbufs) {
+        dc.hold_mbufs = true;
+    } else if (file.contains("hold_mbufs")) {
+        if (!file["hold_mbufs"].is_boolean())
+            throw UsageError(src + ": hold_mbufs: expected true or false");
+        dc.hold_mbufs = file["hold_mbufs"].get<bool>();
     }
     if (!cl.stats_interval.empty()) {
         if (cl.stats_interval == "0") {
@@ -305,6 +317,7 @@ json to_json(const Options& o) {
     j["burst"] = dc.burst;
     j["stats_interval_us"] = static_cast<double>(o.stats_interval) / kNsPerUs;
     j["mbufs"] = dc.mbufs;
+    j["hold_mbufs"] = dc.hold_mbufs;
     j["a_to_b"] = to_json(dc.link.a_to_b);
     if (!dc.port_b.empty()) j["b_to_a"] = to_json(dc.link.b_to_a);
     return j;

@@ -28,7 +28,7 @@ class UsageError : public std::runtime_error {
 /// The raw command line, kept to redo the layering on reload.
 struct CommandLine {
     std::string port_a, port_b, config, lcores, burst, mbufs, stats_interval, duration;
-    bool stats_json = false, print_config = false;
+    bool stats_json = false, print_config = false, hold_mbufs = false;
     // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
     std::vector<std::array<std::string, 3>> params;
     std::vector<std::string> eal_args;  // after "--"

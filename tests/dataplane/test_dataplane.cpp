@@ -25,6 +25,7 @@ namespace linkem::dp {
 namespace {
 
 Eal* g_eal = nullptr;
+bool g_hold_mbufs = false;
 
 class EalEnvironment : public ::testing::Environment {
   public:
@@ -65,6 +66,7 @@ struct Probe {
     std::uint64_t seq;
     TimeNs sent;
     TimeNs received;
+    std::size_t length = 0;  // of the frame as received
     double delay_ms() const { return static_cast<double>(received - sent) / 1e6; }
 };
 
@@ -121,6 +123,7 @@ void run_flows(std::vector<Flow*> flows, DurationNs drain_time) {
                     std::memcpy(&p.sent, b.data() + kTimeOff, 8);
                     std::memcpy(&tag, b.data() + kTagOff, 4);
                     p.received = now_ns();
+                    p.length = b.size();
                     for (Flow* f : flows)
                         if (f->tag == tag) {
                             f->got.push_back(p);
@@ -152,6 +155,7 @@ DataplaneConfig two_port(const VirtualPort& a, const VirtualPort& b, const LinkP
     c.port_b = b.name();
     c.layout = Layout::shared;
     c.mbufs = 16384;
+    c.hold_mbufs = g_hold_mbufs;
     c.link = {p, p};
     return c;
 }
@@ -433,6 +437,40 @@ TEST(Dataplane, SpacerRateChangeWhileQueued) {
     expect_conservation(s, 2);
 }
 
+// Frames a NIC would put into the data plane's own pool have their buffers exchanged (the
+// queue holds buffers, the mbuf headers go back to work); frames from anywhere else are
+// held as whole mbufs. Both kinds come out complete, in order, none early, and every
+// buffer is back at stop (otherwise stop() logs a warning and the pool stays parked).
+TEST(Dataplane, ExchangedAndHeldFramesBothForward) {
+    VirtualPort a(*g_eal, "xch_a"), b(*g_eal, "xch_b", 8192, 16383, VirtualPort::FramePool::own);
+    LinkParams p;
+    p.mean_delay = 3 * kNsPerMs;
+    p.jitter = 1 * kNsPerMs;
+    p.seed = 5;
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    const DataplaneStats before = dp.stats();
+    EXPECT_EQ(before.dir[0].buffer_exchange, !g_hold_mbufs);
+    EXPECT_EQ(before.dir[1].buffer_exchange, !g_hold_mbufs);
+    dp.start();
+    Flow fab(&a, &b, 20000, 40000, 200), fba(&b, &a, 20000, 40000, 300);
+    run_flows({&fab, &fba}, 1000 * kNsPerMs);
+    dp.stop();
+    ASSERT_EQ(fab.got.size(), 20000u);
+    ASSERT_EQ(fba.got.size(), 20000u);
+    EXPECT_TRUE(in_order(fab.got));
+    EXPECT_TRUE(in_order(fba.got));
+    for (const Flow* f : {&fab, &fba})
+        for (const Probe& pr : f->got) {
+            ASSERT_GE(pr.delay_ms(), 0.0) << pr.seq;
+            ASSERT_EQ(pr.length, f->length) << pr.seq;
+        }
+    const DataplaneStats s = dp.stats();
+    expect_conservation(s, 2);
+    EXPECT_EQ(s.dir[0].counters.in_flight + s.dir[1].counters.in_flight, 0u);
+    EXPECT_EQ(s.dir[0].counters.bytes_out, 20000u * (200 + 4));
+    EXPECT_EQ(s.dir[1].counters.bytes_out, 20000u * (300 + 4));
+}
+
 // Every lcore layout forwards every packet, in order, no earlier than the delay; here in
 // single-port mode (packets go back out of the port they came in on).
 class LayoutTest : public ::testing::TestWithParam<Layout> {};
@@ -443,6 +481,7 @@ TEST_P(LayoutTest, SinglePortForwardsInOrder) {
     cfg.port_a = a.name();
     cfg.layout = GetParam();
     cfg.mbufs = 8192;
+    cfg.hold_mbufs = g_hold_mbufs;
     cfg.link.a_to_b.mean_delay = 1 * kNsPerMs;
     cfg.link.a_to_b.distribution = Distribution::constant;
     Dataplane dp(*g_eal, cfg);
@@ -487,6 +526,9 @@ TEST(Dataplane, ApplyRejectsInvalidParameters) {
 
 int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
+    // --hold-mbufs: run every test with DataplaneConfig::hold_mbufs (ctest runs both ways).
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--hold-mbufs") linkem::dp::g_hold_mbufs = true;
     ::testing::AddGlobalTestEnvironment(new linkem::dp::EalEnvironment);
     return RUN_ALL_TESTS();
 }

@@ -403,6 +403,27 @@ TEST(Emulator, BufferLimitDropsTheExcess) {
     EXPECT_EQ(e.snapshot().packets_in, 15u);
 }
 
+// Packets the caller refuses before ingest (the data plane: no buffer for them) count as
+// arrived and dropped, and touch nothing else: queue, rate estimate and other causes stay.
+TEST(Emulator, RefusedPacketsCountAsArrivedAndDropped) {
+    LinkParams p;
+    p.mean_delay = kNsPerMs;
+    Emulator<Packet> e(p);
+    Packet in[4];
+    for (std::uint64_t i = 0; i < 4; ++i)
+        in[i] = Packet{i, 0, 100};
+    ASSERT_EQ(e.ingest(in, 4, 0), 0u);
+    e.refuse(3, 450, DropCause::buffer_full);
+    e.refuse(0, 0, DropCause::loss);
+    const CounterSnapshot s = e.snapshot();
+    EXPECT_EQ(s.packets_in, 7u);
+    EXPECT_EQ(s.bytes_in, 4u * 100 + 450);
+    EXPECT_EQ(s.drops_buffer_full, 3u);
+    EXPECT_EQ(s.drops(), 3u);
+    EXPECT_EQ(s.in_flight, 4u);
+    EXPECT_EQ(s.packets_in, s.packets_out + s.drops() + s.in_flight);
+    EXPECT_EQ(e.rate_estimator().intervals(), 0u);
+}
 TEST(Emulator, NextDepartureIsTheEarliestQueuedTransmission) {
     LinkParams p;
     p.strategy = Strategy::reordered;

@@ -1,5 +1,6 @@
 #include "linkem/dataplane/dataplane.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <limits>
@@ -18,6 +19,7 @@
 
 namespace linkem::dp {
 
+using detail::HeldPacket;
 using detail::log;
 using detail::MbufEmulator;
 using detail::tsc_now;
@@ -28,6 +30,11 @@ constexpr std::uint16_t kRxDesc = 1024;
 constexpr std::uint16_t kTxDesc = 1024;
 constexpr unsigned kStageRing = 4096;
 constexpr unsigned kPoolCache = 256;
+// Buffer exchange (below): at most this many mbuf headers kept ready for the drain per
+// direction (4 bursts), and how many mbufs of its own pool a direction may hold in its
+// queue as whole mbufs (pool / 16 within these bounds).
+constexpr unsigned kStash = 4 * kMaxBurst;
+constexpr std::uint32_t kHeldCapMin = 64, kHeldCapMax = 1024;
 
 // ------------------------------------------------------------------------------ ports
 class EthPort {
@@ -54,6 +61,7 @@ class EthPort {
         owned_ = true;
     }
     ~EthPort() {
+        detail::set_rx_pool(id_, nullptr);
         if (started_) rte_eth_dev_stop(id_);
         if (owned_) {
             rte_eth_dev_info info{};
@@ -88,10 +96,12 @@ class EthPort {
         ret = rte_eth_dev_start(id_);
         if (ret != 0) fail("cannot start", ret);
         started_ = true;
+        detail::set_rx_pool(id_, rx_pool);
         rte_eth_stats_reset(id_);
     }
 
     void stop() {
+        detail::set_rx_pool(id_, nullptr);
         if (started_) rte_eth_dev_stop(id_);
         started_ = false;
     }
@@ -183,6 +193,19 @@ struct alignas(64) Direction {
     // RX stage of layout three.
     alignas(64) std::uint32_t hold_head = 0, hold_n = 0;
     RxItem hold[kMaxBurst];
+
+    // Buffer exchange (owner: the lcore that owns the Emulator).
+    alignas(64) bool exchange = false;
+    rte_mempool* pool = nullptr;  // the pool this direction receives into
+    std::uint32_t free_n = 0;     // free_bufs[0, free_n): packet buffers without a header
+    void** free_bufs = nullptr;
+    std::uint32_t stash_n = 0;                 // headers (each with a buffer) ready for the drain
+    std::uint32_t stash_cap = 0;               // 4 bursts
+    std::uint64_t held_own = 0, held_cap = 0;  // mbufs of `pool` held whole in the queue
+    bool warned_headers = false;
+    rte_mbuf* stash[kStash];
+    std::vector<void*> free_store;
+    std::vector<rte_mbuf*> donors;  // the headers whose buffers were given to the queue
 };
 
 // Adopts a newly published parameter block. The generation is read first (acquire): the
@@ -202,10 +225,210 @@ inline void count_sent(Direction& d, std::uint32_t n) {
     if (n) Counters::add(d.tx_sent, n);
 }
 
+// ------------------------------------------------------------------ buffer exchange
+//
+// A packet held for a delay of 10 ms at 10 Mpps is one of 10^5 in flight. Queued as its
+// mbuf, it costs two cache misses when it leaves (the header is read to transmit and to
+// free it), and whenever the backlog grows (a correlated delay swings it by thousands of
+// packets within a millisecond) the RX path allocates mbufs that have long left the cache
+// and writes both header lines of each. With the packet path otherwise at ~50 ns, those
+// misses halved the forwarding rate.
+//
+// So the queue holds packet *buffers*, not mbufs. On ingest, the buffer of each received
+// mbuf goes into the queue (address and length, 8 bytes: HeldPacket) and the mbuf header
+// gets a free buffer in exchange and goes back to work at once: kept for the drain (the
+// stash) or returned to the pool. On drain, a header from the stash takes the queued
+// buffer (its own goes to the free list) and is transmitted. Headers circulate in a small,
+// hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs them;
+// net_null does not look at them). At start, the direction takes most of its pool's mbufs
+// out (the donors) and lists their buffers as free; at stop, every buffer is back and the
+// donors get one each before they return to the pool.
+//
+// A buffer is exchanged only when that is invisible: a single-segment, direct mbuf of this
+// direction's pool, reference count 1, data at the default headroom, IOVA as VA (so
+// buf_iova = buf_addr). Anything else (chained or external-buffer mbufs, mbufs of another
+// pool, e.g. a test's ring port) is held as the mbuf itself, as with --hold-mbufs; at most
+// kHeldCap mbufs of the own pool are held that way (beyond: buffer_full drops), so the
+// headers never run out. Nothing here creates indirect mbufs (rte_pktmbuf_clone/attach):
+// those find their buffer's owner from the buffer address, which exchange invalidates.
+
+inline bool exchangeable(const Direction& d, const rte_mbuf* m) {
+    return m->pool == d.pool && m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
+           rte_mbuf_refcnt_read(m) == 1 && m->data_off == RTE_PKTMBUF_HEADROOM &&
+           HeldPacket::fits(m->buf_addr);
+}
+
+// A packet the Emulator dropped, or one left over at stop: its buffer goes back to the free
+// list, a held mbuf to its pool.
+inline void release(Direction& d, HeldPacket p) {
+    if (p.is_buffer()) {
+        d.free_bufs[d.free_n++] = p.addr();
+        return;
+    }
+    rte_mbuf* m = p.as_mbuf();
+    if (d.exchange && m->pool == d.pool) d.held_own -= m->nb_segs;
+    rte_pktmbuf_free(m);
+}
+
 inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
-    rte_mbuf* dropped[kMaxBurst];
-    const std::size_t k = d.emu->ingest(pkts, n, now, dropped);
-    if (k) rte_pktmbuf_free_bulk(dropped, static_cast<unsigned>(k));
+    HeldPacket held[kMaxBurst];
+    std::uint16_t k = 0;
+    if (!d.exchange) {
+        for (std::uint16_t i = 0; i < n; ++i)
+            held[i] = HeldPacket::mbuf(pkts[i]);
+        k = n;
+    } else {
+        rte_mbuf* spare[kMaxBurst];  // headers beyond the stash's room
+        rte_mbuf* refused[kMaxBurst];
+        unsigned n_spare = 0, n_refused = 0;
+        std::uint64_t refused_bytes = 0;
+        for (std::uint16_t i = 0; i < n; ++i) {
+            rte_mbuf* m = pkts[i];
+            if (exchangeable(d, m) && d.free_n != 0) [[likely]] {
+                held[k++] = HeldPacket::buffer(m->buf_addr, m->data_len);
+                void* y = d.free_bufs[--d.free_n];
+                m->buf_addr = y;
+                m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(y));
+                if (d.stash_n < d.stash_cap)
+                    d.stash[d.stash_n++] = m;
+                else
+                    spare[n_spare++] = m;
+                continue;
+            }
+            if (m->pool == d.pool) {
+                if (d.held_own + m->nb_segs > d.held_cap) {
+                    refused[n_refused++] = m;
+                    refused_bytes += m->pkt_len + RTE_ETHER_CRC_LEN;
+                    continue;
+                }
+                d.held_own += m->nb_segs;
+            }
+            held[k++] = HeldPacket::mbuf(m);
+        }
+        // Single-segment direct mbufs with reference count 1: in the state the pool keeps.
+        if (n_spare) rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(spare), n_spare);
+        if (n_refused) {
+            d.emu->refuse(n_refused, refused_bytes, DropCause::buffer_full);
+            rte_pktmbuf_free_bulk(refused, n_refused);
+        }
+    }
+    HeldPacket dropped[kMaxBurst];
+    const std::size_t nd = d.emu->ingest(held, k, now, dropped);
+    for (std::size_t j = 0; j < nd; ++j)
+        release(d, dropped[j]);
+}
+
+// Drains up to max due packets as mbufs ready to transmit.
+inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t max) {
+    HeldPacket held[kMaxBurst];
+    if (!d.exchange) {
+        const std::size_t n = d.emu->drain(now, held, max);
+        for (std::size_t i = 0; i < n; ++i)
+            out[i] = held[i].as_mbuf();
+        return n;
+    }
+    if (d.stash_n < max) {
+        // Every exchanged packet needs a header. The pool is sized so that this succeeds
+        // (headers elsewhere are bounded: descriptors, rings, caches, held mbufs); if it
+        // does not, fewer packets leave now and the rest wait for headers to come back.
+        const unsigned need = static_cast<unsigned>(max - d.stash_n);
+        if (rte_mempool_get_bulk(d.pool, reinterpret_cast<void**>(d.stash + d.stash_n), need) ==
+            0) {
+            d.stash_n += need;
+        } else if (!d.warned_headers) {
+            d.warned_headers = true;
+            log("warning: direction %u: no mbuf header free for a due packet; packets wait "
+                "(raise --mbufs)",
+                d.index);
+        }
+        if (d.stash_n == 0) return 0;
+        max = std::min<std::size_t>(max, d.stash_n);
+    }
+    const std::size_t n = d.emu->drain(now, held, max);
+    for (std::size_t i = 0; i < n; ++i) {
+        const HeldPacket p = held[i];
+        if (!p.is_buffer()) [[unlikely]] {
+            rte_mbuf* m = p.as_mbuf();
+            if (m->pool == d.pool) d.held_own -= m->nb_segs;
+            out[i] = m;
+            continue;
+        }
+        rte_mbuf* h = d.stash[--d.stash_n];
+        d.free_bufs[d.free_n++] = h->buf_addr;
+        h->buf_addr = p.addr();
+        h->buf_iova = static_cast<rte_iova_t>(p.bits & HeldPacket::kAddrMask);
+        h->data_off = RTE_PKTMBUF_HEADROOM;
+        h->data_len = p.len();
+        h->pkt_len = p.len();
+        h->ol_flags = 0;  // no RX flags, no TX offloads
+        h->packet_type = 0;
+        out[i] = h;
+    }
+    return n;
+}
+
+// Takes the donors out of the pool and lists their buffers as free. False (and nothing
+// taken) when exchange is not possible here.
+bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap) {
+    d.stash_cap = std::min<std::uint32_t>(kStash, 4u * d.burst);
+    if (rte_eal_iova_mode() != RTE_IOVA_VA) {
+        log("direction %u: IOVA as physical addresses: packets are queued as whole mbufs", d.index);
+        return false;
+    }
+    d.donors.resize(donors);
+    d.free_store.resize(donors);
+    constexpr std::uint32_t kChunk = 4096;
+    std::uint32_t taken = 0;
+    bool ok = true;
+    while (ok && taken < donors) {
+        const std::uint32_t c = std::min(kChunk, donors - taken);
+        ok = rte_mempool_get_bulk(pool, reinterpret_cast<void**>(d.donors.data() + taken), c) == 0;
+        if (ok) taken += c;
+    }
+    for (std::uint32_t i = 0; ok && i < taken; ++i) {
+        rte_mbuf* m = d.donors[i];
+        ok = HeldPacket::fits(m->buf_addr) &&
+             m->buf_iova == static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(m->buf_addr));
+        d.free_store[i] = m->buf_addr;
+    }
+    if (!ok) {
+        if (taken) rte_mempool_put_bulk(pool, reinterpret_cast<void**>(d.donors.data()), taken);
+        d.donors.clear();
+        d.free_store.clear();
+        log("direction %u: cannot set up buffer exchange; packets are queued as whole mbufs",
+            d.index);
+        return false;
+    }
+    d.pool = pool;
+    d.free_bufs = d.free_store.data();
+    d.free_n = donors;
+    d.held_cap = held_cap;
+    d.exchange = true;
+    return true;
+}
+
+// At stop, after every packet came back: headers of the stash go back to the pool, and the
+// donors, each with one of the free buffers.
+void teardown_exchange(Direction& d) {
+    if (!d.exchange) return;
+    if (d.stash_n) rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(d.stash), d.stash_n);
+    d.stash_n = 0;
+    if (d.free_n != d.donors.size()) {
+        // Cannot happen unless a buffer went astray; keep the donors out (the pool stays
+        // parked) rather than give two headers one buffer.
+        log("warning: direction %u: %u free buffers for %zu donor mbufs at stop", d.index, d.free_n,
+            d.donors.size());
+        return;
+    }
+    for (rte_mbuf* m : d.donors) {
+        void* b = d.free_bufs[--d.free_n];
+        m->buf_addr = b;
+        m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(b));
+    }
+    rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(d.donors.data()),
+                         static_cast<unsigned>(d.donors.size()));
+    d.donors.clear();
+    d.exchange = false;
 }
 
 // Retries what the TX queue refused last time; true when nothing is left pending.
@@ -238,7 +461,7 @@ inline void drain_to_port(Direction& d, TimeNs now) {
     // A few bursts per visit so that a backlog of due packets (after a pause or a rate
     // change) is worked off faster than new ones arrive.
     for (int round = 0; round < 4; ++round) {
-        const std::size_t m = d.emu->drain(now, d.pending, d.burst);
+        const std::size_t m = drain(d, now, d.pending, d.burst);
         if (m == 0) return;
         if (!send_pending(d, static_cast<std::uint32_t>(m))) return;
         if (m < d.burst) return;
@@ -251,7 +474,7 @@ inline void drain_to_ring(Direction& d, TimeNs now) {
         // Single producer: the free count can only grow under us, so all m fit.
         const unsigned room = std::min<unsigned>(d.burst, rte_ring_free_count(d.tx_ring.get()));
         if (room == 0) return;
-        const std::size_t m = d.emu->drain(now, out, room);
+        const std::size_t m = drain(d, now, out, room);
         if (m == 0) return;
         rte_ring_sp_enqueue_burst(d.tx_ring.get(), reinterpret_cast<void* const*>(out),
                                   static_cast<unsigned>(m), nullptr);
@@ -388,9 +611,12 @@ void free_all(Direction& d) {
                                            nullptr)) > 0)
             rte_pktmbuf_free_bulk(buf, n);
     }
+    HeldPacket held[256];
     std::size_t n;
-    while ((n = d.emu->drain(std::numeric_limits<TimeNs>::max(), buf, 256)) > 0)
-        rte_pktmbuf_free_bulk(buf, static_cast<unsigned>(n));
+    while ((n = d.emu->drain(std::numeric_limits<TimeNs>::max(), held, 256)) > 0)
+        for (std::size_t i = 0; i < n; ++i)
+            release(d, held[i]);
+    teardown_exchange(d);
 }
 
 std::string strip_field_prefix(const ParamError& e) {
@@ -454,6 +680,7 @@ struct Dataplane::Impl {
             ds.buffer_limit = std::min<std::uint64_t>(
                 k == 0 ? link.a_to_b.buffer_limit_packets : link.b_to_a.buffer_limit_packets,
                 d.buffer_cap);
+            ds.buffer_exchange = d.exchange;
         }
         s.ports = static_cast<unsigned>(ports.size());
         for (unsigned k = 0; k < ports.size(); ++k)
@@ -529,6 +756,23 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
                                         (staged ? 2 * kStageRing : 0) + 2 * cfg.burst +
                                         kPoolCache * 3 / 2 * (needed + 1);
         d->buffer_cap = m.pool_size > elsewhere + 1024 ? m.pool_size - elsewhere : 1024;
+        // Buffer exchange: headers for all those places, the stash, held mbufs and a margin
+        // for the drain's top-up circulate; the buffers of all other mbufs are the queue's.
+        const std::uint32_t held_cap = std::clamp(m.pool_size / 16, kHeldCapMin, kHeldCapMax);
+        const std::uint64_t headers = elsewhere + 4u * cfg.burst + held_cap + 2u * cfg.burst;
+        if (cfg.hold_mbufs) {
+            log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
+        } else if (m.pool_size < headers + 4096) {
+            log("direction %u: a pool of %u mbufs is too small for buffer exchange (it needs "
+                "more than %llu); packets are queued as whole mbufs",
+                k, m.pool_size, static_cast<unsigned long long>(headers + 4096));
+        } else if (setup_exchange(*d, m.pools[k].get(),
+                                  static_cast<std::uint32_t>(m.pool_size - headers), held_cap)) {
+            d->buffer_cap = d->donors.size() - cfg.burst;
+            log("direction %u: buffer exchange: %zu packet buffers for the queue, %llu mbuf "
+                "headers circulate",
+                k, d->donors.size(), static_cast<unsigned long long>(headers));
+        }
         if (staged) {
             d->tx_ring.reset(rte_ring_create(detail::unique_name("lk_tx").c_str(), kStageRing,
                                              rx.socket(), RING_F_SP_ENQ | RING_F_SC_DEQ));

@@ -26,15 +26,60 @@ namespace linkem {
 // (64 bytes for a minimum-size frame) and "wire" accounting (frame + 20 for preamble, SFD
 // and inter-frame gap) charges exactly the line time, 84 bytes for that frame. Byte
 // counters therefore include the FCS, unlike most PMDs' ibytes/obytes.
+namespace dp::detail {
+
+/// What the Emulator queues for one packet in the data plane: 8 bytes, either
+///  - a packet buffer taken out of its mbuf (buffer exchange, the usual case): the buffer's
+///    address (47 bits, user-space x86-64/arm64 addresses fit) and the frame length; the
+///    mbuf header went straight back to work, and a fresh one carries the buffer out, or
+///  - the mbuf itself (held: a packet whose buffer cannot be exchanged, or --hold-mbufs).
+/// See "Buffer exchange" in dataplane.cpp.
+struct HeldPacket {
+    static constexpr std::uint64_t kBufferTag = std::uint64_t{1} << 63;
+    static constexpr unsigned kLenShift = 47;
+    static constexpr std::uint64_t kAddrMask = (std::uint64_t{1} << kLenShift) - 1;
+
+    std::uint64_t bits;
+
+    static HeldPacket mbuf(rte_mbuf* m) { return {reinterpret_cast<std::uintptr_t>(m)}; }
+    /// addr must be below 2^47 (see fits()).
+    static HeldPacket buffer(void* addr, std::uint16_t len) {
+        return {kBufferTag | (std::uint64_t{len} << kLenShift) |
+                reinterpret_cast<std::uintptr_t>(addr)};
+    }
+    static bool fits(const void* addr) {
+        return (reinterpret_cast<std::uintptr_t>(addr) & ~kAddrMask) == 0;
+    }
+    bool is_buffer() const { return (bits & kBufferTag) != 0; }
+    rte_mbuf* as_mbuf() const { return reinterpret_cast<rte_mbuf*>(bits); }
+    void* addr() const { return reinterpret_cast<void*>(bits & kAddrMask); }
+    std::uint16_t len() const { return static_cast<std::uint16_t>(bits >> kLenShift); }
+};
+static_assert(sizeof(HeldPacket) == 8);
+
+}  // namespace dp::detail
+
+// The Emulator charges a packet's length to the limiters and counts it in bytes_in/out.
+// NICs strip the 4-byte FCS on receive and append it on transmit, so pkt_len lacks it. We
+// add it back: "frame" accounting then charges the Ethernet frame as it is on the wire
+// (64 bytes for a minimum-size frame) and "wire" accounting (frame + 20 for preamble, SFD
+// and inter-frame gap) charges exactly the line time, 84 bytes for that frame. Byte
+// counters therefore include the FCS, unlike most PMDs' ibytes/obytes.
 template <>
-struct PacketTraits<rte_mbuf*> {
-    static std::uint32_t length(rte_mbuf* const& m) { return m->pkt_len + RTE_ETHER_CRC_LEN; }
-    // Drained mbufs were last touched one delay ago and are cold: the Emulator prefetches a
+struct PacketTraits<dp::detail::HeldPacket> {
+    using HeldPacket = dp::detail::HeldPacket;
+    static std::uint32_t length(const HeldPacket& p) {
+        return (p.is_buffer() ? p.len() : p.as_mbuf()->pkt_len) + RTE_ETHER_CRC_LEN;
+    }
+    // A held mbuf was last touched one delay ago and is cold: the Emulator prefetches a
     // whole burst before reading lengths, so the misses overlap instead of queueing up. Both
     // header lines: freeing reads `next` in the second one (rte_pktmbuf_free, in the TX path).
-    static void prefetch(rte_mbuf* const& m) {
-        rte_prefetch0(m);
-        rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_MIN_SIZE));
+    // An exchanged buffer needs nothing: its length is in the handle and the CPU never
+    // reads the packet.
+    static void prefetch(const HeldPacket& p) {
+        if (p.is_buffer()) return;
+        rte_prefetch0(p.as_mbuf());
+        rte_prefetch0(RTE_PTR_ADD(p.as_mbuf(), RTE_CACHE_LINE_MIN_SIZE));
     }
 };
 
@@ -42,7 +87,7 @@ struct PacketTraits<rte_mbuf*> {
 
 namespace linkem::dp::detail {
 
-using MbufEmulator = Emulator<rte_mbuf*>;
+using MbufEmulator = Emulator<HeldPacket>;
 
 // ns = (tsc - base) * mult / 2^32 with mult = 1e9 * 2^32 / hz, in 128-bit arithmetic: no
 // overflow for centuries, and the rounding of mult costs < 1 ns per second of drift.
@@ -75,6 +120,12 @@ struct RingFree {
     void operator()(rte_ring* r) const { rte_ring_free(r); }
 };
 using Ring = std::unique_ptr<rte_ring, RingFree>;
+
+/// The pool the data plane gave a port's RX queue (null: none): VirtualPort puts frames
+/// where a NIC would, into mbufs of that pool, so that they take the same path (buffer
+/// exchange) as on a real port. Set while the port is configured.
+void set_rx_pool(std::uint16_t port, rte_mempool* mp);
+rte_mempool* rx_pool(std::uint16_t port);
 
 /// Unique DPDK object names within the process.
 std::string unique_name(const std::string& stem);

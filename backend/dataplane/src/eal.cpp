@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -151,6 +152,16 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
     mapping.release();
     if (mp->populated_size < n) return fail("cannot populate it");
     rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
+    // rte_mempool_populate_virt records no IOVA for densely packed objects, so
+    // rte_pktmbuf_init derived buf_iova from RTE_BAD_IOVA. With IOVA as VA (the only case
+    // this pool is made for) a buffer's IOVA is its address.
+    rte_mempool_obj_iter(
+        mp,
+        [](rte_mempool*, void*, void* obj, unsigned) {
+            auto* m = static_cast<rte_mbuf*>(obj);
+            m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(m->buf_addr));
+        },
+        nullptr);
     log("pool %s: %u mbufs in %zu MiB of own memory, %zu MiB of it on 2 MiB pages "
         "(transparent huge pages; no hugetlbfs)",
         name.c_str(), n, len >> 20, huge_pages_backed(addr, len) >> 20);
@@ -172,6 +183,18 @@ Mempool make_pktmbuf_pool(const std::string& name, unsigned n, int socket) {
                              " mbufs: " + rte_error_text() +
                              " (lower --mbufs, or give the EAL more memory with -- -m MiB)");
     return Mempool(mp);
+}
+
+namespace {
+std::array<std::atomic<rte_mempool*>, RTE_MAX_ETHPORTS> g_rx_pools{};
+}  // namespace
+
+void set_rx_pool(std::uint16_t port, rte_mempool* mp) {
+    if (port < g_rx_pools.size()) g_rx_pools[port].store(mp, std::memory_order_release);
+}
+
+rte_mempool* rx_pool(std::uint16_t port) {
+    return port < g_rx_pools.size() ? g_rx_pools[port].load(std::memory_order_acquire) : nullptr;
 }
 
 std::string unique_name(const std::string& stem) {

@@ -18,11 +18,14 @@ struct VirtualPort::Impl {
     detail::Ring rx;  // far end enqueues, the port's RX dequeues
     detail::Ring tx;  // the port's TX enqueues, far end dequeues
     detail::Mempool pool;
+    FramePool frames = FramePool::rx_queue;
 };
 
-VirtualPort::VirtualPort(Eal&, const std::string& name, unsigned ring_size, unsigned mbufs)
+VirtualPort::VirtualPort(Eal&, const std::string& name, unsigned ring_size, unsigned mbufs,
+                         FramePool frames)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
+    m.frames = frames;
     const int socket = static_cast<int>(rte_socket_id());
     m.rx.reset(rte_ring_create(detail::unique_name("vp_rx").c_str(), ring_size, socket,
                                RING_F_SP_ENQ | RING_F_SC_DEQ));
@@ -81,7 +84,12 @@ std::size_t VirtualPort::send_burst(
     while (done < n) {
         const unsigned k = static_cast<unsigned>(std::min(kStep, n - done));
         rte_mbuf* pkts[kStep];
-        if (rte_pktmbuf_alloc_bulk(m.pool.get(), pkts, k) != 0) break;
+        // Like a NIC: into mbufs of the pool the data plane gave the port's RX queue; when
+        // that has none to spare (or no data plane runs), from our own.
+        rte_mempool* rx = m.frames == FramePool::rx_queue ? detail::rx_pool(m.port) : nullptr;
+        if ((!rx || rte_pktmbuf_alloc_bulk(rx, pkts, k) != 0) &&
+            rte_pktmbuf_alloc_bulk(m.pool.get(), pkts, k) != 0)
+            break;
         for (unsigned i = 0; i < k; ++i) {
             char* data = rte_pktmbuf_append(pkts[i], static_cast<std::uint16_t>(length));
             if (!data) {

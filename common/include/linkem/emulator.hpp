@@ -177,6 +177,17 @@ class Emulator {
         return n_dropped;
     }
 
+    /// Counts n packets of `bytes` bytes in all that arrived but that the caller could not
+    /// hand over (the data plane: no buffer left for them) as arrived and dropped for
+    /// `cause`, so that in = out + drops + in_flight still holds. They do not enter the rate
+    /// estimate, the delay series or the limiter.
+    void refuse(std::size_t n, std::uint64_t bytes, DropCause cause) {
+        if (n == 0) return;
+        Counters::add(counters_.packets_in, n);
+        Counters::add(counters_.bytes_in, bytes);
+        Counters::add(counters_.drops(cause), n);
+    }
+
     /// Removes up to `max` packets whose transmission time is <= now, in order, into
     /// `out` (and their transmission times into `tx_out` if given). Returns the count.
     std::size_t drain(TimeNs now, Packet* out, std::size_t max, TimeNs* tx_out = nullptr) {

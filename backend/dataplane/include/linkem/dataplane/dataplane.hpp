@@ -73,6 +73,9 @@ struct DataplaneConfig {
     Layout layout = Layout::shared;
     unsigned burst = 16;      // 1 .. kMaxBurst
     std::uint32_t mbufs = 0;  // total over all pools; 0: default_mbufs()
+    /// Queue whole mbufs instead of exchanging packet buffers (see dataplane.cpp, "Buffer
+    /// exchange"): for comparison, and for code that needs the received mbuf itself.
+    bool hold_mbufs = false;
     LinkConfig link;
 };
 
@@ -81,6 +84,7 @@ struct DirectionStats {
     std::uint64_t tx_sent = 0;       // accepted by the TX queue
     std::uint64_t tx_queued = 0;     // drained by the Emulator, not yet accepted by the TX queue
     std::uint64_t buffer_limit = 0;  // packets the Emulator may hold (after the mempool cap)
+    bool buffer_exchange = false;    // the queue holds packet buffers, not mbufs
 };
 
 struct PortStats {

@@ -19,10 +19,15 @@ class Eal;
 
 class VirtualPort {
   public:
+    /// Where frames sent into the port are put: like a NIC, into mbufs of the pool the data
+    /// plane gave the port's RX queue (the port's own pool when that has none to spare or
+    /// no data plane uses the port); or always into the port's own pool.
+    enum class FramePool : std::uint8_t { rx_queue, own };
+
     /// Creates the rings, a pool of `mbufs` for frames sent into the port, and the ethdev
     /// (named "net_ring_" + name). Throws DataplaneError.
     VirtualPort(Eal& eal, const std::string& name, unsigned ring_size = 8192,
-                unsigned mbufs = 16383);
+                unsigned mbufs = 16383, FramePool frames = FramePool::rx_queue);
     ~VirtualPort();
     VirtualPort(const VirtualPort&) = delete;
     VirtualPort& operator=(const VirtualPort&) = delete;
