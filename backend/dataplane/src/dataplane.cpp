@@ -282,15 +282,19 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
         rte_mbuf* refused[kMaxBurst];
         unsigned n_spare = 0, n_refused = 0;
         std::uint64_t refused_bytes = 0;
+        // Locals: the stores into the mbufs could otherwise alias the counts.
+        void** const free_bufs = d.free_bufs;
+        std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
+        const std::uint32_t stash_cap = d.stash_cap;
         for (std::uint16_t i = 0; i < n; ++i) {
             rte_mbuf* m = pkts[i];
-            if (exchangeable(d, m) && d.free_n != 0) [[likely]] {
+            if (exchangeable(d, m) && free_n != 0) [[likely]] {
                 held[k++] = HeldPacket::buffer(m->buf_addr, m->data_len);
-                void* y = d.free_bufs[--d.free_n];
+                void* y = free_bufs[--free_n];
                 m->buf_addr = y;
                 m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(y));
-                if (d.stash_n < d.stash_cap)
-                    d.stash[d.stash_n++] = m;
+                if (stash_n < stash_cap)
+                    d.stash[stash_n++] = m;
                 else
                     spare[n_spare++] = m;
                 continue;
@@ -305,6 +309,8 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
             }
             held[k++] = HeldPacket::mbuf(m);
         }
+        d.free_n = free_n;
+        d.stash_n = stash_n;
         // Single-segment direct mbufs with reference count 1: in the state the pool keeps.
         if (n_spare) rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(spare), n_spare);
         if (n_refused) {
@@ -345,6 +351,8 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         max = std::min<std::size_t>(max, d.stash_n);
     }
     const std::size_t n = d.emu->drain(now, held, max);
+    void** const free_bufs = d.free_bufs;
+    std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
     for (std::size_t i = 0; i < n; ++i) {
         const HeldPacket p = held[i];
         if (!p.is_buffer()) [[unlikely]] {
@@ -353,8 +361,8 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
             out[i] = m;
             continue;
         }
-        rte_mbuf* h = d.stash[--d.stash_n];
-        d.free_bufs[d.free_n++] = h->buf_addr;
+        rte_mbuf* h = d.stash[--stash_n];
+        free_bufs[free_n++] = h->buf_addr;
         h->buf_addr = p.addr();
         h->buf_iova = static_cast<rte_iova_t>(p.bits & HeldPacket::kAddrMask);
         h->data_off = RTE_PKTMBUF_HEADROOM;
@@ -364,6 +372,8 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         h->packet_type = 0;
         out[i] = h;
     }
+    d.free_n = free_n;
+    d.stash_n = stash_n;
     return n;
 }
 

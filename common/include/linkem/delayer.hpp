@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "linkem/distributions.hpp"
@@ -79,6 +80,41 @@ class Delayer {
         if (!have_weight_) return d_;
         d_ += one_minus_alpha_ * (gen_.sample(rng) - d_);
         return d_;
+    }
+
+    /// Draws the delays of the next n packets into out: the same values, from the same
+    /// draws, as n calls of next(), with the EMA state and the generator in registers.
+    void next_n(Rng& rng, double* out, std::size_t n) {
+        std::size_t i = 0;
+        if (constant_) {
+            for (; i < n; ++i)
+                out[i] = cfg_.mean_ns;
+            return;
+        }
+        Rng r = rng;
+        if (cfg_.strategy != Strategy::correlated) {
+            base_.with_sampler([&](auto draw) {
+                for (; i < n; ++i)
+                    out[i] = draw(r);
+            });
+        } else {
+            if (!started_ && i < n) out[i++] = next(r);
+            if (!have_weight_) {
+                for (; i < n; ++i)
+                    out[i] = d_;
+            } else {
+                const double w = one_minus_alpha_;
+                double d = d_;
+                gen_.with_sampler([&](auto draw) {
+                    for (; i < n; ++i) {
+                        d += w * (draw(r) - d);
+                        out[i] = d;
+                    }
+                });
+                d_ = d;
+            }
+        }
+        rng = r;
     }
 
     /// The correlation weight in use (0 for i.i.d. strategies and constant delay, 1 while

@@ -60,6 +60,7 @@ class Emulator {
         if (!had_params || (p.seed != 0 && p.seed != seed_)) {
             seed_ = p.seed != 0 ? p.seed : random_seed();
             rng_.reseed(seed_);
+            loss_rng_.reseed(seed_ ^ kLossStream);
         }
         delayer_.configure(
             Delayer::Config{p.strategy, p.distribution, static_cast<double>(p.mean_delay),
@@ -70,6 +71,7 @@ class Emulator {
         policer_.configure(p.rate_bps, p.policer_burst_bytes);
         loss_.configure(LossProcess::Config{p.loss_model, p.loss_probability, p.ge_p, p.ge_r,
                                             p.ge_loss_good, p.ge_loss_bad});
+        to_loss_ = loss_.gap(loss_rng_);
         overhead_ = p.byte_accounting == ByteAccounting::wire ? kEthernetWireOverhead : 0;
         if (had_params && was_fifo != uses_fifo()) move_queued(was_fifo);
         publish_state();
@@ -91,88 +93,41 @@ class Emulator {
     /// Takes n packets that arrived at `now`. Packets dropped (loss, limiter, full buffer)
     /// are written to `dropped` (room for n) if given, so the caller can free them; returns
     /// how many were dropped. Every other packet is now queued.
+    ///
+    /// Every arrival advances the delay series (also one the buffer then drops: the EMA's
+    /// weight is set per packet of the measured arrival rate R); only packets the limiter
+    /// passes reach the loss stage.
     std::size_t ingest(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped = nullptr) {
         if (n == 0) return 0;
         if (rate_.on_arrivals(now, n)) {
             delayer_.on_rate(rate_.rate_pps());
             publish_state();
         }
-        std::uint64_t bytes = 0, clamped = 0, drop[4] = {0, 0, 0, 0};
         std::size_t n_dropped = 0;
-        const bool fifo = uses_fifo();
-        for (std::size_t i = 0; i < n; ++i) {
-            const Packet& pkt = pkts[i];
-            const std::uint32_t len = Traits::length(pkt);
-            bytes += len;
-            auto drop_it = [&](DropCause c) {
-                ++drop[static_cast<int>(c)];
-                if (dropped) dropped[n_dropped] = pkt;
-                ++n_dropped;
-            };
-            if (queued() >= params_.buffer_limit_packets) {
-                drop_it(DropCause::buffer_full);
-                continue;
-            }
-            // 1 delay
-            double d = delayer_.next(rng_);
-            if (d < 0) {
-                d = 0;
-                ++clamped;
-            }
-            // 2 limiter (and 4: the transmission time)
-            TimeNs tx;
+        for (std::size_t off = 0; off < n; off += kChunk) {
+            const std::size_t m = std::min(kChunk, n - off);
+            Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
+            const bool fifo = uses_fifo();
             switch (params_.limiter) {
-                case Limiter::spacer: {
-                    // FIFO: the spacer follows the delay. A packet cannot leave before its
-                    // predecessor, so it reaches the spacer no earlier than that one did;
-                    // feeding the leaky bucket this non-decreasing time makes its fill state
-                    // the backlog caused by the rate alone, not the FIFO's hold-up.
-                    // Reordered: the spacer comes first (a link of the given rate, then a
-                    // path whose delay varies per packet). Spacing after a reordering
-                    // buffer would mean sorting twice, and spacing the unsorted tx times in
-                    // arrival order would count every shorter-delayed packet as backlog.
-                    const double t_in = fifo ? std::max(static_cast<double>(now) + d, spacer_floor_)
-                                             : static_cast<double>(now);
-                    if (!spacer_.schedule(t_in, len + overhead_, tx)) {
-                        drop_it(DropCause::spacer);
-                        continue;
-                    }
-                    if (fifo)
-                        spacer_floor_ = t_in;
-                    else
-                        tx += static_cast<TimeNs>(d + 0.5);
+                case Limiter::spacer:
+                    n_dropped +=
+                        fifo ? ingest_chunk<Limiter::spacer, true>(pkts + off, m, now, drop_out)
+                             : ingest_chunk<Limiter::spacer, false>(pkts + off, m, now, drop_out);
                     break;
-                }
                 case Limiter::policer:
-                    if (!policer_.admit(now, len + overhead_)) {
-                        drop_it(DropCause::policer);
-                        continue;
-                    }
-                    [[fallthrough]];
+                    n_dropped +=
+                        fifo ? ingest_chunk<Limiter::policer, true>(pkts + off, m, now, drop_out)
+                             : ingest_chunk<Limiter::policer, false>(pkts + off, m, now, drop_out);
+                    break;
                 case Limiter::none:
                 default:
-                    tx = now + static_cast<TimeNs>(d + 0.5);
+                    n_dropped +=
+                        fifo ? ingest_chunk<Limiter::none, true>(pkts + off, m, now, drop_out)
+                             : ingest_chunk<Limiter::none, false>(pkts + off, m, now, drop_out);
                     break;
-            }
-            // 3 loss
-            if (loss_.lose(rng_)) {
-                drop_it(DropCause::loss);
-                continue;
-            }
-            // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
-            if (fifo) {
-                tx = std::max(tx, last_tx_);
-                last_tx_ = tx;
-                fifo_.push(tx, pkt);
-            } else {
-                reorder_.push(tx, pkt);
             }
         }
         Counters::add(counters_.packets_in, n);
-        Counters::add(counters_.bytes_in, bytes);
-        Counters::add(counters_.delays_clamped, clamped);
-        for (int c = 0; c < 4; ++c)
-            if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
         Counters::set(counters_.in_flight, queued());
         return n_dropped;
     }
@@ -272,15 +227,126 @@ class Emulator {
         }
     }
 
+    static constexpr std::size_t kChunk = 64;
+
+    // Up to kChunk packets. The state the per-packet loop updates (the loss countdown,
+    // spacer, FIFO floor and tail) is copied into locals and written back once, so that it
+    // lives in registers: through `this`, every store into the queue could alias it and
+    // would force it back to memory on each packet. The loss stage is a countdown to the
+    // next loss (LossProcess::gap), drawn once per loss.
+    template <Limiter L, bool Fifo>
+    std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped) {
+        double delay[kChunk];
+        delayer_.next_n(rng_, delay, n);
+        std::uint64_t bytes = 0, clamped = 0, drop[4] = {0, 0, 0, 0};
+        std::size_t n_dropped = 0;
+        const std::size_t q = queued();
+        std::size_t room = q < params_.buffer_limit_packets ? params_.buffer_limit_packets - q : 0;
+        std::uint64_t to_loss = to_loss_;
+        [[maybe_unused]] Spacer spacer = spacer_;
+        [[maybe_unused]] double floor = spacer_floor_;
+        [[maybe_unused]] TimeNs last_tx = last_tx_;
+        const std::uint32_t overhead = overhead_;
+        [[maybe_unused]] auto fifo = [&] {
+            if constexpr (Fifo)
+                return fifo_.writer(room < n ? room : n);
+            else
+                return 0;
+        }();
+        for (std::size_t i = 0; i < n; ++i) {
+            const Packet& pkt = pkts[i];
+            const std::uint32_t len = Traits::length(pkt);
+            bytes += len;
+            auto drop_it = [&](DropCause c) {
+                ++drop[static_cast<int>(c)];
+                if (dropped) dropped[n_dropped] = pkt;
+                ++n_dropped;
+            };
+            if (room == 0) {
+                drop_it(DropCause::buffer_full);
+                continue;
+            }
+            // 1 delay
+            double d = delay[i];
+            if (d < 0) {
+                d = 0;
+                ++clamped;
+            }
+            // 2 limiter (and 4: the transmission time)
+            TimeNs tx;
+            if constexpr (L == Limiter::spacer) {
+                // FIFO: the spacer follows the delay. A packet cannot leave before its
+                // predecessor, so it reaches the spacer no earlier than that one did; feeding
+                // the leaky bucket this non-decreasing time makes its fill state the backlog
+                // caused by the rate alone, not the FIFO's hold-up. Reordered: the spacer
+                // comes first (a link of the given rate, then a path whose delay varies per
+                // packet). Spacing after a reordering buffer would mean sorting twice, and
+                // spacing the unsorted tx times in arrival order would count every
+                // shorter-delayed packet as backlog.
+                const double t_in =
+                    Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
+                if (!spacer.schedule(t_in, len + overhead, tx)) {
+                    drop_it(DropCause::spacer);
+                    continue;
+                }
+                if constexpr (Fifo)
+                    floor = t_in;
+                else
+                    tx += static_cast<TimeNs>(d + 0.5);
+            } else {
+                if constexpr (L == Limiter::policer) {
+                    if (!policer_.admit(now, len + overhead)) {
+                        drop_it(DropCause::policer);
+                        continue;
+                    }
+                }
+                tx = now + static_cast<TimeNs>(d + 0.5);
+            }
+            // 3 loss
+            if (to_loss == 0) [[unlikely]] {
+                to_loss = loss_.gap(loss_rng_);
+                drop_it(DropCause::loss);
+                continue;
+            }
+            --to_loss;
+            // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
+            if constexpr (Fifo) {
+                tx = std::max(tx, last_tx);
+                last_tx = tx;
+                fifo.push(tx, pkt);
+            } else {
+                reorder_.push(tx, pkt);
+            }
+            --room;
+        }
+        if constexpr (Fifo) fifo.commit();
+        to_loss_ = to_loss;
+        if constexpr (L == Limiter::spacer) {
+            spacer_ = spacer;
+            if constexpr (Fifo) spacer_floor_ = floor;
+        }
+        if constexpr (Fifo) last_tx_ = last_tx;
+        Counters::add(counters_.bytes_in, bytes);
+        if (clamped) Counters::add(counters_.delays_clamped, clamped);
+        for (int c = 0; c < 4; ++c)
+            if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
+        return n_dropped;
+    }
+
     LinkParams params_;
     bool configured_ = false;
     std::uint64_t seed_ = 0;
+    // Two random streams: the delays' and the loss stage's (its seed differs by a fixed
+    // constant), so that the delay series for a seed does not depend on the loss model.
+    static constexpr std::uint64_t kLossStream = 0x9e3779b97f4a7c15ULL;
     Rng rng_;
+    Rng loss_rng_;
     Delayer delayer_;
     RateEstimator rate_;
     Spacer spacer_;
     Policer policer_;
     LossProcess loss_;
+    std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
     double spacer_floor_ = -1e300;  // FIFO: latest time a packet reached the spacer

@@ -84,6 +84,28 @@ class FifoQueue {
         ring_[tail_++ & mask_] = Entry{tx, pkt};
     }
 
+    /// Appends up to k packets with push() semantics, its state in registers: a caller's
+    /// loop stores entries through the writer and commits once. No other call on the queue
+    /// in between.
+    class Writer {
+      public:
+        void push(TimeNs tx, const Packet& pkt) { ring_[tail_++ & mask_] = Entry{tx, pkt}; }
+        void commit() { q_.tail_ = tail_; }
+
+      private:
+        friend class FifoQueue;
+        explicit Writer(FifoQueue& q)
+            : q_(q), ring_(q.ring_.data()), tail_(q.tail_), mask_(q.mask_) {}
+        FifoQueue& q_;
+        Entry* ring_;
+        std::uint64_t tail_, mask_;
+    };
+    /// A writer with room for k more packets (the queue grows first if needed).
+    Writer writer(std::size_t k) {
+        if (size() + k > ring_.size()) grow(std::bit_ceil(std::max<std::size_t>(size() + k, 1024)));
+        return Writer(*this);
+    }
+
     std::optional<TimeNs> next_time() const {
         if (empty()) return std::nullopt;
         return ring_[head_ & mask_].tx;
@@ -105,15 +127,19 @@ class FifoQueue {
     }
 
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
+        // Locals: the stores into out[] could otherwise alias head_ and the ring pointer.
+        const Entry* const ring = ring_.data();
+        const std::uint64_t mask = mask_;
+        std::uint64_t head = head_;
+        const std::uint64_t end = head + std::min<std::uint64_t>(max, tail_ - head);
         std::size_t n = 0;
-        while (n < max && head_ != tail_) {
-            const Entry& e = ring_[head_ & mask_];
+        for (; head != end; ++head, ++n) {
+            const Entry& e = ring[head & mask];
             if (e.tx > now) break;
             out[n] = e.pkt;
             if (tx_out) tx_out[n] = e.tx;
-            ++n;
-            ++head_;
         }
+        head_ = head;
         return n;
     }
 
