@@ -63,6 +63,10 @@ TEST(LinkemdCli, PrintConfigShowsEffectiveValues) {
     EXPECT_EQ(j["a_to_b"]["rate_bps"], 1e8);
     EXPECT_EQ(j["a_to_b"]["limiter"], "spacer");
     EXPECT_GE(j["mbufs"].get<int>(), 8192);
+    EXPECT_EQ(j["hold_mbufs"], false);
+    const Result h = run("--port-a net_null0 --hold-mbufs --print-config");
+    ASSERT_EQ(h.code, 0) << h.err;
+    EXPECT_EQ(json::parse(h.out)["hold_mbufs"], true);
 }
 
 TEST(LinkemdCli, PrintConfigRoundTripsThroughConfigFile) {
@@ -149,6 +153,7 @@ TEST(LinkemdCli, ConfigFileErrorsNameTheKey) {
         {R"({"port_a": "net_null0", "a_to_b": {"mean_delay": 5}})", "mean_delay"},
         {R"({"port_a": "net_null0", "a_to_b": {"jitter_us": -1}})", "a_to_b.jitter_us"},
         {R"({"port_a": "net_null0", "burst": 1000})", "burst"},
+        {R"({"port_a": "net_null0", "hold_mbufs": "yes"})", "hold_mbufs: expected true or false"},
         {R"({"port_a": "net_null0", )", "not valid JSON"},
     };
     for (const auto& c : cases) {

@@ -803,6 +803,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         d->emu = std::make_unique<MbufEmulator>(other);
         d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
         d->emu->set_params(p);
+        d->emu->set_prefetch_ahead(!d->exchange);  // exchanged buffers are never read here
         d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
         LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
         stored = user;

@@ -150,19 +150,21 @@ class Emulator {
                                           : reorder_.pop_due(now, out, tx_out, max);
         if (n) {
             if constexpr (requires(const Packet& p) { Traits::prefetch(p); }) {
-                // Packets leave long after they arrived, so their headers are cold (the data
-                // plane's traits prefetch the mbuf). The packets next in line are fetched
-                // now, a drain ahead of their use, so that the memory latency overlaps the
-                // work in between; this burst's were fetched by the previous drain
-                // (prefetching them again costs little and covers the first drain after a
-                // pause). An idle poll (nothing due) fetches nothing.
-                for (std::size_t i = 0; i < n; ++i)
-                    Traits::prefetch(out[i]);
-                const auto ahead = [](const Packet& p) { Traits::prefetch(p); };
-                if (uses_fifo())
-                    fifo_.for_next(max, ahead);
-                else if constexpr (requires { reorder_.for_next(max, ahead); })
-                    reorder_.for_next(max, ahead);
+                if (prefetch_ahead_) {
+                    // Packets leave long after they arrived, so their headers are cold (the data
+                    // plane's traits prefetch the mbuf). The packets next in line are fetched
+                    // now, a drain ahead of their use, so that the memory latency overlaps the
+                    // work in between; this burst's were fetched by the previous drain
+                    // (prefetching them again costs little and covers the first drain after a
+                    // pause). An idle poll (nothing due) fetches nothing.
+                    for (std::size_t i = 0; i < n; ++i)
+                        Traits::prefetch(out[i]);
+                    const auto ahead = [](const Packet& p) { Traits::prefetch(p); };
+                    if (uses_fifo())
+                        fifo_.for_next(max, ahead);
+                    else if constexpr (requires { reorder_.for_next(max, ahead); })
+                        reorder_.for_next(max, ahead);
+                }
             }
             std::uint64_t bytes = 0;
             for (std::size_t i = 0; i < n; ++i)
@@ -173,6 +175,12 @@ class Emulator {
         }
         return n;
     }
+
+    /// Whether drain() prefetches the packets it returns and those next in line (with
+    /// Traits::prefetch; on by default). Off when the handles point to nothing the caller
+    /// reads when sending (the data plane's exchanged buffers): finding the next packets in
+    /// a reorder queue costs loads of its own.
+    void set_prefetch_ahead(bool on) { prefetch_ahead_ = on; }
 
     /// Earliest transmission time among queued packets (for event-driven callers).
     std::optional<TimeNs> next_departure() {
@@ -348,6 +356,7 @@ class Emulator {
     LossProcess loss_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
+    bool prefetch_ahead_ = true;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
     double spacer_floor_ = -1e300;  // FIFO: latest time a packet reached the spacer
     FifoQueue<Packet> fifo_;
