@@ -5,7 +5,9 @@
 # second per data-plane lcore and the ratio to testpmd.
 #
 #   scripts/bench-dataplane.sh [--linkemd PATH] [--seconds 5] [--warmup 2]
-#                              [--sizes "64 1518"] [--mbufs 524288] [--lcores shared]
+#                              [--sizes "64 1518"] [--mbufs 1048576] [--lcores shared]
+#                              [--burst 32] (rx/tx burst of both forwarders: testpmd's default;
+#                              linkemd's own default is the paper's 16)
 #                              [--modes "zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"]
 #                              (also: c10us c1ms = constant 10 us / 1 ms: in-flight effect)
 #                              [--keep DIR] [--eal "RAW EAL ARGS for linkemd, e.g. -m 3072"]
@@ -33,7 +35,8 @@ LINKEMD=${LINKEMD:-}
 SECONDS_RUN=5
 WARMUP=2
 SIZES="64 1518"
-MBUFS=524288
+MBUFS=1048576
+BURST=32
 LCORES=shared
 MODES="zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"
 KEEP=""
@@ -47,13 +50,14 @@ while [[ $# -gt 0 ]]; do
         --warmup) WARMUP=$2; shift 2 ;;
         --sizes) SIZES=$2; shift 2 ;;
         --mbufs) MBUFS=$2; shift 2 ;;
+        --burst) BURST=$2; shift 2 ;;
         --lcores) LCORES=$2; shift 2 ;;
         --modes) MODES=$2; shift 2 ;;
         --keep) KEEP=$2; shift 2 ;;
         --eal) LINKEMD_EAL=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
-        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -143,14 +147,14 @@ TOTAL=$((WARMUP + SECONDS_RUN + 1))
 echo "# linkem data-plane benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 [[ ${#RT[@]} -gt 0 ]] && echo "# real-time scheduling: ${RT[*]}" >&2
 [[ $ROUNDS -gt 1 ]] && echo "# $ROUNDS rounds" >&2
-echo "# warm-up ${WARMUP}s, measure ${SECONDS_RUN}s per config; linkemd: ${LINKEMD:-none} (--lcores $LCORES, --mbufs $MBUFS)" >&2
+echo "# warm-up ${WARMUP}s, measure ${SECONDS_RUN}s per config; burst $BURST for both; linkemd: ${LINKEMD:-none} (--lcores $LCORES, --mbufs $MBUFS)" >&2
 for ((round = 0; round < ROUNDS; ++round)); do
 for size in $SIZES; do
     name="testpmd-$size-r$round"
     run_one "$name" $((TOTAL + 3)) "${RT[@]}" dpdk-testpmd --no-huge --no-pci -m 1024 -l 0,1 \
         --file-prefix "lkbench-$$-$name" \
         --vdev "net_null0,size=$size" --vdev "net_null1,size=$size" \
-        -- --forward-mode=io --total-num-mbufs=16384 --stats-period 1 --auto-start
+        -- --forward-mode=io --total-num-mbufs=16384 --burst="$BURST" --stats-period 1 --auto-start
     $PY "$PARSE" testpmd "$WORK/$name.log" "$WARMUP" "testpmd io" "$size" 1 "$round" >>"$RESULTS"
 
     [[ -n $LINKEMD ]] || continue
@@ -159,7 +163,7 @@ for size in $SIZES; do
         # shellcheck disable=SC2046  # mode_flags is a list of words on purpose
         run_one "$name" $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" \
             --port-a "net_null0,size=$size" --port-b "net_null1,size=$size" \
-            --lcores "$LCORES" --mbufs "$MBUFS" --seed 42 \
+            --lcores "$LCORES" --mbufs "$MBUFS" --burst "$BURST" --seed 42 \
             --stats-json --stats-interval 1s --duration "${TOTAL}s" $(mode_flags "$m") \
             -- --file-prefix "lkbench-$$-$name" $LINKEMD_EAL
         $PY "$PARSE" linkemd "$WORK/$name.log" "$WARMUP" "$(mode_label "$m")" "$size" "$NLC" "$round" >>"$RESULTS"
