@@ -56,43 +56,42 @@ double ge_stationary_se(double p, double r, double lg, double lb, std::size_t n)
     return std::sqrt(var / static_cast<double>(n));
 }
 
-TEST(Loss, GilbertElliottLongRunLossIsTheStationaryValue) {
-    struct Case {
-        double p, r, lg, lb;
-    };
-    for (const Case& c : {Case{0.01, 0.2, 0.001, 0.6}, Case{0.05, 0.25, 0.0, 1.0},
-                          Case{0.3, 0.4, 0.05, 0.5}, Case{0.001, 0.1, 0.0, 0.9}}) {
-        LossProcess l;
-        l.configure({LossModel::gilbert_elliott, 0, c.p, c.r, c.lg, c.lb});
-        Rng rng(3);
-        std::size_t lost = 0, bad = 0;
-        for (std::size_t i = 0; i < kPackets; ++i) {
-            bad += l.in_bad_state();
-            lost += l.lose(rng);
-        }
-        const double expected = (c.r * c.lg + c.p * c.lb) / (c.p + c.r);
-        const double se = ge_stationary_se(c.p, c.r, c.lg, c.lb, kPackets);
-        EXPECT_NEAR(static_cast<double>(lost) / kPackets, expected, 5 * se)
-            << "p=" << c.p << " r=" << c.r;
-        // Time in state bad: q = p/(p+r). The formula with lg = 0, lb = 1 is exactly the
-        // variance of the state indicator.
-        EXPECT_NEAR(static_cast<double>(bad) / kPackets, c.p / (c.p + c.r),
-                    5 * ge_stationary_se(c.p, c.r, 0, 1, kPackets));
-    }
+struct GeCase {
+    double p, r, lg, lb;
+};
+constexpr GeCase kGeCases[] = {
+    {0.01, 0.2, 0.001, 0.6}, {0.05, 0.25, 0.0, 1.0}, {0.3, 0.4, 0.05, 0.5}, {0.001, 0.1, 0.0, 0.9}};
+
+LossProcess gilbert_elliott(const GeCase& c) {
+    LossProcess l;
+    l.configure({LossModel::gilbert_elliott, 0, c.p, c.r, c.lg, c.lb});
+    return l;
+}
+
+// The loss indicators of n packets, one lose() call each.
+std::vector<bool> call_lose(LossProcess& l, Rng& rng, std::size_t n) {
+    std::vector<bool> lost(n);
+    for (std::size_t i = 0; i < n; ++i)
+        lost[i] = l.lose(rng);
+    return lost;
+}
+
+void expect_stationary_loss(const std::vector<bool>& lost, const GeCase& c) {
+    const auto n = static_cast<double>(lost.size());
+    const double expected = (c.r * c.lg + c.p * c.lb) / (c.p + c.r);
+    EXPECT_NEAR(static_cast<double>(std::count(lost.begin(), lost.end(), true)) / n, expected,
+                5 * ge_stationary_se(c.p, c.r, c.lg, c.lb, lost.size()))
+        << "p=" << c.p << " r=" << c.r;
 }
 
 // Simple Gilbert (loss_good 0, loss_bad 1): losses come in runs of consecutive packets,
 // one run per visit to state bad, geometric with mean 1/r and sd sqrt(1-r)/r. About
-// n*p*r/(p+r) = 41700 runs here: SE(mean run) = 3.46/sqrt(41700) = 0.017.
-TEST(Loss, SimpleGilbertMeanBurstIsOneOverR) {
-    const double p = 0.05, r = 0.25;
-    LossProcess l;
-    l.configure({LossModel::gilbert_elliott, 0, p, r, 0.0, 1.0});
-    Rng rng(4);
-    std::size_t runs = 0, lost = 0, current = 0;
-    for (std::size_t i = 0; i < kPackets; ++i) {
-        if (l.lose(rng)) {
-            ++lost;
+// n*p*r/(p+r) = 41700 runs for p = 0.05, r = 0.25: SE(mean run) = 3.46/sqrt(41700) = 0.017.
+void expect_mean_run(const std::vector<bool>& lost, double r) {
+    std::size_t runs = 0, n_lost = 0, current = 0;
+    for (bool x : lost) {
+        if (x) {
+            ++n_lost;
             ++current;
         } else if (current > 0) {
             ++runs;
@@ -100,9 +99,32 @@ TEST(Loss, SimpleGilbertMeanBurstIsOneOverR) {
         }
     }
     ASSERT_GT(runs, 30'000u);
-    const double mean_run = static_cast<double>(lost - current) / runs;
-    const double se = std::sqrt(1 - r) / r / std::sqrt(static_cast<double>(runs));
-    EXPECT_NEAR(mean_run, 1 / r, 5 * se);
+    const double mean_run = static_cast<double>(n_lost - current) / static_cast<double>(runs);
+    EXPECT_NEAR(mean_run, 1 / r, 5 * std::sqrt(1 - r) / r / std::sqrt(static_cast<double>(runs)));
+}
+
+TEST(Loss, GilbertElliottLongRunLossIsTheStationaryValue) {
+    for (const GeCase& c : kGeCases) {
+        LossProcess l = gilbert_elliott(c);
+        Rng rng(3);
+        std::vector<bool> lost(kPackets);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < kPackets; ++i) {
+            bad += l.in_bad_state();
+            lost[i] = l.lose(rng);
+        }
+        expect_stationary_loss(lost, c);
+        // Time in state bad: q = p/(p+r). The formula with lg = 0, lb = 1 is exactly the
+        // variance of the state indicator.
+        EXPECT_NEAR(static_cast<double>(bad) / kPackets, c.p / (c.p + c.r),
+                    5 * ge_stationary_se(c.p, c.r, 0, 1, kPackets));
+    }
+}
+
+TEST(Loss, SimpleGilbertMeanBurstIsOneOverR) {
+    LossProcess l = gilbert_elliott({0.05, 0.25, 0.0, 1.0});
+    Rng rng(4);
+    expect_mean_run(call_lose(l, rng, kPackets), 0.25);
 }
 
 TEST(Loss, EmulatorCountsLossDrops) {
@@ -187,41 +209,14 @@ TEST(Loss, GapsOfBernoulliAreGeometric) {
 }
 
 TEST(Loss, GapsOfGilbertElliottGiveTheStationaryLossAndBursts) {
-    struct Case {
-        double p, r, lg, lb;
-    };
-    for (const Case& c : {Case{0.01, 0.2, 0.001, 0.6}, Case{0.05, 0.25, 0.0, 1.0},
-                          Case{0.3, 0.4, 0.05, 0.5}, Case{0.001, 0.1, 0.0, 0.5}}) {
-        LossProcess l;
-        l.configure({LossModel::gilbert_elliott, 0, c.p, c.r, c.lg, c.lb});
+    for (const GeCase& c : kGeCases) {
+        LossProcess l = gilbert_elliott(c);
         Rng rng(12);
-        const std::vector<bool> lost = expand_gaps(l, rng, kPackets);
-        const std::size_t n_lost =
-            static_cast<std::size_t>(std::count(lost.begin(), lost.end(), true));
-        const double expected = (c.r * c.lg + c.p * c.lb) / (c.p + c.r);
-        EXPECT_NEAR(static_cast<double>(n_lost) / kPackets, expected,
-                    5 * ge_stationary_se(c.p, c.r, c.lg, c.lb, kPackets))
-            << "p=" << c.p << " r=" << c.r;
+        expect_stationary_loss(expand_gaps(l, rng, kPackets), c);
     }
-    // Simple Gilbert: runs of losses have mean 1/r (as SimpleGilbertMeanBurstIsOneOverR).
-    const double p = 0.05, r = 0.25;
-    LossProcess l;
-    l.configure({LossModel::gilbert_elliott, 0, p, r, 0.0, 1.0});
+    LossProcess l = gilbert_elliott({0.05, 0.25, 0.0, 1.0});
     Rng rng(13);
-    const std::vector<bool> lost = expand_gaps(l, rng, kPackets);
-    std::size_t runs = 0, n_lost = 0, current = 0;
-    for (bool x : lost) {
-        if (x) {
-            ++n_lost;
-            ++current;
-        } else if (current > 0) {
-            ++runs;
-            current = 0;
-        }
-    }
-    ASSERT_GT(runs, 30'000u);
-    const double mean_run = static_cast<double>(n_lost - current) / runs;
-    EXPECT_NEAR(mean_run, 1 / r, 5 * std::sqrt(1 - r) / r / std::sqrt(static_cast<double>(runs)));
+    expect_mean_run(expand_gaps(l, rng, kPackets), 0.25);
     // Never lossy in either state: never a loss.
     LossProcess quiet;
     quiet.configure({LossModel::gilbert_elliott, 0, 0.1, 0.1, 0.0, 0.0});
