@@ -241,6 +241,37 @@ LinkParams correlated_params(DurationNs mean, DurationNs jitter, DurationNs half
 // CBR at 1e5 pps (10 us apart), t_h = 2 ms: k_h = 200. sigma = 10 us keeps consecutive delay
 // differences (sd sigma*sqrt(2(1-alpha)) = 0.8 us) far below the 10 us spacing, so the FIFO
 // never has to hold a packet back and the delays seen are the delayer's.
+// next_n(rng, out, n) draws what n calls of next() draw, bit for bit, for every strategy
+// and law: from start-up (no rate yet: hold), through a rate estimate, across chunk
+// boundaries of any size.
+TEST(Delayer, NextNEqualsRepeatedNext) {
+    for (Strategy st : {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered}) {
+        for (Distribution dist : {Distribution::normal, Distribution::uniform, Distribution::gamma,
+                                  Distribution::lognormal, Distribution::constant}) {
+            const Delayer::Config c{st, dist, 10e6, 3e6, 21e6};
+            Delayer one, many;
+            one.configure(c);
+            many.configure(c);
+            Rng r1(9), r2(9);
+            std::vector<double> a, b;
+            for (std::size_t n : {1u, 7u, 64u, 3u}) {
+                if (a.size() == 8) {  // a rate estimate arrives between chunks
+                    one.on_rate(1e6);
+                    many.on_rate(1e6);
+                }
+                for (std::size_t i = 0; i < n; ++i)
+                    a.push_back(one.next(r1));
+                std::vector<double> out(n);
+                many.next_n(r2, out.data(), n);
+                b.insert(b.end(), out.begin(), out.end());
+            }
+            ASSERT_EQ(a, b) << "strategy " << static_cast<int>(st) << " law "
+                            << static_cast<int>(dist);
+            EXPECT_EQ(r1(), r2());
+        }
+    }
+}
+
 TEST(EmulatorCorrelation, CbrDelaysHaveMuSigmaAndAlphaPowKAutocorrelation) {
     constexpr std::size_t n = 1'000'000;
     constexpr DurationNs kSpacing = 10 * kNsPerUs;

@@ -258,16 +258,20 @@ inline bool exchangeable(const Direction& d, const rte_mbuf* m) {
            HeldPacket::fits(m->buf_addr);
 }
 
+// A held mbuf leaves the queue: mbufs of the own pool stop counting against held_cap.
+inline rte_mbuf* unhold(Direction& d, HeldPacket p) {
+    rte_mbuf* m = p.as_mbuf();
+    if (d.exchange && m->pool == d.pool) d.held_own -= m->nb_segs;
+    return m;
+}
+
 // A packet the Emulator dropped, or one left over at stop: its buffer goes back to the free
 // list, a held mbuf to its pool.
 inline void release(Direction& d, HeldPacket p) {
-    if (p.is_buffer()) {
+    if (p.is_buffer())
         d.free_bufs[d.free_n++] = p.addr();
-        return;
-    }
-    rte_mbuf* m = p.as_mbuf();
-    if (d.exchange && m->pool == d.pool) d.held_own -= m->nb_segs;
-    rte_pktmbuf_free(m);
+    else
+        rte_pktmbuf_free(unhold(d, p));
 }
 
 inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
@@ -356,9 +360,7 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
     for (std::size_t i = 0; i < n; ++i) {
         const HeldPacket p = held[i];
         if (!p.is_buffer()) [[unlikely]] {
-            rte_mbuf* m = p.as_mbuf();
-            if (m->pool == d.pool) d.held_own -= m->nb_segs;
-            out[i] = m;
+            out[i] = unhold(d, p);
             continue;
         }
         rte_mbuf* h = d.stash[--stash_n];

@@ -104,10 +104,10 @@ class Emulator {
             publish_state();
         }
         std::size_t n_dropped = 0;
+        const bool fifo = uses_fifo();
         for (std::size_t off = 0; off < n; off += kChunk) {
             const std::size_t m = std::min(kChunk, n - off);
             Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
-            const bool fifo = uses_fifo();
             switch (params_.limiter) {
                 case Limiter::spacer:
                     n_dropped +=
