@@ -31,9 +31,10 @@ constexpr std::uint16_t kTxDesc = 1024;
 constexpr unsigned kStageRing = 4096;
 constexpr unsigned kPoolCache = 256;
 // Buffer exchange (below): at most this many mbuf headers kept ready for the drain per
-// direction (4 bursts), and how many mbufs of its own pool a direction may hold in its
+// direction (kStashBursts bursts), and how many mbufs of its own pool a direction may hold in its
 // queue as whole mbufs (pool / 16 within these bounds).
-constexpr unsigned kStash = 4 * kMaxBurst;
+constexpr unsigned kStashBursts = 4;
+constexpr unsigned kStash = kStashBursts * kMaxBurst;
 constexpr std::uint32_t kHeldCapMin = 64, kHeldCapMax = 1024;
 
 // ------------------------------------------------------------------------------ ports
@@ -200,7 +201,7 @@ struct alignas(64) Direction {
     std::uint32_t free_n = 0;     // free_bufs[0, free_n): packet buffers without a header
     void** free_bufs = nullptr;
     std::uint32_t stash_n = 0;                 // headers (each with a buffer) ready for the drain
-    std::uint32_t stash_cap = 0;               // 4 bursts
+    std::uint32_t stash_cap = 0;               // kStashBursts bursts
     std::uint64_t held_own = 0, held_cap = 0;  // mbufs of `pool` held whole in the queue
     bool warned_headers = false;
     rte_mbuf* stash[kStash];
@@ -294,9 +295,7 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
             rte_mbuf* m = pkts[i];
             if (exchangeable(d, m) && free_n != 0) [[likely]] {
                 held[k++] = HeldPacket::buffer(m->buf_addr, m->data_len);
-                void* y = free_bufs[--free_n];
-                m->buf_addr = y;
-                m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(y));
+                detail::set_buffer_va(m, free_bufs[--free_n]);
                 if (stash_n < stash_cap)
                     d.stash[stash_n++] = m;
                 else
@@ -365,8 +364,7 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         }
         rte_mbuf* h = d.stash[--stash_n];
         free_bufs[free_n++] = h->buf_addr;
-        h->buf_addr = p.addr();
-        h->buf_iova = static_cast<rte_iova_t>(p.bits & HeldPacket::kAddrMask);
+        detail::set_buffer_va(h, p.addr());
         h->data_off = RTE_PKTMBUF_HEADROOM;
         h->data_len = p.len();
         h->pkt_len = p.len();
@@ -382,7 +380,7 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
 // Takes the donors out of the pool and lists their buffers as free. False (and nothing
 // taken) when exchange is not possible here.
 bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap) {
-    d.stash_cap = std::min<std::uint32_t>(kStash, 4u * d.burst);
+    d.stash_cap = kStashBursts * d.burst;
     if (rte_eal_iova_mode() != RTE_IOVA_VA) {
         log("direction %u: IOVA as physical addresses: packets are queued as whole mbufs", d.index);
         return false;
@@ -432,11 +430,8 @@ void teardown_exchange(Direction& d) {
             d.donors.size());
         return;
     }
-    for (rte_mbuf* m : d.donors) {
-        void* b = d.free_bufs[--d.free_n];
-        m->buf_addr = b;
-        m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(b));
-    }
+    for (rte_mbuf* m : d.donors)
+        detail::set_buffer_va(m, d.free_bufs[--d.free_n]);
     rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(d.donors.data()),
                          static_cast<unsigned>(d.donors.size()));
     d.donors.clear();
@@ -771,7 +766,8 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         // Buffer exchange: headers for all those places, the stash, held mbufs and a margin
         // for the drain's top-up circulate; the buffers of all other mbufs are the queue's.
         const std::uint32_t held_cap = std::clamp(m.pool_size / 16, kHeldCapMin, kHeldCapMax);
-        const std::uint64_t headers = elsewhere + 4u * cfg.burst + held_cap + 2u * cfg.burst;
+        const std::uint64_t headers =
+            elsewhere + kStashBursts * cfg.burst + held_cap + 2u * cfg.burst;
         if (cfg.hold_mbufs) {
             log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
         } else if (m.pool_size < headers + 4096) {

@@ -28,6 +28,13 @@ namespace linkem {
 // counters therefore include the FCS, unlike most PMDs' ibytes/obytes.
 namespace dp::detail {
 
+/// Gives mbuf m the packet buffer at b. IOVA as VA: a buffer's IOVA is its address (the
+/// only mode in which linkemd's own pools and buffer exchange are used).
+inline void set_buffer_va(rte_mbuf* m, void* b) {
+    m->buf_addr = b;
+    m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(b));
+}
+
 /// What the Emulator queues for one packet in the data plane: 8 bytes, either
 ///  - a packet buffer taken out of its mbuf (buffer exchange, the usual case): the buffer's
 ///    address (47 bits, user-space x86-64/arm64 addresses fit) and the frame length; the

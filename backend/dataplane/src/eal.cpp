@@ -159,7 +159,7 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
         mp,
         [](rte_mempool*, void*, void* obj, unsigned) {
             auto* m = static_cast<rte_mbuf*>(obj);
-            m->buf_iova = static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(m->buf_addr));
+            set_buffer_va(m, m->buf_addr);
         },
         nullptr);
     log("pool %s: %u mbufs in %zu MiB of own memory, %zu MiB of it on 2 MiB pages "
