@@ -18,7 +18,7 @@ namespace {
 
 using test::Packet;
 constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
-constexpr DurationNs kBucket = DurationNs{1} << CalendarQueue<Packet>::kShift;  // 131 us
+constexpr DurationNs kBucket = DurationNs{1} << CalendarQueue<Packet>::kShift;  // 65.5 us
 constexpr DurationNs kHorizon = kBucket * CalendarQueue<Packet>::kSlots;        // 2.1 s
 
 Packet pkt(std::uint64_t seq) {
@@ -353,15 +353,17 @@ TEST(CalendarQueue, ChunkStorageGrowsWhileABucketIsBeingDrained) {
     EXPECT_EQ(q.popped(), q.pushes());
 }
 
-// A bucket of more than 2^15 packets sorts 64-bit keys instead of 32-bit ones; next to it a
-// narrow one. Ties on a 16 ns grid, pushes into the active bucket while it drains.
+// A bucket of more than 2^(32 - kShift) = 2^16 packets sorts 64-bit keys instead of 32-bit
+// ones; next to it a narrow one. Ties on a 16 ns grid, pushes into the active bucket while it
+// drains.
 TEST(CalendarQueue, BucketsAboveTheNarrowKeyLimitKeepTheirOrder) {
     QueuePair q;
     Rng rng(515);
     const TimeNs t0 = 30 * kNsPerSec;  // a bucket edge
     q.push(t0 - kNsPerMs);             // anchors the calendar before both buckets
-    for (int i = 0; i < 70'000; ++i) {
-        const TimeNs b = i % 7 == 0 ? kBucket : 0;  // ~60k in the first, ~10k in the next
+    static_assert(CalendarQueue<Packet>::kShift == 16, "sizes below assume 2^16 narrow keys");
+    for (int i = 0; i < 90'000; ++i) {
+        const TimeNs b = i % 7 == 0 ? kBucket : 0;  // ~77k in the first, ~13k in the next
         q.push(t0 + b + static_cast<TimeNs>(rng() % (kBucket / 16)) * 16);
     }
     TimeNs now = t0 - kNsPerMs;

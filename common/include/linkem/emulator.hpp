@@ -260,11 +260,11 @@ class Emulator {
         [[maybe_unused]] double floor = spacer_floor_;
         [[maybe_unused]] TimeNs last_tx = last_tx_;
         const std::uint32_t overhead = overhead_;
-        [[maybe_unused]] auto fifo = [&] {
+        auto queue = [&] {
             if constexpr (Fifo)
                 return fifo_.writer(room < n ? room : n);
             else
-                return 0;
+                return reorder_.writer();
         }();
         for (std::size_t i = 0; i < n; ++i) {
             const Packet& pkt = pkts[i];
@@ -326,13 +326,11 @@ class Emulator {
             if constexpr (Fifo) {
                 tx = std::max(tx, last_tx);
                 last_tx = tx;
-                fifo.push(tx, pkt);
-            } else {
-                reorder_.push(tx, pkt);
             }
+            queue.push(tx, pkt);
             --room;
         }
-        if constexpr (Fifo) fifo.commit();
+        queue.commit();
         to_loss_ = to_loss;
         if constexpr (L == Limiter::spacer) {
             spacer_ = spacer;

@@ -168,6 +168,14 @@ class BinaryHeapQueue {
     std::size_t size() const { return heap_.size(); }
     bool empty() const { return heap_.empty(); }
 
+    /// The same interface as the other queues' writers (here, plain pushes).
+    struct Writer {
+        BinaryHeapQueue& q;
+        void push(TimeNs tx, const Packet& pkt) { q.push(tx, pkt); }
+        void commit() {}
+    };
+    Writer writer() { return Writer{*this}; }
+
     void push(TimeNs tx, const Packet& pkt) {
         heap_.push_back(Item{tx, seq_++, pkt});
         std::push_heap(heap_.begin(), heap_.end(), Later{});
@@ -206,15 +214,15 @@ class BinaryHeapQueue {
 // ---------------------------------------------------------------------------------------
 /// Calendar queue for the reordering strategy: O(1) amortised push and pop.
 ///
-/// Time is cut into buckets of 2^kShift ns (131 us). A ring of kSlots buckets covers the
+/// Time is cut into buckets of 2^kShift ns (65.5 us). A ring of kSlots buckets covers the
 /// next ~2.1 s; each bucket is an append-only list of kChunk-entry chunks, so a push is a
 /// sequential write into one of the few buckets that the current delays spread over (these
-/// stay in cache). A chunk keeps the 17-bit tx offsets apart from the packets. When the
+/// stay in cache). A chunk keeps the 16-bit tx offsets apart from the packets. When the
 /// drain reaches a bucket it is "activated": each entry gets a key (tx offset << index
-/// bits | position in the bucket; 32 bits while the bucket holds at most 2^15 packets,
-/// else 64), the keys are radix-sorted on the offset bits (two counting passes over the
-/// keys rather than the entries; a rank sort for small buckets), and the drain walks the
-/// sorted keys, fetching each packet from its chunk. While it drains, the chunks of the
+/// bits | position in the bucket; 32 bits while the bucket holds at most 2^16 packets,
+/// else 64), the keys are radix-sorted on the offset bits (two counting passes of 8 bits
+/// over the keys rather than the entries; a rank sort for small buckets), and the drain
+/// walks the sorted keys, fetching each packet from its chunk. While it drains, the chunks of the
 /// next bucket are prefetched into L2, in step with the drain, so that its activation does
 /// not wait for memory. The chunks go back to the free list when the next bucket is
 /// activated; they live in one array on transparent huge pages. Pushes that land
@@ -229,12 +237,17 @@ template <class Packet>
 class CalendarQueue {
   public:
     using Entry = QueueEntry<Packet>;
-    static constexpr int kShift = 17;
-    static constexpr std::size_t kSlots = 16384;
+    static constexpr int kShift = 16;
+    static constexpr std::size_t kSlots = 32768;
     static constexpr std::uint32_t kChunk = 64;
 
     CalendarQueue() : slots_(kSlots), bitmap_(kSlots / 64, 0) {}
 
+  private:
+    struct Slot;
+    struct Chunk;
+
+  public:
     void reserve(std::size_t n) {
         const std::size_t want = n / kChunk + kSlots / 8;
         if (want > chunks_.size()) {
@@ -247,16 +260,44 @@ class CalendarQueue {
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
 
+    /// Appends packets with push() semantics, its state in registers: a caller's loop pushes
+    /// through the writer and commits once. No other call on the queue in between.
+    class Writer {
+      public:
+        [[gnu::always_inline]] void push(TimeNs tx, const Packet& pkt) {
+            const std::int64_t b = tx >> kShift;
+            if (size_ == 0) [[unlikely]]
+                cur_ = q_.cur_ = b - 1;  // empty: re-anchor the calendar just before tx
+            ++size_;
+            // Inlined common case: a bucket after the active one, within the ring (cur_ < b <
+            // cur_ + kSlots).
+            if (static_cast<std::uint64_t>(b - cur_ - 1) < kSlots - 1) [[likely]]
+                q_.slot_append(slots_, chunks_, b, tx, pkt);
+            else
+                q_.push_outside_ring(b, tx, pkt);
+        }
+        void commit() { q_.size_ = size_; }
+
+      private:
+        friend class CalendarQueue;
+        explicit Writer(CalendarQueue& q)
+            : q_(q),
+              slots_(q.slots_.data()),
+              chunks_(q.chunks_.data()),
+              cur_(q.cur_),
+              size_(q.size_) {}
+        CalendarQueue& q_;
+        Slot* slots_;
+        Chunk* chunks_;  // refreshed when a chunk is added
+        std::int64_t cur_;
+        std::size_t size_;
+    };
+    Writer writer() { return Writer(*this); }
+
     void push(TimeNs tx, const Packet& pkt) {
-        const std::int64_t b = tx >> kShift;
-        if (size_ == 0) cur_ = b - 1;  // empty: re-anchor the calendar just before tx
-        ++size_;
-        // Inlined common case: a bucket after the active one, within the ring (cur_ < b <
-        // cur_ + kSlots).
-        if (static_cast<std::uint64_t>(b - cur_ - 1) < kSlots - 1) [[likely]]
-            slot_append(b, tx, pkt);
-        else
-            push_outside_ring(b, tx, pkt);
+        Writer w(*this);
+        w.push(tx, pkt);
+        w.commit();
     }
 
     /// Earliest tx held. May activate the next bucket early (which is always correct).
@@ -271,27 +312,25 @@ class CalendarQueue {
         std::size_t n = 0;
         while (n < max && size_ > 0) {
             if (current_empty() && !advance(now)) break;
+            // The active bucket's sorted keys, up to `now` or to the earliest late packet
+            // (equal times: the bucket's packet first, as it was pushed earlier).
+            const TimeNs limit = late_.empty() ? now : std::min(now, late_.front().tx);
+            const bool more =
+                wide_ ? walk_active<std::uint64_t, 32>(keys64_, limit, out, tx_out, n, max)
+                      : walk_active<std::uint32_t, kNarrowIndexBits>(keys32_, limit, out, tx_out, n,
+                                                                     max);
+            if (n == max) break;
             if (late_.empty()) {
-                // Common case: only the sorted keys of the active bucket to walk.
-                const bool more =
-                    wide_ ? walk_active<std::uint64_t, 32>(keys64_, now, out, tx_out, n, max)
-                          : walk_active<std::uint32_t, kNarrowIndexBits>(keys32_, now, out, tx_out,
-                                                                         n, max);
-                if (!more) break;
-                continue;
+                if (!more) break;  // the next packet is not due
+                continue;          // the bucket is drained: the next one
             }
-            const bool from_active =
-                active_pos_ < active_n_ && active_tx(active_pos_) <= late_.front().tx;
-            const TimeNs tx = from_active ? active_tx(active_pos_) : late_.front().tx;
+            // A late packet is next (the bucket is drained or its next packet is later).
+            const TimeNs tx = late_.front().tx;
             if (tx > now) break;
-            if (from_active) {
-                out[n] = active_packet(active_index(active_pos_++));
-            } else {
-                out[n] = late_.front().pkt;
-                std::pop_heap(late_.begin(), late_.end(), LateLater{});
-                late_.pop_back();
-            }
+            out[n] = late_.front().pkt;
             if (tx_out) tx_out[n] = tx;
+            std::pop_heap(late_.begin(), late_.end(), LateLater{});
+            late_.pop_back();
             ++n;
             --size_;
         }
@@ -338,7 +377,7 @@ class CalendarQueue {
     };
 
     // Keys of the active bucket: (tx offset << index bits) | position in the bucket. Narrow
-    // 32-bit keys (17 + 15 bits) while the bucket holds at most 2^15 packets, else 64-bit.
+    // 32-bit keys (16 + 16 bits) while the bucket holds at most 2^16 packets, else 64-bit.
     static constexpr int kNarrowIndexBits = 32 - kShift;
     static constexpr std::uint32_t kNarrowMax = std::uint32_t{1} << kNarrowIndexBits;
 
@@ -351,32 +390,38 @@ class CalendarQueue {
         return wide_ ? static_cast<std::uint32_t>(keys64_[pos]) : keys32_[pos] & (kNarrowMax - 1);
     }
 
-    // Emits due packets from the active bucket only (the late heap is empty). Returns false
-    // when a packet that is not yet due stopped it.
+    // Emits the active bucket's packets with tx <= limit. Returns false when a packet after
+    // the limit stopped it.
     template <class K, int kIndexBits>
-    bool walk_active(const std::vector<K>& keys, TimeNs now, Packet* out, TimeNs* tx_out,
+    bool walk_active(const std::vector<K>& keys, TimeNs limit, Packet* out, TimeNs* tx_out,
                      std::size_t& n, std::size_t max) {
         constexpr K index_mask = (K{1} << kIndexBits) - 1;
-        std::size_t pos = active_pos_;
-        const std::size_t stop = std::min(active_n_, pos + (max - n));
+        // Locals: the stores into out[] could otherwise alias the members.
+        const K* key = keys.data();
+        const Packet* const* pkts = active_pkts_.data();
+        const TimeNs base = active_base_;
+        const std::size_t start = active_pos_;
+        const std::size_t stop = std::min(active_n_, start + (max - n));
+        std::size_t pos = start, m = n;
         bool due = true;
-        for (; pos < stop; ++pos) {
-            const K k = keys[pos];
-            const TimeNs tx = active_base_ + static_cast<TimeNs>(k >> kIndexBits);
-            if (tx > now) {
+        for (; pos < stop; ++pos, ++m) {
+            const K k = key[pos];
+            const TimeNs tx = base + static_cast<TimeNs>(k >> kIndexBits);
+            if (tx > limit) {
                 due = false;
                 break;
             }
-            out[n] = active_packet(static_cast<std::uint32_t>(k & index_mask));
-            if (tx_out) tx_out[n] = tx;
-            ++n;
+            const auto i = static_cast<std::uint32_t>(k & index_mask);
+            out[m] = pkts[i / kChunk][i % kChunk];
+            if (tx_out) tx_out[m] = tx;
         }
-        size_ -= pos - active_pos_;
+        n = m;
+        size_ -= pos - start;
         active_pos_ = pos;
         return due;
     }
     const Packet& active_packet(std::uint32_t i) const {
-        return chunks_[active_chunks_[i / kChunk]].pkt[i % kChunk];
+        return active_pkts_[i / kChunk][i % kChunk];
     }
     TimeNs current_min() const {
         TimeNs t = std::numeric_limits<TimeNs>::max();
@@ -422,19 +467,28 @@ class CalendarQueue {
     }
 
     void add_chunk() {
+        const Chunk* before = chunks_.data();
         chunks_.emplace_back();
+        if (chunks_.data() != before) {  // moved: the active bucket's packets too
+            for (std::size_t k = 0; k < active_chunks_.size(); ++k)
+                active_pkts_[k] = chunks_[active_chunks_[k]].pkt;
+        }
         next_.push_back(free_);
         free_ = static_cast<std::uint32_t>(chunks_.size() - 1);
     }
 
-    // Inlined into push: two stores and a count; taking a chunk is out of line.
-    [[gnu::always_inline]] void slot_append(std::int64_t b, TimeNs tx, const Packet& pkt) {
+    // Inlined into push: two stores and a count; taking a chunk is out of line (and may move
+    // the chunks, hence `chunks` by reference).
+    [[gnu::always_inline]] void slot_append(Slot* slots, Chunk*& chunks, std::int64_t b, TimeNs tx,
+                                            const Packet& pkt) {
         const std::size_t si = static_cast<std::size_t>(b) & (kSlots - 1);
-        Slot& s = slots_[si];
+        Slot& s = slots[si];
         const std::uint32_t pos = s.count % kChunk;
-        if (pos == 0) [[unlikely]]
+        if (pos == 0) [[unlikely]] {
             take_chunk(s, si);
-        Chunk& c = chunks_[s.tail];
+            chunks = chunks_.data();
+        }
+        Chunk& c = chunks[s.tail];
         c.off[pos] = static_cast<std::uint32_t>(tx & kOffsetMask);
         c.pkt[pos] = pkt;
         ++s.count;
@@ -487,12 +541,14 @@ class CalendarQueue {
         // Pops in (tx, arrival) order, so equal-tx entries keep their arrival order in the
         // slot; direct pushes into these slots only start after this pull (their bucket was
         // beyond the horizon until now).
+        Chunk* chunks = chunks_.data();
         while (!overflow_.empty() &&
                (overflow_.front().tx >> kShift) - cur_ < static_cast<std::int64_t>(kSlots)) {
             const LateItem e = overflow_.front();
             std::pop_heap(overflow_.begin(), overflow_.end(), LateLater{});
             overflow_.pop_back();
-            slot_append(e.tx >> kShift, e.tx, e.pkt);  // >= cur_: earlier buckets are drained
+            // >= cur_: earlier buckets are drained
+            slot_append(slots_.data(), chunks, e.tx >> kShift, e.tx, e.pkt);
         }
         overflow_min_b_ = overflow_.empty() ? std::numeric_limits<std::int64_t>::max()
                                             : overflow_.front().tx >> kShift;
@@ -504,6 +560,7 @@ class CalendarQueue {
             next_[active_chunks_.back()] = free_;
             free_ = active_chunks_.front();
             active_chunks_.clear();
+            active_pkts_.clear();
         }
         Slot& s = slots_[si];
         const std::uint32_t n = s.count;
@@ -519,6 +576,7 @@ class CalendarQueue {
         for (std::uint32_t c = s.head; c != kNil; c = next_[c]) {
             if (active_chunks_.size() < kAhead) prefetch_chunk(c);
             active_chunks_.push_back(c);
+            active_pkts_.push_back(chunks_[c].pkt);
         }
         wide_ = n > kNarrowMax;
         if (wide_)
@@ -560,6 +618,7 @@ class CalendarQueue {
             if (ci + kAhead < active_chunks_.size()) prefetch_chunk(active_chunks_[ci + kAhead]);
             const std::uint32_t* off = chunks_[active_chunks_[ci]].off;
             const auto m = static_cast<std::uint32_t>(std::min<std::size_t>(left, kChunk));
+#pragma GCC unroll 4
             for (std::uint32_t j = 0; j < m; ++j) {
                 ++lo_count[off[j] & lo_mask];
                 ++hi_count[off[j] >> kLowBits];
@@ -572,6 +631,7 @@ class CalendarQueue {
         for_each_offset(n, [&](std::uint32_t i, std::uint32_t off) {
             tmp[lo_count[off & lo_mask]++] = static_cast<K>(off) << kIndexBits | i;
         });
+#pragma GCC unroll 4
         for (const K k : tmp)
             keys[hi_count[k >> (kIndexBits + kLowBits)]++] = k;
     }
@@ -583,6 +643,7 @@ class CalendarQueue {
         for (const std::uint32_t c : active_chunks_) {
             const std::uint32_t* off = chunks_[c].off;
             const std::uint32_t m = std::min(n - i, kChunk);
+#pragma GCC unroll 4
             for (std::uint32_t j = 0; j < m; ++j, ++i)
                 f(i, off[j]);
         }
@@ -610,6 +671,7 @@ class CalendarQueue {
     bool wide_ = false;
     std::size_t active_n_ = 0;
     std::vector<std::uint32_t> active_chunks_;
+    std::vector<const Packet*> active_pkts_;  // their packets, for the drain's look-ups
     std::size_t active_pos_ = 0;
     TimeNs active_base_ = 0;
     // Prefetch of the next bucket during the drain: next chunk, chunks done, chunks in all.
