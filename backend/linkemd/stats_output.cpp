@@ -15,6 +15,7 @@ json stats_to_json(const dp::DataplaneStats& s, bool final) {
     for (unsigned d = 0; d < s.directions; ++d) {
         json c = to_json(s.dir[d].counters);
         c["tx_queued"] = s.dir[d].tx_queued;
+        c["params_generation"] = s.dir[d].params_generation;
         j[kDir[d]] = std::move(c);
     }
     json ports = json::object();

@@ -191,6 +191,7 @@ TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
             << dir;
         EXPECT_TRUE(c.contains("tx_queued"));
         EXPECT_TRUE(c.contains("alpha"));
+        EXPECT_EQ(c["params_generation"].get<std::uint64_t>(), 0u) << dir;
     }
     for (const char* port : {"a", "b"})
         for (const char* key : {"rx", "tx", "rx_missed", "rx_nombuf", "tx_failed"})

@@ -680,6 +680,9 @@ struct Dataplane::Impl {
         for (unsigned k = 0; k < n_dirs; ++k) {
             const Direction& d = *dirs[k];
             DirectionStats& ds = s.dir[k];
+            // Before the counters: an interval whose two ends show the same generation was
+            // spent entirely under that parameter block.
+            ds.params_generation = d.acked.load(std::memory_order_acquire);
             ds.tx_sent = d.tx_sent.load(std::memory_order_acquire);
             ds.counters = d.emu->snapshot();
             ds.tx_queued =

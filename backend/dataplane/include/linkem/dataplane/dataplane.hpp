@@ -85,6 +85,7 @@ struct DirectionStats {
     std::uint64_t tx_queued = 0;     // drained by the Emulator, not yet accepted by the TX queue
     std::uint64_t buffer_limit = 0;  // packets the Emulator may hold (after the mempool cap)
     bool buffer_exchange = false;    // the queue holds packet buffers, not mbufs
+    std::uint64_t params_generation = 0;  // the parameter block in use (0: the initial one)
 };
 
 struct PortStats {
