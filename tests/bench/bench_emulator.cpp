@@ -2,7 +2,10 @@
 // at 10^3, 10^5 and 10^6 packets in flight.
 //
 //   bench_emulator --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
-//                  --benchmark_enable_random_interleaving=true
+//                  --benchmark_enable_random_interleaving=true [--paired=100]
+//
+// --paired=N (default 100, 0 skips it): after the benchmarks, reordered against correlated
+// at 10^6 in flight in N pairs of alternating short slices (run_paired below).
 //
 // Random interleaving runs the repetitions of all benchmarks in a shuffled order, so on a
 // shared machine whose load drifts during the run the scenarios that are compared (e.g.
