@@ -411,8 +411,7 @@ class CalendarQueue {
                 due = false;
                 break;
             }
-            const auto i = static_cast<std::uint32_t>(k & index_mask);
-            out[m] = pkts[i / kChunk][i % kChunk];
+            out[m] = packet_at(pkts, static_cast<std::uint32_t>(k & index_mask));
             if (tx_out) tx_out[m] = tx;
         }
         n = m;
@@ -420,9 +419,11 @@ class CalendarQueue {
         active_pos_ = pos;
         return due;
     }
-    const Packet& active_packet(std::uint32_t i) const {
-        return active_pkts_[i / kChunk][i % kChunk];
+    // Packet i of the active bucket (in push order), through its chunks' packet arrays.
+    static const Packet& packet_at(const Packet* const* pkts, std::uint32_t i) {
+        return pkts[i / kChunk][i % kChunk];
     }
+    const Packet& active_packet(std::uint32_t i) const { return packet_at(active_pkts_.data(), i); }
     TimeNs current_min() const {
         TimeNs t = std::numeric_limits<TimeNs>::max();
         if (active_pos_ < active_n_) t = active_tx(active_pos_);
