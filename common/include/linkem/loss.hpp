@@ -45,25 +45,8 @@ class BernoulliStream {
         }
     }
 
-    bool next(Rng& rng) {
-        switch (mode_) {
-            case Mode::never:
-                return false;
-            case Mode::always:
-                return true;
-            case Mode::draw:
-                return rng() < threshold_;
-            case Mode::gaps:
-                if (gap_ < 0) gap_ = static_cast<std::int64_t>(geometric(rng, log1m_p_));
-                if (gap_ == 0) {
-                    gap_ = -1;
-                    return true;
-                }
-                --gap_;
-                return false;
-        }
-        return false;
-    }
+    /// The next outcome: one call of gap_within with a limit of 1 (the same draws).
+    bool next(Rng& rng) { return gap_within(rng, 1) == 0; }
 
     /// Outcomes of up to `limit` further calls at once: the number of failures before the
     /// next success if that is below limit (the success is consumed too), else limit (all
