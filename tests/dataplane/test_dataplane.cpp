@@ -94,13 +94,15 @@ struct Flow {
 // came out meanwhile were received late by us, not sent late by the data plane.
 struct Gaps {
     static constexpr DurationNs kMin = 100 * kNsPerUs;  // shorter ones are not recorded
-    std::vector<std::pair<TimeNs, TimeNs>> spans;       // [from, to]
+    // How long after a gap this thread is still busy receiving what piled up meanwhile.
+    static constexpr DurationNs kCatchUp = 100 * kNsPerUs;
+    std::vector<std::pair<TimeNs, TimeNs>> spans;  // [from, to]
     DurationNs total = 0;
     // Whether a frame due at `due` and received at `received` may have waited for us: it
     // was received right after a gap that ended after it was due.
     bool explains(TimeNs due, TimeNs received) const {
         for (const auto& [from, to] : spans)
-            if (to >= due && received >= to && received - to <= kMin) return true;
+            if (to >= due && received >= to && received - to <= kCatchUp) return true;
         return false;
     }
 };
