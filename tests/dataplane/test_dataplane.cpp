@@ -79,6 +79,11 @@ struct Flow {
         : in(i), out(o), count(n), pps(rate), length(len) {
         static std::uint32_t next_tag = 1;
         tag = next_tag++;
+        // Room for every probe, its pages touched now: growing the vector while receiving
+        // (a copy of megabytes into fresh pages) stalled this thread for up to 20 ms, and the
+        // frames that came out meanwhile were recorded as that much late.
+        got.resize(n);
+        got.clear();
     }
     std::uint32_t tag;
     VirtualPort* in;
