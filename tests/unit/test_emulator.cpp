@@ -352,6 +352,9 @@ TEST(Emulator, NegativeDelaysAreClampedAndCounted) {
         p.seed = 31;
         Emulator<Packet> e(p);
         constexpr std::uint64_t n = 100'000;
+        // Reordered: the calendar queue keeps times to 64 ns, rounded up.
+        const TimeNs resolution =
+            strategy == Strategy::reordered ? CalendarQueue<Packet>::kResolution : 1;
         std::uint64_t zero_delay = 0, got = 0;
         Packet out[256];
         TimeNs tx[256];
@@ -359,7 +362,7 @@ TEST(Emulator, NegativeDelaysAreClampedAndCounted) {
             for (std::size_t k; (k = e.drain(now, out, 256, tx)) > 0;)
                 for (std::size_t i = 0; i < k; ++i, ++got) {
                     ASSERT_GE(tx[i], out[i].t_arr);
-                    zero_delay += tx[i] == out[i].t_arr;
+                    zero_delay += tx[i] - out[i].t_arr < resolution;
                 }
         };
         for (std::uint64_t i = 0; i < n; ++i) {
@@ -373,10 +376,13 @@ TEST(Emulator, NegativeDelaysAreClampedAndCounted) {
         const double expected = 0.5 * std::erfc(1.0 / 3.0 / std::sqrt(2.0));
         const double frac = static_cast<double>(e.snapshot().delays_clamped) / n;
         EXPECT_NEAR(frac, expected, 5 * std::sqrt(expected * (1 - expected) / n));
-        // Reordered sends every packet at its own time: the clamped ones leave at once.
-        // (FIFO may hold a clamped packet behind its predecessor.)
+        // Reordered sends every packet at its own time: the clamped ones leave at once
+        // (within the queue's resolution, as may the rare packet whose delay is below it:
+        // density ~1.3e-7 per ns here, so ~1 of 10^5). FIFO may hold a clamped packet
+        // behind its predecessor.
         if (strategy == Strategy::reordered) {
-            EXPECT_EQ(zero_delay, e.snapshot().delays_clamped);
+            EXPECT_GE(zero_delay, e.snapshot().delays_clamped);
+            EXPECT_LE(zero_delay, e.snapshot().delays_clamped + 5);
         }
     }
 }

@@ -20,6 +20,31 @@ using test::Packet;
 constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
 constexpr DurationNs kBucket = DurationNs{1} << CalendarQueue<Packet>::kShift;  // 65.5 us
 constexpr DurationNs kHorizon = kBucket * CalendarQueue<Packet>::kSlots;        // 2.1 s
+constexpr DurationNs kResolution = CalendarQueue<Packet>::kResolution;          // 64 ns
+
+// A transmission time as the calendar queue keeps it (rounded up to its resolution).
+TimeNs rounded(TimeNs tx) {
+    return CalendarQueue<Packet>::round(tx);
+}
+
+TEST(CalendarQueue, RoundsTransmissionTimesUpToItsResolution) {
+    static_assert(kResolution == 64);
+    EXPECT_EQ(rounded(0), 0);
+    EXPECT_EQ(rounded(1), 64);
+    EXPECT_EQ(rounded(64), 64);
+    EXPECT_EQ(rounded(65), 128);
+    EXPECT_EQ(rounded(-1), 0);
+    EXPECT_EQ(rounded(-64), -64);
+    EXPECT_EQ(rounded(-65), -64);
+    // A packet is never sent before its time, and no later than the resolution.
+    CalendarQueue<Packet> q;
+    Packet out[2];
+    TimeNs tx[2];
+    q.push(kNsPerSec + 1, Packet{1, 0, 64});
+    EXPECT_EQ(q.pop_due(kNsPerSec + 63, out, tx, 2), 0u);
+    ASSERT_EQ(q.pop_due(kNsPerSec + 64, out, tx, 2), 1u);
+    EXPECT_EQ(tx[0], kNsPerSec + 64);
+}
 
 Packet pkt(std::uint64_t seq) {
     return Packet{seq, 0, 64};
@@ -53,12 +78,13 @@ TEST(FifoQueue, KeepsArrivalOrderAcrossGrowthAndWrapAround) {
 }
 
 // Drives a CalendarQueue and the BinaryHeapQueue oracle with identical operations and
-// requires identical results after every operation.
+// requires identical results after every operation. The oracle gets the times rounded as
+// the calendar keeps them.
 class QueuePair {
   public:
     void push(TimeNs tx) {
         cal_.push(tx, pkt(seq_));
-        heap_.push(tx, pkt(seq_));
+        heap_.push(rounded(tx), pkt(seq_));
         ++seq_;
         ++pushes_;
     }
@@ -217,7 +243,7 @@ TEST(CalendarQueue, MatchesStableSortForAnyPushOrder) {
     const TimeNs t0 = 3 * kNsPerSec;
     for (std::size_t i = 0; i < n; ++i) {
         const TimeNs tx = t0 + static_cast<TimeNs>(rng() % 6'000'000) * 1000;
-        in[i] = {tx, i};
+        in[i] = {rounded(tx), i};
         q.push(tx, pkt(i));
     }
     std::stable_sort(in.begin(), in.end(),
@@ -243,7 +269,7 @@ TEST(CalendarQueue, EqualTimesLeaveInArrivalOrderOnEveryPath) {
     CalendarQueue<Packet> q;
     Packet out[1000];
     TimeNs tx[1000];
-    const TimeNs t = 7 * kNsPerSec + 12345;
+    const TimeNs t = rounded(7 * kNsPerSec + 12345);
     // 500 in a future bucket (radix-sorted path), then the bucket is activated by
     // next_time(), then 500 more with the same tx (late heap path).
     for (std::uint64_t i = 0; i < 500; ++i)
@@ -299,12 +325,16 @@ TEST(CalendarQueue, PushesAtTheEdgesOfTheRingKeepTheirOrder) {
     const TimeNs anchor = 40 * kNsPerSec + 5 * kBucket + 77;  // calendar: just before it
     q.push(anchor);
     const TimeNs b0 = anchor & ~(kBucket - 1);  // start of the anchor's bucket
-    // The ring holds the anchor's bucket and the kSlots - 2 after it.
+    // The ring holds the anchor's bucket and the kSlots - 2 after it. Times round up to the
+    // queue's resolution: E - kResolution is the last time kept before an edge E, and
+    // E - kResolution + 1 the first one kept at E.
+    const TimeNs last = -kResolution, first = -kResolution + 1;
     const TimeNs edges[] = {
-        b0 + kBucket - 1,             // the anchor's bucket, last ns
-        b0 + kBucket,                 // the next one, first ns
-        b0 + kHorizon - kBucket - 1,  // the last bucket of the ring, last ns
-        b0 + kHorizon - kBucket,      // the first bucket beyond it: overflow
+        b0 + kBucket + last,              // the anchor's bucket, last time
+        b0 + kBucket + first,             // the next one, first time
+        b0 + kBucket,                     // the same, exactly
+        b0 + kHorizon - kBucket + last,   // the last bucket of the ring, last time
+        b0 + kHorizon - kBucket + first,  // the first bucket beyond it: overflow
         b0 + kHorizon - 1,
         b0 + kHorizon,
         b0 + 2 * kHorizon,
@@ -321,7 +351,7 @@ TEST(CalendarQueue, PushesAtTheEdgesOfTheRingKeepTheirOrder) {
     // Now the active bucket and the past: late heap.
     q.push(anchor - kNsPerMs);
     q.push(b0);
-    q.push(b0 + kBucket - 1);
+    q.push(b0 + kBucket + last);
     q.check_next();
     for (TimeNs now = anchor; q.size() > 0; now += kBucket / 2) {
         q.pop(now, 3);
@@ -353,15 +383,14 @@ TEST(CalendarQueue, ChunkStorageGrowsWhileABucketIsBeingDrained) {
     EXPECT_EQ(q.popped(), q.pushes());
 }
 
-// A bucket of more than 2^(32 - kShift) = 2^16 packets sorts 64-bit keys instead of 32-bit
-// ones; next to it a narrow one. Ties on a 16 ns grid, pushes into the active bucket while it
-// drains.
-TEST(CalendarQueue, BucketsAboveTheNarrowKeyLimitKeepTheirOrder) {
+// A bucket of more than 2^16 packets (the sort's positions are 32-bit; earlier versions
+// packed them into 16 bits), next to a smaller one. Ties on a 16 ns grid (four times more
+// after rounding), pushes into the active bucket while it drains.
+TEST(CalendarQueue, VeryFullBucketsKeepTheirOrder) {
     QueuePair q;
     Rng rng(515);
     const TimeNs t0 = 30 * kNsPerSec;  // a bucket edge
     q.push(t0 - kNsPerMs);             // anchors the calendar before both buckets
-    static_assert(CalendarQueue<Packet>::kShift == 16, "sizes below assume 2^16 narrow keys");
     for (int i = 0; i < 90'000; ++i) {
         const TimeNs b = i % 7 == 0 ? kBucket : 0;  // ~77k in the first, ~13k in the next
         q.push(t0 + b + static_cast<TimeNs>(rng() % (kBucket / 16)) * 16);

@@ -214,25 +214,30 @@ class BinaryHeapQueue {
 // ---------------------------------------------------------------------------------------
 /// Calendar queue for the reordering strategy: O(1) amortised push and pop.
 ///
+/// Resolution: transmission times are kept to kResolution = 2^kResolutionBits ns (64 ns):
+/// push() rounds tx up to the next multiple (a packet never leaves earlier than asked, and at
+/// most 63 ns later, 31.5 ns on average), and pop_due() compares and reports the rounded
+/// time. Packets whose rounded times are equal leave in arrival order. (The data plane reads
+/// its clock once per burst, so it knows arrival times only to a burst period, a microsecond
+/// or more at full rate.) This resolution is what lets a bucket be sorted in one counting
+/// pass.
+///
 /// Time is cut into buckets of 2^kShift ns (65.5 us). A ring of kSlots buckets covers the
 /// next ~2.1 s; each bucket is an append-only list of kChunk-entry chunks, so a push is a
 /// sequential write into one of the few buckets that the current delays spread over (these
-/// stay in cache). A chunk keeps the 16-bit tx offsets apart from the packets. When the
-/// drain reaches a bucket it is "activated": each entry gets a key (tx offset << index
-/// bits | position in the bucket; 32 bits while the bucket holds at most 2^16 packets,
-/// else 64), the keys are radix-sorted on the offset bits (two counting passes of 8 bits
-/// over the keys rather than the entries; a rank sort for small buckets), and the drain
-/// walks the sorted keys, fetching each packet from its chunk. While it drains, the chunks of the
-/// next bucket are prefetched into L2, in step with the drain, so that its activation does
-/// not wait for memory. The chunks go back to the free list when the next bucket is
-/// activated; they live in one array on transparent huge pages. Pushes that land
-/// in the active bucket or before it (delays shorter than the bucket) go to a small binary
-/// heap merged at the drain; pushes beyond the ring's horizon wait in an overflow min-heap
-/// and move into the ring when the horizon reaches them.
+/// stay in cache). A chunk keeps the 16-bit time offsets (in units of kResolution, 0..1023)
+/// apart from the packets. When the drain reaches a bucket it is "activated": one counting
+/// pass over the offsets, then one stable scatter of the packets (and their offsets) into
+/// tx order; the drain then reads both arrays in sequence, as a FIFO's. While it drains, the
+/// chunks of the next bucket are prefetched into L2, in step with the drain, so that its
+/// activation does not wait for memory. The chunks go back to the free list at activation;
+/// they live in one array on transparent huge pages. Pushes that land in the active bucket
+/// or before it (delays shorter than the bucket) go to a small binary heap merged at the
+/// drain; pushes beyond the ring's horizon wait in an overflow min-heap and move into the
+/// ring when the horizon reaches them.
 ///
-/// Order: strictly by tx; equal tx leave in arrival order (the key's low bits are the
-/// arrival position within the bucket, and the heap breaks ties by an arrival sequence
-/// number).
+/// Order: strictly by (rounded) tx; equal times leave in arrival order (the sort is stable
+/// over the bucket's push order, and the heaps break ties by an arrival sequence number).
 template <class Packet>
 class CalendarQueue {
   public:
@@ -240,8 +245,15 @@ class CalendarQueue {
     static constexpr int kShift = 16;
     static constexpr std::size_t kSlots = 32768;
     static constexpr std::uint32_t kChunk = 64;
+    static constexpr int kResolutionBits = 6;
+    static constexpr DurationNs kResolution = DurationNs{1} << kResolutionBits;
 
     CalendarQueue() : slots_(kSlots), bitmap_(kSlots / 64, 0) {}
+
+    /// tx as this queue keeps it: rounded up to a multiple of kResolution.
+    static constexpr TimeNs round(TimeNs tx) {
+        return (tx + (kResolution - 1)) & ~static_cast<TimeNs>(kResolution - 1);
+    }
 
   private:
     struct Slot;
@@ -265,6 +277,7 @@ class CalendarQueue {
     class Writer {
       public:
         [[gnu::always_inline]] void push(TimeNs tx, const Packet& pkt) {
+            tx = round(tx);
             const std::int64_t b = tx >> kShift;
             if (size_ == 0) [[unlikely]]
                 cur_ = q_.cur_ = b - 1;  // empty: re-anchor the calendar just before tx
@@ -312,13 +325,10 @@ class CalendarQueue {
         std::size_t n = 0;
         while (n < max && size_ > 0) {
             if (current_empty() && !advance(now)) break;
-            // The active bucket's sorted keys, up to `now` or to the earliest late packet
-            // (equal times: the bucket's packet first, as it was pushed earlier).
+            // The active bucket's packets, up to `now` or to the earliest late packet (equal
+            // times: the bucket's packet first, as it was pushed earlier).
             const TimeNs limit = late_.empty() ? now : std::min(now, late_.front().tx);
-            const bool more =
-                wide_ ? walk_active<std::uint64_t, 32>(keys64_, limit, out, tx_out, n, max)
-                      : walk_active<std::uint32_t, kNarrowIndexBits>(keys32_, limit, out, tx_out, n,
-                                                                     max);
+            const bool more = walk_active(limit, out, tx_out, n, max);
             if (n == max) break;
             if (late_.empty()) {
                 if (!more) break;  // the next packet is not due
@@ -344,22 +354,23 @@ class CalendarQueue {
     void for_next(std::size_t k, F&& f) const {
         const std::size_t end = std::min(active_n_, active_pos_ + k);
         for (std::size_t pos = active_pos_; pos < end; ++pos)
-            f(active_packet(active_index(pos)));
+            f(sorted_pkt_[pos]);
     }
 
   private:
     static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
-    static constexpr int kLowBits = (kShift + 1) / 2;
-    static constexpr int kHighBits = kShift - kLowBits;
+    static constexpr int kBinBits = kShift - kResolutionBits;
+    static constexpr std::uint32_t kBins = std::uint32_t{1} << kBinBits;  // 1024 per bucket
     static constexpr std::size_t kAhead = 4;     // chunks prefetched ahead at activation
     static constexpr std::uint32_t kSmall = 32;  // buckets up to this size: rank sort
+    static_assert(kBinBits + 5 <= 16, "the rank sort packs a bin and an index into 16 bits");
 
     static constexpr TimeNs kOffsetMask = (TimeNs{1} << kShift) - 1;
 
-    // Structure of arrays: the sort reads only the 4-byte offsets (tx - bucket start); the
-    // packets are read once, by the drain.
+    // Structure of arrays: the counting pass reads only the 2-byte bins (tx - bucket start,
+    // in units of kResolution).
     struct alignas(64) Chunk {
-        std::uint32_t off[kChunk];
+        std::uint16_t bin[kChunk];
         Packet pkt[kChunk];
     };
     struct Slot {
@@ -376,54 +387,44 @@ class CalendarQueue {
         }
     };
 
-    // Keys of the active bucket: (tx offset << index bits) | position in the bucket. Narrow
-    // 32-bit keys (16 + 16 bits) while the bucket holds at most 2^16 packets, else 64-bit.
-    static constexpr int kNarrowIndexBits = 32 - kShift;
-    static constexpr std::uint32_t kNarrowMax = std::uint32_t{1} << kNarrowIndexBits;
-
     bool current_empty() const { return active_pos_ == active_n_ && late_.empty(); }
     TimeNs active_tx(std::size_t pos) const {
-        return active_base_ +
-               static_cast<TimeNs>(wide_ ? keys64_[pos] >> 32 : keys32_[pos] >> kNarrowIndexBits);
-    }
-    std::uint32_t active_index(std::size_t pos) const {
-        return wide_ ? static_cast<std::uint32_t>(keys64_[pos]) : keys32_[pos] & (kNarrowMax - 1);
+        return active_base_ + (static_cast<TimeNs>(sorted_bin_[pos]) << kResolutionBits);
     }
 
     // Emits the active bucket's packets with tx <= limit. Returns false when a packet after
     // the limit stopped it.
-    template <class K, int kIndexBits>
-    bool walk_active(const std::vector<K>& keys, TimeNs limit, Packet* out, TimeNs* tx_out,
-                     std::size_t& n, std::size_t max) {
-        constexpr K index_mask = (K{1} << kIndexBits) - 1;
+    bool walk_active(TimeNs limit, Packet* out, TimeNs* tx_out, std::size_t& n, std::size_t max) {
         // Locals: the stores into out[] could otherwise alias the members.
-        const K* key = keys.data();
-        const Packet* const* pkts = active_pkts_.data();
+        const std::uint16_t* const bin = sorted_bin_.data();
+        const Packet* const pkt = sorted_pkt_.data();
         const TimeNs base = active_base_;
         const std::size_t start = active_pos_;
         const std::size_t stop = std::min(active_n_, start + (max - n));
+        // Bins up to `last` are due (the bucket spans kBins bins; a limit past its end lets
+        // every one through).
+        if (limit < base) return start == active_n_;  // none of this bucket is due
+        const std::uint64_t span =
+            static_cast<std::uint64_t>(limit) - static_cast<std::uint64_t>(base);
+        const std::uint32_t last = span >= (std::uint64_t{kBins} << kResolutionBits)
+                                       ? kBins
+                                       : static_cast<std::uint32_t>(span >> kResolutionBits);
         std::size_t pos = start, m = n;
         bool due = true;
         for (; pos < stop; ++pos, ++m) {
-            const K k = key[pos];
-            const TimeNs tx = base + static_cast<TimeNs>(k >> kIndexBits);
-            if (tx > limit) {
+            const std::uint32_t b = bin[pos];
+            if (b > last) {
                 due = false;
                 break;
             }
-            out[m] = packet_at(pkts, static_cast<std::uint32_t>(k & index_mask));
-            if (tx_out) tx_out[m] = tx;
+            out[m] = pkt[pos];
+            if (tx_out) tx_out[m] = base + (static_cast<TimeNs>(b) << kResolutionBits);
         }
         n = m;
         size_ -= pos - start;
         active_pos_ = pos;
         return due;
     }
-    // Packet i of the active bucket (in push order), through its chunks' packet arrays.
-    static const Packet& packet_at(const Packet* const* pkts, std::uint32_t i) {
-        return pkts[i / kChunk][i % kChunk];
-    }
-    const Packet& active_packet(std::uint32_t i) const { return packet_at(active_pkts_.data(), i); }
     TimeNs current_min() const {
         TimeNs t = std::numeric_limits<TimeNs>::max();
         if (active_pos_ < active_n_) t = active_tx(active_pos_);
@@ -468,12 +469,7 @@ class CalendarQueue {
     }
 
     void add_chunk() {
-        const Chunk* before = chunks_.data();
         chunks_.emplace_back();
-        if (chunks_.data() != before) {  // moved: the active bucket's packets too
-            for (std::size_t k = 0; k < active_chunks_.size(); ++k)
-                active_pkts_[k] = chunks_[active_chunks_[k]].pkt;
-        }
         next_.push_back(free_);
         free_ = static_cast<std::uint32_t>(chunks_.size() - 1);
     }
@@ -490,7 +486,7 @@ class CalendarQueue {
             chunks = chunks_.data();
         }
         Chunk& c = chunks[s.tail];
-        c.off[pos] = static_cast<std::uint32_t>(tx & kOffsetMask);
+        c.bin[pos] = static_cast<std::uint16_t>((tx & kOffsetMask) >> kResolutionBits);
         c.pkt[pos] = pkt;
         ++s.count;
     }
@@ -557,107 +553,101 @@ class CalendarQueue {
 
     // Called only when the previous active bucket has been drained completely.
     void activate(std::size_t si) {
-        if (!active_chunks_.empty()) {  // return the drained bucket's chunks
-            next_[active_chunks_.back()] = free_;
-            free_ = active_chunks_.front();
-            active_chunks_.clear();
-            active_pkts_.clear();
-        }
         Slot& s = slots_[si];
         const std::uint32_t n = s.count;
+        const std::uint32_t head = s.head;
         active_n_ = n;
         active_pos_ = 0;
         active_base_ = cur_ << kShift;
         pf_chunk_ = kNil;
         if (n == 0) return;
-
-        // The bucket was filled long ago and is likely out of cache, and a chunk chain
-        // defeats the hardware prefetcher: fetch kAhead chunks ahead of the histogram pass
-        // (which also brings the packets in for the drain).
-        for (std::uint32_t c = s.head; c != kNil; c = next_[c]) {
-            if (active_chunks_.size() < kAhead) prefetch_chunk(c);
-            active_chunks_.push_back(c);
-            active_pkts_.push_back(chunks_[c].pkt);
-        }
-        wide_ = n > kNarrowMax;
-        if (wide_)
-            sort_keys<std::uint64_t, 32>(keys64_, tmp64_, n);
-        else
-            sort_keys<std::uint32_t, kNarrowIndexBits>(keys32_, tmp32_, n);
         s = Slot{};
         bitmap_[si / 64] &= ~(std::uint64_t{1} << (si % 64));
+        sorted_pkt_.resize(n);
+        sorted_bin_.resize(n);
+        if (n <= kSmall)
+            rank_sort(head, n);
+        else
+            counting_sort(head, n);
         const Slot& next = slots_[(si + 1) & (kSlots - 1)];
         pf_chunk_ = next.head;
         pf_total_ = (next.count + kChunk - 1) / kChunk;
         pf_done_ = 0;
     }
 
-    // LSD radix sort of the keys on the offset bits: two stable counting passes.
-    template <class K, int kIndexBits>
-    void sort_keys(std::vector<K>& keys, std::vector<K>& tmp, std::uint32_t n) {
-        keys.resize(n);
-        if (n <= kSmall) {
-            // Few packets (low rates): rank sort. The keys are distinct, so each key's rank
-            // is the number of smaller keys; counting is branch-free (a comparison sort on
-            // random keys mispredicts about once per element) and vectorises.
-            K k[kSmall];
-            for_each_offset(n, [&](std::uint32_t i, std::uint32_t off) {
-                k[i] = static_cast<K>(off) << kIndexBits | i;
-            });
-            for (std::uint32_t i = 0; i < n; ++i) {
-                std::uint32_t rank = 0;
-                for (std::uint32_t j = 0; j < n; ++j)
-                    rank += k[j] < k[i];
-                keys[rank] = k[i];
-            }
-            return;
-        }
-        constexpr std::uint32_t lo_mask = (1u << kLowBits) - 1;
-        std::uint32_t lo_count[1u << kLowBits] = {};
-        std::uint32_t hi_count[1u << kHighBits] = {};
-        for (std::size_t ci = 0, left = n; ci < active_chunks_.size(); ++ci) {
-            if (ci + kAhead < active_chunks_.size()) prefetch_chunk(active_chunks_[ci + kAhead]);
-            const std::uint32_t* off = chunks_[active_chunks_[ci]].off;
-            const auto m = static_cast<std::uint32_t>(std::min<std::size_t>(left, kChunk));
-#pragma GCC unroll 4
-            for (std::uint32_t j = 0; j < m; ++j) {
-                ++lo_count[off[j] & lo_mask];
-                ++hi_count[off[j] >> kLowBits];
-            }
-            left -= m;
-        }
-        prefix_sum(lo_count);
-        prefix_sum(hi_count);
-        tmp.resize(n);
-        for_each_offset(n, [&](std::uint32_t i, std::uint32_t off) {
-            tmp[lo_count[off & lo_mask]++] = static_cast<K>(off) << kIndexBits | i;
-        });
-#pragma GCC unroll 4
-        for (const K k : tmp)
-            keys[hi_count[k >> (kIndexBits + kLowBits)]++] = k;
+    // Returns a bucket's chunk list (first .. last) to the free list.
+    void free_chunks(std::uint32_t first, std::uint32_t last) {
+        next_[last] = free_;
+        free_ = first;
     }
 
-    // f(i, offset) for the active bucket's entries in push order.
-    template <class F>
-    void for_each_offset(std::uint32_t n, F&& f) const {
-        std::uint32_t i = 0;
-        for (const std::uint32_t c : active_chunks_) {
-            const std::uint32_t* off = chunks_[c].off;
-            const std::uint32_t m = std::min(n - i, kChunk);
-#pragma GCC unroll 4
-            for (std::uint32_t j = 0; j < m; ++j, ++i)
-                f(i, off[j]);
+    // Few packets (low rates), all in one chunk: a rank sort. Each (bin, index) key is
+    // distinct, so its rank is the number of smaller keys; counting is branch-free (a
+    // comparison sort on random keys mispredicts about once per element) and vectorises.
+    void rank_sort(std::uint32_t c, std::uint32_t n) {
+        const Chunk& chunk = chunks_[c];
+        std::uint16_t k[kSmall];
+        for (std::uint32_t i = 0; i < n; ++i)
+            k[i] = static_cast<std::uint16_t>(chunk.bin[i] << 5 | i);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            std::uint32_t rank = 0;
+            for (std::uint32_t j = 0; j < n; ++j)
+                rank += k[j] < k[i];
+            sorted_pkt_[rank] = chunk.pkt[i];
+            sorted_bin_[rank] = chunk.bin[i];
         }
+        free_chunks(c, c);
     }
 
-    template <std::size_t N>
-    static void prefix_sum(std::uint32_t (&c)[N]) {
+    // One counting pass over the bins, then a stable scatter of the packets and their bins
+    // into tx order. The bucket was filled long ago and may be out of cache, and a chunk
+    // chain defeats the hardware prefetcher: the counting pass fetches kAhead chunks ahead
+    // (which also brings the packets in for the scatter).
+    void counting_sort(std::uint32_t head, std::uint32_t n) {
+        std::uint32_t pos[kBins];
+        std::fill(std::begin(pos), std::end(pos), 0u);
+        std::uint32_t last = head;
+        {
+            std::uint32_t ahead = head;
+            for (std::size_t k = 0; k < kAhead && ahead != kNil; ++k, ahead = next_[ahead])
+                prefetch_chunk(ahead);
+            std::uint32_t left = n;
+            for (std::uint32_t c = head; c != kNil; c = next_[c]) {
+                if (ahead != kNil) {
+                    prefetch_chunk(ahead);
+                    ahead = next_[ahead];
+                }
+                const std::uint16_t* bin = chunks_[c].bin;
+                const std::uint32_t m = std::min(left, kChunk);
+#pragma GCC unroll 4
+                for (std::uint32_t j = 0; j < m; ++j)
+                    ++pos[bin[j]];
+                left -= m;
+                last = c;
+            }
+        }
         std::uint32_t sum = 0;
-        for (auto& v : c) {
+        for (auto& v : pos) {
             const std::uint32_t x = v;
             v = sum;
             sum += x;
         }
+        Packet* const out_pkt = sorted_pkt_.data();
+        std::uint16_t* const out_bin = sorted_bin_.data();
+        std::uint32_t left = n;
+        for (std::uint32_t c = head; c != kNil; c = next_[c]) {
+            const Chunk& chunk = chunks_[c];
+            const std::uint32_t m = std::min(left, kChunk);
+#pragma GCC unroll 4
+            for (std::uint32_t j = 0; j < m; ++j) {
+                const std::uint16_t b = chunk.bin[j];
+                const std::uint32_t p = pos[b]++;
+                out_pkt[p] = chunk.pkt[j];
+                out_bin[p] = b;
+            }
+            left -= m;
+        }
+        free_chunks(head, last);
     }
 
     std::vector<Chunk, detail::LargePageAllocator<Chunk>> chunks_;
@@ -666,13 +656,10 @@ class CalendarQueue {
     std::vector<Slot> slots_;
     std::vector<std::uint64_t> bitmap_;
     std::int64_t cur_ = 0;
-    // The active bucket: its sorted keys, its chunks in push order, and its start time.
-    std::vector<std::uint32_t> keys32_, tmp32_;
-    std::vector<std::uint64_t> keys64_, tmp64_;
-    bool wide_ = false;
+    // The active bucket, sorted: its packets and their bins, and its start time.
+    std::vector<Packet> sorted_pkt_;
+    std::vector<std::uint16_t> sorted_bin_;
     std::size_t active_n_ = 0;
-    std::vector<std::uint32_t> active_chunks_;
-    std::vector<const Packet*> active_pkts_;  // their packets, for the drain's look-ups
     std::size_t active_pos_ = 0;
     TimeNs active_base_ = 0;
     // Prefetch of the next bucket during the drain: next chunk, chunks done, chunks in all.
