@@ -555,7 +555,7 @@ class CalendarQueue {
     void activate(std::size_t si) {
         Slot& s = slots_[si];
         const std::uint32_t n = s.count;
-        const std::uint32_t head = s.head;
+        const std::uint32_t head = s.head, tail = s.tail;
         active_n_ = n;
         active_pos_ = 0;
         active_base_ = cur_ << kShift;
@@ -569,6 +569,7 @@ class CalendarQueue {
             rank_sort(head, n);
         else
             counting_sort(head, n);
+        free_chunks(head, tail);  // the packets are in the sorted arrays now
         const Slot& next = slots_[(si + 1) & (kSlots - 1)];
         pf_chunk_ = next.head;
         pf_total_ = (next.count + kChunk - 1) / kChunk;
@@ -596,7 +597,6 @@ class CalendarQueue {
             sorted_pkt_[rank] = chunk.pkt[i];
             sorted_bin_[rank] = chunk.bin[i];
         }
-        free_chunks(c, c);
     }
 
     // One counting pass over the bins, then a stable scatter of the packets and their bins
@@ -606,7 +606,6 @@ class CalendarQueue {
     void counting_sort(std::uint32_t head, std::uint32_t n) {
         std::uint32_t pos[kBins];
         std::fill(std::begin(pos), std::end(pos), 0u);
-        std::uint32_t last = head;
         {
             std::uint32_t ahead = head;
             for (std::size_t k = 0; k < kAhead && ahead != kNil; ++k, ahead = next_[ahead])
@@ -623,7 +622,6 @@ class CalendarQueue {
                 for (std::uint32_t j = 0; j < m; ++j)
                     ++pos[bin[j]];
                 left -= m;
-                last = c;
             }
         }
         std::uint32_t sum = 0;
@@ -647,7 +645,6 @@ class CalendarQueue {
             }
             left -= m;
         }
-        free_chunks(head, last);
     }
 
     std::vector<Chunk, detail::LargePageAllocator<Chunk>> chunks_;
