@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cstdint>
@@ -227,8 +228,9 @@ class BinaryHeapQueue {
 /// sequential write into one of the few buckets that the current delays spread over (these
 /// stay in cache). A chunk keeps the 16-bit time offsets (in units of kResolution, 0..1023)
 /// apart from the packets. When the drain reaches a bucket it is "activated": one counting
-/// pass over the offsets, then one stable scatter of the packets (and their offsets) into
-/// tx order; the drain then reads both arrays in sequence, as a FIFO's. While it drains, the
+/// pass over the offsets, then one stable scatter of the packets into tx order. The counts
+/// left by the scatter say where each 64 ns bin ends, so the drain copies the due packets
+/// out in one block, as from a FIFO, without comparing times. While it drains, the
 /// chunks of the next bucket are prefetched into L2, in step with the drain, so that its
 /// activation does not wait for memory. The chunks go back to the free list at activation;
 /// they live in one array on transparent huge pages. Pushes that land in the active bucket
@@ -388,16 +390,21 @@ class CalendarQueue {
     };
 
     bool current_empty() const { return active_pos_ == active_n_ && late_.empty(); }
-    TimeNs active_tx(std::size_t pos) const {
-        return active_base_ + (static_cast<TimeNs>(sorted_bin_[pos]) << kResolutionBits);
+    // The bin of the active bucket's packet at `pos` (pos < active_n_; pos never decreases
+    // within a bucket, so the cursor over end_ moves forward only).
+    std::uint32_t active_bin(std::size_t pos) {
+        if (active_small_) return sorted_bin_[pos];
+        while (end_[active_bin_] <= pos)
+            ++active_bin_;
+        return active_bin_;
+    }
+    TimeNs active_tx(std::size_t pos) {
+        return active_base_ + (static_cast<TimeNs>(active_bin(pos)) << kResolutionBits);
     }
 
     // Emits the active bucket's packets with tx <= limit. Returns false when a packet after
     // the limit stopped it.
     bool walk_active(TimeNs limit, Packet* out, TimeNs* tx_out, std::size_t& n, std::size_t max) {
-        // Locals: the stores into out[] could otherwise alias the members.
-        const std::uint16_t* const bin = sorted_bin_.data();
-        const Packet* const pkt = sorted_pkt_.data();
         const TimeNs base = active_base_;
         const std::size_t start = active_pos_;
         const std::size_t stop = std::min(active_n_, start + (max - n));
@@ -409,6 +416,22 @@ class CalendarQueue {
         const std::uint32_t last = span >= (std::uint64_t{kBins} << kResolutionBits)
                                        ? kBins
                                        : static_cast<std::uint32_t>(span >> kResolutionBits);
+        if (!active_small_) {
+            // The packets of bins 0..last are the first end_[last]: a copy, no comparisons.
+            const std::size_t due_end = last >= kBins ? active_n_ : end_[last];
+            const std::size_t e = std::min(stop, std::max(due_end, start));
+            std::copy(sorted_pkt_.data() + start, sorted_pkt_.data() + e, out + n);
+            if (tx_out)
+                for (std::size_t pos = start; pos < e; ++pos)
+                    tx_out[n + pos - start] = active_tx(pos);
+            n += e - start;
+            size_ -= e - start;
+            active_pos_ = e;
+            return due_end >= stop;
+        }
+        // Locals: the stores into out[] could otherwise alias the members.
+        const std::uint16_t* const bin = sorted_bin_.data();
+        const Packet* const pkt = sorted_pkt_.data();
         std::size_t pos = start, m = n;
         bool due = true;
         for (; pos < stop; ++pos, ++m) {
@@ -425,7 +448,7 @@ class CalendarQueue {
         active_pos_ = pos;
         return due;
     }
-    TimeNs current_min() const {
+    TimeNs current_min() {
         TimeNs t = std::numeric_limits<TimeNs>::max();
         if (active_pos_ < active_n_) t = active_tx(active_pos_);
         if (!late_.empty()) t = std::min(t, late_.front().tx);
@@ -564,11 +587,14 @@ class CalendarQueue {
         s = Slot{};
         bitmap_[si / 64] &= ~(std::uint64_t{1} << (si % 64));
         sorted_pkt_.resize(n);
-        sorted_bin_.resize(n);
-        if (n <= kSmall)
+        active_small_ = n <= kSmall;
+        active_bin_ = 0;
+        if (active_small_) {
+            sorted_bin_.resize(n);
             rank_sort(head, n);
-        else
+        } else {
             counting_sort(head, n);
+        }
         free_chunks(head, tail);  // the packets are in the sorted arrays now
         const Slot& next = slots_[(si + 1) & (kSlots - 1)];
         pf_chunk_ = next.head;
@@ -599,13 +625,14 @@ class CalendarQueue {
         }
     }
 
-    // One counting pass over the bins, then a stable scatter of the packets and their bins
-    // into tx order. The bucket was filled long ago and may be out of cache, and a chunk
-    // chain defeats the hardware prefetcher: the counting pass fetches kAhead chunks ahead
-    // (which also brings the packets in for the scatter).
+    // One counting pass over the bins, then a stable scatter of the packets into tx order.
+    // The scatter leaves end_[b] = the number of packets in bins 0..b, which is all the drain
+    // needs to know how many are due. The bucket was filled long ago and may be out of cache,
+    // and a chunk chain defeats the hardware prefetcher: the counting pass fetches kAhead
+    // chunks ahead (which also brings the packets in for the scatter).
     void counting_sort(std::uint32_t head, std::uint32_t n) {
-        std::uint32_t pos[kBins];
-        std::fill(std::begin(pos), std::end(pos), 0u);
+        std::uint32_t* const pos = end_.data();
+        std::fill(end_.begin(), end_.end(), 0u);
         {
             std::uint32_t ahead = head;
             for (std::size_t k = 0; k < kAhead && ahead != kNil; ++k, ahead = next_[ahead])
@@ -625,23 +652,19 @@ class CalendarQueue {
             }
         }
         std::uint32_t sum = 0;
-        for (auto& v : pos) {
+        for (auto& v : end_) {
             const std::uint32_t x = v;
             v = sum;
             sum += x;
         }
         Packet* const out_pkt = sorted_pkt_.data();
-        std::uint16_t* const out_bin = sorted_bin_.data();
         std::uint32_t left = n;
         for (std::uint32_t c = head; c != kNil; c = next_[c]) {
             const Chunk& chunk = chunks_[c];
             const std::uint32_t m = std::min(left, kChunk);
 #pragma GCC unroll 4
             for (std::uint32_t j = 0; j < m; ++j) {
-                const std::uint16_t b = chunk.bin[j];
-                const std::uint32_t p = pos[b]++;
-                out_pkt[p] = chunk.pkt[j];
-                out_bin[p] = b;
+                out_pkt[pos[chunk.bin[j]]++] = chunk.pkt[j];
             }
             left -= m;
         }
@@ -653,9 +676,14 @@ class CalendarQueue {
     std::vector<Slot> slots_;
     std::vector<std::uint64_t> bitmap_;
     std::int64_t cur_ = 0;
-    // The active bucket, sorted: its packets and their bins, and its start time.
+    // The active bucket, sorted: its packets, its start time, and where its bins end: a small
+    // bucket (rank sort) keeps each packet's bin in sorted_bin_, a larger one (counting sort)
+    // the end of each bin in end_ (active_bin_: a cursor over end_).
     std::vector<Packet> sorted_pkt_;
     std::vector<std::uint16_t> sorted_bin_;
+    std::array<std::uint32_t, kBins> end_{};
+    bool active_small_ = true;
+    std::uint32_t active_bin_ = 0;
     std::size_t active_n_ = 0;
     std::size_t active_pos_ = 0;
     TimeNs active_base_ = 0;
