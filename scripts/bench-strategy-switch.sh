@@ -7,11 +7,13 @@
 #
 #   scripts/bench-strategy-switch.sh [--linkemd PATH] [--sizes "64 1518"] [--slices 20]
 #                                    [--slice 1.5] [--warmup 3] [--burst 32] [--mbufs 1048576]
-#                                    [--variants "plain spacer_ge"] [--rt PRIO] [--keep DIR]
+#                                    [--variants "plain spacer_ge"] [--jitter 3ms] [--rt PRIO]
+#                                    [--keep DIR]
 #
-# Variants: plain = 10 ms +- 3 ms normal; spacer_ge = the same + spacer at 1 Tbit/s with the
-# largest backlog limit (costs its work, never holds back) + Gilbert-Elliott loss, as in
-# scripts/bench-dataplane.sh. Rates: packets_out of both directions, from --stats-json lines
+# Variants: plain = 10 ms +- 3 ms normal (--jitter changes the 3 ms: the wider the delays
+# spread, the more calendar buckets take pushes at once, and the more reordering costs);
+# spacer_ge = the same + spacer at 1 Tbit/s with the largest backlog limit (costs its work,
+# never holds back) + Gilbert-Elliott loss, as in scripts/bench-dataplane.sh. Rates: packets_out of both directions, from --stats-json lines
 # every 100 ms; an interval counts for a slice only if both its ends show that slice's
 # parameter generation, and the first two such intervals of each slice are left out (the
 # switch moves the queued packets from one queue to the other, and the new queue needs a
@@ -30,6 +32,7 @@ WARMUP=3
 BURST=32
 MBUFS=1048576
 VARIANTS="plain spacer_ge"
+JITTER=3ms
 RT=()
 KEEP=""
 while [[ $# -gt 0 ]]; do
@@ -42,9 +45,10 @@ while [[ $# -gt 0 ]]; do
         --burst) BURST=$2; shift 2 ;;
         --mbufs) MBUFS=$2; shift 2 ;;
         --variants) VARIANTS=$2; shift 2 ;;
+        --jitter) JITTER=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --keep) KEEP=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "bench-strategy-switch.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -56,6 +60,13 @@ fi
 [[ -x ${LINKEMD:-} ]] || { echo "bench-strategy-switch.sh: no linkemd binary (--linkemd PATH)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "bench-strategy-switch.sh: needs root (DPDK EAL)" >&2; exit 2; }
 [[ $SLICES =~ ^[0-9]+$ && $SLICES -ge 3 ]] || { echo "bench-strategy-switch.sh: --slices must be a number >= 3" >&2; exit 2; }
+
+# linkemd checks the delay flags (and says what is allowed) before anything starts.
+if ! err=$("$LINKEMD" --print-config --port-a net_null0 --port-b net_null1 --mean-delay 10ms \
+               --jitter "$JITTER" 2>&1 >/dev/null); then
+    echo "bench-strategy-switch.sh: $err" >&2
+    exit 2
+fi
 
 DIR=${KEEP:-$(mktemp -d /tmp/lkswitch.XXXXXX)}
 mkdir -p "$DIR"
@@ -84,7 +95,7 @@ for size in $SIZES; do
         cmd=("${RT[@]}" "$LINKEMD" --port-a "net_null0,size=$size" --port-b "net_null1,size=$size"
              --lcores shared --mbufs "$MBUFS" --burst "$BURST" --seed 42 --stats-json
              --stats-interval 100ms --duration "${total}s" --config "$DIR/link.json"
-             --mean-delay 10ms --jitter 3ms "${extra[@]}" -- --file-prefix "lkswitch-$$-$tag")
+             --mean-delay 10ms --jitter "$JITTER" "${extra[@]}" -- --file-prefix "lkswitch-$$-$tag")
         echo "# $tag: ${cmd[*]}"
         "${cmd[@]}" >"$DIR/$tag.log" 2>"$DIR/$tag.err" &
         pid=$!
