@@ -157,6 +157,35 @@ class EthPort {
     rte_dev_iterator iter_{};
 };
 
+// ------------------------------------------------------------------------ stage profile
+//
+// Built with -DLINKEM_DP_PROFILE=ON, the data plane counts the TSC cycles each stage of the
+// packet path takes, per direction, and logs them per received packet at stop: where a
+// mode's time goes in place, which sampling (perf has only cpu-clock in these VMs, and
+// its samples slide onto neighbouring instructions) cannot say. Each timed stage costs two
+// TSC reads per burst, which the figures include (in this session's VMs ~25 cycles a read,
+// ~10 cycles per packet in all at burst 32: compare modes within a profile build, not with
+// the normal build's rates). The normal build has none of it.
+#ifdef LINKEM_DP_PROFILE
+struct StageProfile {
+    // Each on the line of the lcore that times it (layouts two and three split the stages).
+    alignas(64) std::uint64_t rx = 0;        // rte_eth_rx_burst
+    alignas(64) std::uint64_t exchange = 0;  // buffer exchange before the Emulator
+    std::uint64_t ingest = 0;                // Emulator::ingest (delay, limiter, loss, queue push)
+    std::uint64_t drain = 0;                 // Emulator::drain (queue pop; the calendar's sort)
+    std::uint64_t headers = 0;               // mbuf headers for the drained buffers
+    std::uint64_t packets = 0;               // handed to Emulator::ingest
+    alignas(64) std::uint64_t tx = 0;        // rte_eth_tx_burst
+};
+#define LINKEM_STAGE_START(t) const std::uint64_t t = rte_rdtsc()
+#define LINKEM_STAGE_END(d, stage, t) ((d).prof.stage += rte_rdtsc() - (t))
+#define LINKEM_STAGE_COUNT(d, n) ((d).prof.packets += (n))
+#else
+#define LINKEM_STAGE_START(t)
+#define LINKEM_STAGE_END(d, stage, t)
+#define LINKEM_STAGE_COUNT(d, n)
+#endif
+
 // ------------------------------------------------------------------------- directions
 struct ParamBlock {
     std::uint64_t generation;
@@ -207,6 +236,10 @@ struct alignas(64) Direction {
     rte_mbuf* stash[kStash];
     std::vector<void*> free_store;
     std::vector<rte_mbuf*> donors;  // the headers whose buffers were given to the queue
+
+#ifdef LINKEM_DP_PROFILE
+    alignas(64) StageProfile prof;
+#endif
 };
 
 // Adopts a newly published parameter block. The generation is read first (acquire): the
@@ -276,6 +309,7 @@ inline void release(Direction& d, HeldPacket p) {
 }
 
 inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+    LINKEM_STAGE_START(t_exchange);
     HeldPacket held[kMaxBurst];
     std::uint16_t k = 0;
     if (!d.exchange) {
@@ -322,7 +356,11 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
         }
     }
     HeldPacket dropped[kMaxBurst];
+    LINKEM_STAGE_END(d, exchange, t_exchange);
+    LINKEM_STAGE_START(t_ingest);
     const std::size_t nd = d.emu->ingest(held, k, now, dropped);
+    LINKEM_STAGE_END(d, ingest, t_ingest);
+    LINKEM_STAGE_COUNT(d, k);
     for (std::size_t j = 0; j < nd; ++j)
         release(d, dropped[j]);
 }
@@ -331,11 +369,14 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
 inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t max) {
     HeldPacket held[kMaxBurst];
     if (!d.exchange) {
+        LINKEM_STAGE_START(t_drain);
         const std::size_t n = d.emu->drain(now, held, max);
+        LINKEM_STAGE_END(d, drain, t_drain);
         for (std::size_t i = 0; i < n; ++i)
             out[i] = held[i].as_mbuf();
         return n;
     }
+    LINKEM_STAGE_START(t_stash);
     if (d.stash_n < max) {
         // Every exchanged packet needs a header. The pool is sized so that this succeeds
         // (headers elsewhere are bounded: descriptors, rings, caches, held mbufs); if it
@@ -353,7 +394,11 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         if (d.stash_n == 0) return 0;
         max = std::min<std::size_t>(max, d.stash_n);
     }
+    LINKEM_STAGE_END(d, headers, t_stash);
+    LINKEM_STAGE_START(t_drain);
     const std::size_t n = d.emu->drain(now, held, max);
+    LINKEM_STAGE_END(d, drain, t_drain);
+    LINKEM_STAGE_START(t_headers);
     void** const free_bufs = d.free_bufs;
     std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
     for (std::size_t i = 0; i < n; ++i) {
@@ -374,6 +419,7 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
     }
     d.free_n = free_n;
     d.stash_n = stash_n;
+    LINKEM_STAGE_END(d, headers, t_headers);
     return n;
 }
 
@@ -441,8 +487,10 @@ void teardown_exchange(Direction& d) {
 // Retries what the TX queue refused last time; true when nothing is left pending.
 inline bool flush_pending(Direction& d) {
     if (d.pend_n == 0) return true;
+    LINKEM_STAGE_START(t_tx);
     const std::uint16_t s = rte_eth_tx_burst(d.tx_port, 0, d.pending + d.pend_head,
                                              static_cast<std::uint16_t>(d.pend_n));
+    LINKEM_STAGE_END(d, tx, t_tx);
     count_sent(d, s);
     d.pend_head += s;
     d.pend_n -= s;
@@ -454,8 +502,10 @@ inline bool flush_pending(Direction& d) {
 // Sends d.pending[0, m). What the TX queue refuses stays pending, in order, for
 // flush_pending() to retry first. True when everything went out.
 inline bool send_pending(Direction& d, std::uint32_t m) {
+    LINKEM_STAGE_START(t_tx);
     const std::uint16_t s =
         rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
+    LINKEM_STAGE_END(d, tx, t_tx);
     count_sent(d, s);
     if (s == m) return true;
     d.pend_head = s;
@@ -501,7 +551,9 @@ inline void tx_from_ring(Direction& d) {
 // timestamp then serves the drain.
 inline TimeNs rx_and_ingest(Direction& d) {
     rte_mbuf* pkts[kMaxBurst];
+    LINKEM_STAGE_START(t_rx);
     const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
+    LINKEM_STAGE_END(d, rx, t_rx);
     const TimeNs now = tsc_now();
     if (n) ingest(d, pkts, n, now);
     return now;
@@ -519,7 +571,9 @@ inline void rx_to_ring(Direction& d) {
         d.hold_head = 0;
     }
     rte_mbuf* pkts[kMaxBurst];
+    LINKEM_STAGE_START(t_rx);
     const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
+    LINKEM_STAGE_END(d, rx, t_rx);
     if (n == 0) return;
     const TimeNs now = tsc_now();
     for (std::uint16_t i = 0; i < n; ++i)
@@ -907,6 +961,19 @@ void Dataplane::stop() {
         std::lock_guard lock(m.mu);
         m.final_stats = m.collect();
     }
+#ifdef LINKEM_DP_PROFILE
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        const StageProfile& p = m.dirs[k]->prof;
+        const double n = p.packets ? static_cast<double>(p.packets) : 1.0;
+        log("profile: direction %u: TSC cycles per packet: rx %.1f, exchange %.1f, ingest %.1f, "
+            "drain %.1f, headers %.1f, tx %.1f (%llu packets, TSC %.3f GHz)",
+            k, static_cast<double>(p.rx) / n, static_cast<double>(p.exchange) / n,
+            static_cast<double>(p.ingest) / n, static_cast<double>(p.drain) / n,
+            static_cast<double>(p.headers) / n, static_cast<double>(p.tx) / n,
+            static_cast<unsigned long long>(p.packets),
+            static_cast<double>(rte_get_tsc_hz()) * 1e-9);
+    }
+#endif
     for (unsigned k = 0; k < m.n_dirs; ++k)
         free_all(*m.dirs[k]);
     for (auto& port : m.ports)
