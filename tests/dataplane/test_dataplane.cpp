@@ -399,6 +399,15 @@ TEST(Dataplane, ConstantDelayPerPacket) {
 // over ~30 ms, so 8 s hold ~270 independent stretches: the standard error of the mean is
 // 1 ms / sqrt(270) = 0.6 % and of the standard deviation ~ 1/sqrt(2 * 270) = 4.3 %; the
 // tolerances are ~3-5 such errors plus a margin for scheduling noise on this machine.
+//
+// The tight checks use the median and the interquartile range (IQR / 1.349), which for the
+// normal law the delays follow estimate its mean and standard deviation: on a 2-CPU machine
+// the lcore and this thread both poll, every other thread on the machine preempts one of
+// them, and a preempted lcore sends the frames due meanwhile a few ms late. In one session
+// our threads waited 140-170 ms for a CPU per 10 s run; 0.2 % of the frames came out over
+// 15 ms (5 sd above the mean), few of them right after a gap of this thread; that tail
+// moved the sample sd to 1.04-1.28 ms while the IQR estimate stayed at 0.97-1.01 ms. The
+// sample mean and sd are still checked, loosely, for gross errors.
 TEST(Dataplane, CorrelatedMeanAndJitter) {
     VirtualPort a(*g_eal, "corr_a", 16384, 32767), b(*g_eal, "corr_b", 16384, 8191);
     LinkParams p;
@@ -422,17 +431,23 @@ TEST(Dataplane, CorrelatedMeanAndJitter) {
     for (double x : d)
         ss += (x - mean) * (x - mean);
     const double sd = std::sqrt(ss / (d.size() - 1));
+    const double median = quantile(d, 0.5);
+    const double iqr_sd = (quantile(d, 0.75) - quantile(d, 0.25)) / 1.349;
     RecordProperty("mean_ms", std::to_string(mean));
     RecordProperty("jitter_ms", std::to_string(sd));
-    std::printf("correlated delay: mean %.4f ms, sd %.4f ms over %zu packets\n", mean, sd,
-                d.size());
+    std::printf(
+        "correlated delay: mean %.4f ms, sd %.4f ms; median %.4f ms, IQR/1.349 %.4f ms; "
+        "p99.9 %.3f ms; over %zu packets\n",
+        mean, sd, median, iqr_sd, quantile(d, 0.999), d.size());
     const DataplaneStats s = dp.stats();
     EXPECT_GT(s.dir[0].counters.alpha, 0.99);  // t_h R ~ 1000 packets
     EXPECT_GE(quantile(d, 0), 5.0);  // normal, 1 ms sd: 5 sd below the mean is ~never reached
     if (!noise.quiet()) GTEST_SKIP() << "machine busy: rate, mean and jitter bounds not checked";
     EXPECT_NEAR(s.dir[0].counters.rate_pps, 50000, 5000);
-    EXPECT_NEAR(mean, 10.0, 0.3);
-    EXPECT_NEAR(sd, 1.0, 0.15);
+    EXPECT_NEAR(median, 10.0, 0.3);
+    EXPECT_NEAR(iqr_sd, 1.0, 0.15);
+    EXPECT_NEAR(mean, 10.0, 0.5);
+    EXPECT_NEAR(sd, 1.0, 0.4);
 }
 
 // A delay change while packets are queued: none is lost, the queued ones keep the delay
