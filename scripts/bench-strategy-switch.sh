@@ -13,12 +13,13 @@
 # Variants: plain = 10 ms +- 3 ms normal (--jitter changes the 3 ms: the wider the delays
 # spread, the more calendar buckets take pushes at once, and the more reordering costs);
 # spacer_ge = the same + spacer at 1 Tbit/s with the largest backlog limit (costs its work,
-# never holds back) + Gilbert-Elliott loss, as in scripts/bench-dataplane.sh. Rates: packets_out of both directions, from --stats-json lines
-# every 100 ms; an interval counts for a slice only if both its ends show that slice's
-# parameter generation, and the first two such intervals of each slice are left out (the
-# switch moves the queued packets from one queue to the other, and the new queue needs a
-# mean delay or two to reach its steady state). Prints per-slice rates and the
-# median of the per-slice ratios reordered / mean(correlated neighbours).
+# never holds back) + Gilbert-Elliott loss, as in scripts/bench-dataplane.sh. Rates:
+# packets_out of both directions, from --stats-json lines every 100 ms; an interval counts
+# for a slice only if both its ends show that slice's parameter generation, and the first
+# two such intervals of each slice are left out (the switch moves the queued packets from
+# one queue to the other, and the new queue needs a mean delay or two to reach its steady
+# state). Prints per-slice rates and the median of the per-slice ratios reordered /
+# mean(correlated neighbours).
 #
 # Needs root (DPDK EAL); no hugepages, no NIC (net_null ports).
 set -u
@@ -48,7 +49,7 @@ while [[ $# -gt 0 ]]; do
         --jitter) JITTER=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --keep) KEEP=$2; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "bench-strategy-switch.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
