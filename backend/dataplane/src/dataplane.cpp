@@ -227,6 +227,7 @@ struct alignas(64) Direction {
     // Buffer exchange (owner: the lcore that owns the Emulator).
     alignas(64) bool exchange = false;
     rte_mempool* pool = nullptr;  // the pool this direction receives into
+    std::uintptr_t buf_base = 0;  // the lowest packet buffer address of `pool`
     std::uint32_t free_n = 0;     // free_bufs[0, free_n): packet buffers without a header
     void** free_bufs = nullptr;
     std::uint32_t stash_n = 0;                 // headers (each with a buffer) ready for the drain
@@ -289,7 +290,7 @@ inline void count_sent(Direction& d, std::uint32_t n) {
 inline bool exchangeable(const Direction& d, const rte_mbuf* m) {
     return m->pool == d.pool && m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
            rte_mbuf_refcnt_read(m) == 1 && m->data_off == RTE_PKTMBUF_HEADROOM &&
-           HeldPacket::fits(m->buf_addr);
+           HeldPacket::fits(m->buf_addr, d.buf_base);
 }
 
 // A held mbuf leaves the queue: mbufs of the own pool stop counting against held_cap.
@@ -303,7 +304,7 @@ inline rte_mbuf* unhold(Direction& d, HeldPacket p) {
 // list, a held mbuf to its pool.
 inline void release(Direction& d, HeldPacket p) {
     if (p.is_buffer())
-        d.free_bufs[d.free_n++] = p.addr();
+        d.free_bufs[d.free_n++] = p.addr(d.buf_base);
     else
         rte_pktmbuf_free(unhold(d, p));
 }
@@ -325,10 +326,11 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
         void** const free_bufs = d.free_bufs;
         std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
         const std::uint32_t stash_cap = d.stash_cap;
+        const std::uintptr_t base = d.buf_base;
         for (std::uint16_t i = 0; i < n; ++i) {
             rte_mbuf* m = pkts[i];
             if (exchangeable(d, m) && free_n != 0) [[likely]] {
-                held[k++] = HeldPacket::buffer(m->buf_addr, m->data_len);
+                held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
                 detail::set_buffer_va(m, free_bufs[--free_n]);
                 if (stash_n < stash_cap)
                     d.stash[stash_n++] = m;
@@ -400,6 +402,7 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
     LINKEM_STAGE_END(d, drain, t_drain);
     LINKEM_STAGE_START(t_headers);
     void** const free_bufs = d.free_bufs;
+    const std::uintptr_t base = d.buf_base;
     std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
     for (std::size_t i = 0; i < n; ++i) {
         const HeldPacket p = held[i];
@@ -409,7 +412,7 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         }
         rte_mbuf* h = d.stash[--stash_n];
         free_bufs[free_n++] = h->buf_addr;
-        detail::set_buffer_va(h, p.addr());
+        detail::set_buffer_va(h, p.addr(base));
         h->data_off = RTE_PKTMBUF_HEADROOM;
         h->data_len = p.len();
         h->pkt_len = p.len();
@@ -431,6 +434,35 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
         log("direction %u: IOVA as physical addresses: packets are queued as whole mbufs", d.index);
         return false;
     }
+    // The queue keeps buffers as offsets from the pool's lowest buffer address; every
+    // buffer of the pool must fit (it does unless the pool spans more than 8 TiB or its
+    // buffers are not 64-byte aligned).
+    struct Span {
+        std::uintptr_t lo = UINTPTR_MAX;
+        bool fit = true;
+    } span;
+    rte_mempool_obj_iter(
+        pool,
+        [](rte_mempool*, void* arg, void* obj, unsigned) {
+            auto* sp = static_cast<Span*>(arg);
+            sp->lo = std::min(
+                sp->lo, reinterpret_cast<std::uintptr_t>(static_cast<rte_mbuf*>(obj)->buf_addr));
+        },
+        &span);
+    rte_mempool_obj_iter(
+        pool,
+        [](rte_mempool*, void* arg, void* obj, unsigned) {
+            auto* sp = static_cast<Span*>(arg);
+            sp->fit = sp->fit && HeldPacket::fits(static_cast<rte_mbuf*>(obj)->buf_addr, sp->lo);
+        },
+        &span);
+    if (!span.fit) {
+        log("direction %u: the pool's buffers are too far apart or not 64-byte aligned: "
+            "packets are queued as whole mbufs",
+            d.index);
+        return false;
+    }
+    d.buf_base = span.lo;
     d.donors.resize(donors);
     d.free_store.resize(donors);
     constexpr std::uint32_t kChunk = 4096;
@@ -443,7 +475,7 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
     }
     for (std::uint32_t i = 0; ok && i < taken; ++i) {
         rte_mbuf* m = d.donors[i];
-        ok = HeldPacket::fits(m->buf_addr) &&
+        ok = HeldPacket::fits(m->buf_addr, d.buf_base) &&
              m->buf_iova == static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(m->buf_addr));
         d.free_store[i] = m->buf_addr;
     }

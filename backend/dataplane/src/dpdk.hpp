@@ -37,29 +37,48 @@ inline void set_buffer_va(rte_mbuf* m, void* b) {
 
 /// What the Emulator queues for one packet in the data plane: 8 bytes, either
 ///  - a packet buffer taken out of its mbuf (buffer exchange, the usual case): the buffer's
-///    address (47 bits, user-space x86-64/arm64 addresses fit) and the frame length; the
-///    mbuf header went straight back to work, and a fresh one carries the buffer out, or
+///    offset from the start of its pool's memory (`base`, per direction) and the frame
+///    length; the mbuf header went straight back to work, and a fresh one carries the
+///    buffer out, or
 ///  - the mbuf itself (held: a packet whose buffer cannot be exchanged, or --hold-mbufs).
-/// See "Buffer exchange" in dataplane.cpp.
+/// See "Buffer exchange" in dataplane.cpp. The low kCalendarBinBits bits are zero: the
+/// calendar queue keeps a packet's 64 ns bin there while it waits (CalendarBins below).
+///
+///   bit 63     1: buffer                      0: mbuf
+///   62..47     frame length                   \ the mbuf's address << 10
+///   46..10     buffer offset / 64 (8 TiB)     /  (below 2^53)
+///   9..0       calendar bin (0 outside the queue)
 struct HeldPacket {
     static constexpr std::uint64_t kBufferTag = std::uint64_t{1} << 63;
     static constexpr unsigned kLenShift = 47;
-    static constexpr std::uint64_t kAddrMask = (std::uint64_t{1} << kLenShift) - 1;
+    static constexpr unsigned kBinBits = kCalendarBinBits;
+    static constexpr std::uint64_t kBinMask = (std::uint64_t{1} << kBinBits) - 1;
+    /// Buffer offsets that fit: multiples of 64 below 2^43; stored shifted left by 4, so the
+    /// offset's bits 6..42 land on bits 10..46.
+    static constexpr std::uint64_t kOffsetMask =
+        ((std::uint64_t{1} << 43) - 1) & ~std::uint64_t{63};
+    static constexpr unsigned kOffsetShift = 4;
 
     std::uint64_t bits;
 
-    static HeldPacket mbuf(rte_mbuf* m) { return {reinterpret_cast<std::uintptr_t>(m)}; }
-    /// addr must be below 2^47 (see fits()).
-    static HeldPacket buffer(void* addr, std::uint16_t len) {
-        return {kBufferTag | (std::uint64_t{len} << kLenShift) |
-                reinterpret_cast<std::uintptr_t>(addr)};
+    /// m must be below 2^53 (user-space addresses are below 2^47 on x86-64 and arm64).
+    static HeldPacket mbuf(rte_mbuf* m) {
+        return {reinterpret_cast<std::uintptr_t>(m) << kBinBits};
     }
-    static bool fits(const void* addr) {
-        return (reinterpret_cast<std::uintptr_t>(addr) & ~kAddrMask) == 0;
+    /// addr must fit (see fits()).
+    static HeldPacket buffer(const void* addr, std::uintptr_t base, std::uint16_t len) {
+        return {kBufferTag | (std::uint64_t{len} << kLenShift) |
+                ((reinterpret_cast<std::uintptr_t>(addr) - base) << kOffsetShift)};
+    }
+    /// Whether a buffer at addr can be queued as an offset from base.
+    static bool fits(const void* addr, std::uintptr_t base) {
+        return ((reinterpret_cast<std::uintptr_t>(addr) - base) & ~kOffsetMask) == 0;
     }
     bool is_buffer() const { return (bits & kBufferTag) != 0; }
-    rte_mbuf* as_mbuf() const { return reinterpret_cast<rte_mbuf*>(bits); }
-    void* addr() const { return reinterpret_cast<void*>(bits & kAddrMask); }
+    rte_mbuf* as_mbuf() const { return reinterpret_cast<rte_mbuf*>(bits >> kBinBits); }
+    void* addr(std::uintptr_t base) const {
+        return reinterpret_cast<void*>(base + ((bits >> kOffsetShift) & kOffsetMask));
+    }
     std::uint16_t len() const { return static_cast<std::uint16_t>(bits >> kLenShift); }
 };
 static_assert(sizeof(HeldPacket) == 8);
@@ -88,6 +107,17 @@ struct PacketTraits<dp::detail::HeldPacket> {
         rte_prefetch0(p.as_mbuf());
         rte_prefetch0(RTE_PTR_ADD(p.as_mbuf(), RTE_CACHE_LINE_MIN_SIZE));
     }
+};
+
+template <>
+struct CalendarBins<dp::detail::HeldPacket> {
+    using HeldPacket = dp::detail::HeldPacket;
+    static constexpr bool kEmbedded = true;
+    static HeldPacket with_bin(HeldPacket p, std::uint32_t bin) { return {p.bits | bin}; }
+    static std::uint32_t bin(const HeldPacket& p) {
+        return static_cast<std::uint32_t>(p.bits & HeldPacket::kBinMask);
+    }
+    static HeldPacket without_bin(HeldPacket p) { return {p.bits & ~HeldPacket::kBinMask}; }
 };
 
 }  // namespace linkem

@@ -19,6 +19,7 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "linkem/huge_pages.hpp"
@@ -60,6 +61,21 @@ struct LargePageAllocator {
 };
 
 }  // namespace detail
+
+/// Packet handles with spare low bits can carry their CalendarQueue bin themselves.
+/// Specialise with
+///   static constexpr bool kEmbedded = true;
+///   static Packet with_bin(Packet p, std::uint32_t bin);  // bin < 2^kCalendarBinBits
+///   static std::uint32_t bin(const Packet& p);             // the bin put there
+///   static Packet without_bin(Packet p);                   // p as it was pushed
+/// The queue then stores one 8-byte word per packet instead of the packet and a separate
+/// 2-byte bin, so a push writes one cache line instead of two; it hands packets out
+/// without the bin.
+inline constexpr int kCalendarBinBits = 10;
+template <class Packet>
+struct CalendarBins {
+    static constexpr bool kEmbedded = false;
+};
 
 template <class Packet>
 struct QueueEntry {
@@ -226,11 +242,12 @@ class BinaryHeapQueue {
 /// Time is cut into buckets of 2^kShift ns (65.5 us). A ring of kSlots buckets covers the
 /// next ~2.1 s; each bucket is an append-only list of kChunk-entry chunks, so a push is a
 /// sequential write into one of the few buckets that the current delays spread over (these
-/// stay in cache). A chunk keeps the 16-bit time offsets (in units of kResolution, 0..1023)
-/// apart from the packets. When the drain reaches a bucket it is "activated": one counting
-/// pass over the offsets, then one stable scatter of the packets into tx order. The counts
-/// left by the scatter say where each 64 ns bin ends, so the drain copies the due packets
-/// out in one block, as from a FIFO, without comparing times. While it drains, the
+/// stay in cache). A packet's time offset in its bucket (its bin: units of kResolution,
+/// 0..1023) goes into the low bits of the packet handle when the handle has room for it
+/// (CalendarBins), else into a 16-bit array apart from the packets. When the drain reaches a bucket
+/// it is "activated": one counting pass over the offsets, then one stable scatter of the packets
+/// into tx order. The counts left by the scatter say where each 64 ns bin ends, so the drain copies
+/// the due packets out in one block, as from a FIFO, without comparing times. While it drains, the
 /// chunks of the next bucket are prefetched into L2, in step with the drain, so that its
 /// activation does not wait for memory. The chunks go back to the free list at activation;
 /// they live in one array on transparent huge pages. Pushes that land in the active bucket
@@ -366,14 +383,43 @@ class CalendarQueue {
     static constexpr std::size_t kAhead = 4;     // chunks prefetched ahead at activation
     static constexpr std::uint32_t kSmall = 32;  // buckets up to this size: rank sort
     static_assert(kBinBits + 5 <= 16, "the rank sort packs a bin and an index into 16 bits");
+    static_assert(kBinBits <= kCalendarBinBits, "CalendarBins promises this many bits");
 
     static constexpr TimeNs kOffsetMask = (TimeNs{1} << kShift) - 1;
 
-    // Structure of arrays: the counting pass reads only the 2-byte bins (tx - bucket start,
-    // in units of kResolution).
-    struct alignas(64) Chunk {
+    // The bin of a packet: tx - bucket start, in units of kResolution. Either in the packet
+    // handle itself (CalendarBins) or, structure of arrays, in 2-byte bins apart from the
+    // packets, so that the counting pass reads only those.
+    using Bins = CalendarBins<Packet>;
+    static constexpr bool kEmbedded = Bins::kEmbedded;
+    struct alignas(64) SplitChunk {
         std::uint16_t bin[kChunk];
         Packet pkt[kChunk];
+    };
+    struct alignas(64) EmbeddedChunk {
+        Packet pkt[kChunk];
+    };
+    struct Chunk : std::conditional_t<kEmbedded, EmbeddedChunk, SplitChunk> {
+        [[gnu::always_inline]] std::uint32_t bin_at(std::uint32_t j) const {
+            if constexpr (kEmbedded)
+                return Bins::bin(this->pkt[j]);
+            else
+                return this->bin[j];
+        }
+        [[gnu::always_inline]] Packet pkt_at(std::uint32_t j) const {
+            if constexpr (kEmbedded)
+                return Bins::without_bin(this->pkt[j]);
+            else
+                return this->pkt[j];
+        }
+        [[gnu::always_inline]] void put(std::uint32_t j, std::uint32_t b, const Packet& p) {
+            if constexpr (kEmbedded) {
+                this->pkt[j] = Bins::with_bin(p, b);
+            } else {
+                this->bin[j] = static_cast<std::uint16_t>(b);
+                this->pkt[j] = p;
+            }
+        }
     };
     struct Slot {
         std::uint32_t head = kNil, tail = kNil, count = 0;
@@ -508,9 +554,8 @@ class CalendarQueue {
             take_chunk(s, si);
             chunks = chunks_.data();
         }
-        Chunk& c = chunks[s.tail];
-        c.bin[pos] = static_cast<std::uint16_t>((tx & kOffsetMask) >> kResolutionBits);
-        c.pkt[pos] = pkt;
+        chunks[s.tail].put(pos, static_cast<std::uint32_t>((tx & kOffsetMask) >> kResolutionBits),
+                           pkt);
         ++s.count;
     }
 
@@ -615,13 +660,13 @@ class CalendarQueue {
         const Chunk& chunk = chunks_[c];
         std::uint16_t k[kSmall];
         for (std::uint32_t i = 0; i < n; ++i)
-            k[i] = static_cast<std::uint16_t>(chunk.bin[i] << 5 | i);
+            k[i] = static_cast<std::uint16_t>(chunk.bin_at(i) << 5 | i);
         for (std::uint32_t i = 0; i < n; ++i) {
             std::uint32_t rank = 0;
             for (std::uint32_t j = 0; j < n; ++j)
                 rank += k[j] < k[i];
-            sorted_pkt_[rank] = chunk.pkt[i];
-            sorted_bin_[rank] = chunk.bin[i];
+            sorted_pkt_[rank] = chunk.pkt_at(i);
+            sorted_bin_[rank] = static_cast<std::uint16_t>(k[i] >> 5);
         }
     }
 
@@ -643,11 +688,11 @@ class CalendarQueue {
                     prefetch_chunk(ahead);
                     ahead = next_[ahead];
                 }
-                const std::uint16_t* bin = chunks_[c].bin;
+                const Chunk& chunk = chunks_[c];
                 const std::uint32_t m = std::min(left, kChunk);
 #pragma GCC unroll 4
                 for (std::uint32_t j = 0; j < m; ++j)
-                    ++pos[bin[j]];
+                    ++pos[chunk.bin_at(j)];
                 left -= m;
             }
         }
@@ -664,7 +709,7 @@ class CalendarQueue {
             const std::uint32_t m = std::min(left, kChunk);
 #pragma GCC unroll 4
             for (std::uint32_t j = 0; j < m; ++j) {
-                out_pkt[pos[chunk.bin[j]]++] = chunk.pkt[j];
+                out_pkt[pos[chunk.bin_at(j)]++] = chunk.pkt_at(j);
             }
             left -= m;
         }
