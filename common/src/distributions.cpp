@@ -67,6 +67,12 @@ double normal_wedge(Rng& rng, int layer, double u) {
     return std::numeric_limits<double>::quiet_NaN();  // rejected: caller draws again
 }
 
+double normal_slow(Rng& rng, int layer, double u) {
+    if (layer == 0) return normal_tail(rng, u < 0);
+    const double x = normal_wedge(rng, layer, u);
+    return std::isnan(x) ? standard_normal(rng) : x;
+}
+
 bool gamma_accept_slow(double u, double x, double v, double d) {
     const double x2 = x * x;
     return u < 1.0 - 0.0331 * x2 * x2 || std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v));

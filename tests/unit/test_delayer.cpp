@@ -112,6 +112,12 @@ TEST(Delayer, UncorrelatedAndReorderedAreIndependentDraws) {
         EXPECT_NEAR(m.mean, 10e6, 5 * 2e6 / std::sqrt(n));
         EXPECT_NEAR(m.sd, 2e6, 5 * 2e6 * std::sqrt(0.5 / n));
         EXPECT_NEAR(autocorrelation(x, 1), 0.0, 5 / std::sqrt(n));
+        // Normal delays come in pairs from one random word (standard_normal_pair): the
+        // squared deviations are uncorrelated too, at lag 1 (within and across pairs).
+        std::vector<double> sq(n);
+        for (std::size_t i = 0; i < n; ++i)
+            sq[i] = (x[i] - 10e6) * (x[i] - 10e6);
+        EXPECT_NEAR(autocorrelation(sq, 1), 0.0, 5 / std::sqrt(n));
     }
 }
 

@@ -143,18 +143,20 @@ TEST(Distribution, NamesRoundTrip) {
 // accepts or always rejects misplaces about 1% of the mass layer by layer, which the
 // chi-square over 0.05-wide bins sees at hundreds of standard deviations; a broken tail
 // sampler shows in the tail counts.
-TEST(StandardNormal, TailFractionsShapeAndChiSquare) {
+// Run for standard_normal and for standard_normal_pair (its 24-bit u per draw, both halves
+// of each word used, in turn).
+template <class Draw>
+void check_standard_normal(Draw&& draw) {
     constexpr std::size_t n = 10'000'000;
     constexpr double kR = detail::ZigguratTables::kR;
     constexpr double kBin = 0.05, kEdge = 4.0;
     constexpr int kBins = static_cast<int>(2 * kEdge / kBin);  // 160 bins in [-4, 4)
     std::vector<std::uint64_t> bins(kBins + 2, 0);             // + two tails beyond +-4
-    Rng rng(2024);
     std::uint64_t beyond_r = 0, beyond_1 = 0, beyond_45 = 0;
     long double s1 = 0, s2 = 0, s3 = 0, s4 = 0;
     double max_abs = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        const double z = standard_normal(rng);
+        const double z = draw();
         ASSERT_TRUE(std::isfinite(z));
         const double a = std::fabs(z);
         beyond_r += a > kR;
@@ -216,6 +218,63 @@ TEST(StandardNormal, TailFractionsShapeAndChiSquare) {
         chi2 += d * d / e;
     }
     EXPECT_LT(chi2, 161 + 5 * std::sqrt(2 * 161.0)) << "chi-square over 162 bins";
+}
+
+TEST(StandardNormal, TailFractionsShapeAndChiSquare) {
+    Rng rng(2024);
+    check_standard_normal([&] { return standard_normal(rng); });
+}
+
+TEST(StandardNormal, PairsHaveTheSameTailFractionsShapeAndChiSquare) {
+    Rng rng(2025);
+    double z[2];
+    int k = 2;
+    check_standard_normal([&] {
+        if (k == 2) {
+            standard_normal_pair(rng, z[0], z[1]);
+            k = 0;
+        }
+        return z[k++];
+    });
+}
+
+// The two halves of a word are independent: the pair's values, their squares (the layers)
+// and their signs are uncorrelated, and the second of a pair is normal whatever the first.
+TEST(StandardNormal, PairHalvesAreIndependent) {
+    constexpr std::size_t n = 4'000'000;
+    Rng rng(99);
+    long double sxy = 0, sx2y2 = 0, sx2 = 0, sy2 = 0, sx4 = 0, sy4 = 0;
+    std::uint64_t same_sign = 0, second_beyond_r_after_tail = 0, first_in_tail = 0;
+    constexpr double kR = detail::ZigguratTables::kR;
+    for (std::size_t i = 0; i < n; ++i) {
+        double x, y;
+        standard_normal_pair(rng, x, y);
+        sxy += x * y;
+        sx2 += x * x;
+        sy2 += y * y;
+        sx2y2 += x * x * y * y;
+        sx4 += x * x * x * x;
+        sy4 += y * y * y * y;
+        same_sign += (x < 0) == (y < 0);
+        if (std::fabs(x) > kR) {
+            ++first_in_tail;
+            second_beyond_r_after_tail += std::fabs(y) > kR;
+        }
+    }
+    const double nd = static_cast<double>(n);
+    // corr(x, y) and corr(x^2, y^2): SE 1/sqrt(n) = 5e-4; 5 SE.
+    const double corr = static_cast<double>(sxy / std::sqrt(sx2 * sy2));
+    const long double mx2 = sx2 / n, my2 = sy2 / n;
+    const double corr2 = static_cast<double>(
+        (sx2y2 / n - mx2 * my2) / std::sqrt((sx4 / n - mx2 * mx2) * (sy4 / n - my2 * my2)));
+    EXPECT_NEAR(corr, 0.0, 2.5e-3);
+    EXPECT_NEAR(corr2, 0.0, 2.5e-3);
+    EXPECT_NEAR(static_cast<double>(same_sign) / nd, 0.5, 5 * 0.5 / std::sqrt(nd));
+    // After a first draw in the tail (its sampler took further words), the second is
+    // beyond R as often as ever: 2.58e-4 of ~1030 cases, i.e. 0 or 1 (a dependence would
+    // show as many).
+    EXPECT_GT(first_in_tail, 800u);
+    EXPECT_LE(second_beyond_r_after_tail, 3u);
 }
 
 TEST(StandardGamma, MeanAndVarianceEqualShape) {

@@ -50,6 +50,7 @@ class Delayer {
         const Config old = cfg_;
         cfg_ = c;
         constant_ = c.jitter_ns <= 0 || c.distribution == Distribution::constant;
+        have_spare_ = false;  // a new configuration starts a new pair
         base_.configure(constant_ ? Distribution::constant : c.distribution, c.mean_ns,
                         constant_ ? 0.0 : c.jitter_ns);
         // started_ implies the old configuration was varying and correlated (old sigma > 0).
@@ -71,7 +72,19 @@ class Delayer {
     /// Draws the delay of the next packet, in (possibly negative) nanoseconds.
     double next(Rng& rng) {
         if (constant_) return cfg_.mean_ns;
-        if (cfg_.strategy != Strategy::correlated) return base_.sample(rng);
+        if (cfg_.strategy != Strategy::correlated) {
+            if (base_.kind() == Distribution::normal) {
+                if (have_spare_) {
+                    have_spare_ = false;
+                    return base_.mean() + base_.sd() * spare_z_;
+                }
+                double z0;
+                standard_normal_pair(rng, z0, spare_z_);
+                have_spare_ = true;
+                return base_.mean() + base_.sd() * z0;
+            }
+            return base_.sample(rng);
+        }
         if (!started_) {
             started_ = true;
             d_ = base_.sample(rng);
@@ -92,7 +105,27 @@ class Delayer {
             return;
         }
         Rng r = rng;
-        if (cfg_.strategy != Strategy::correlated) {
+        if (cfg_.strategy != Strategy::correlated && base_.kind() == Distribution::normal) {
+            // Two draws per random word (standard_normal_pair); an odd one out waits in
+            // spare_z_ for the next packet, as in next().
+            const double m = base_.mean(), s = base_.sd();
+            if (have_spare_ && i < n) {
+                out[i++] = m + s * spare_z_;
+                have_spare_ = false;
+            }
+            for (; i + 1 < n; i += 2) {
+                double z0, z1;
+                standard_normal_pair(r, z0, z1);
+                out[i] = m + s * z0;
+                out[i + 1] = m + s * z1;
+            }
+            if (i < n) {
+                double z0;
+                standard_normal_pair(r, z0, spare_z_);
+                have_spare_ = true;
+                out[i++] = m + s * z0;
+            }
+        } else if (cfg_.strategy != Strategy::correlated) {
             base_.with_sampler([&](auto draw) {
                 for (; i < n; ++i)
                     out[i] = draw(r);
@@ -151,6 +184,10 @@ class Delayer {
     bool have_weight_ = false;
     bool started_ = false;
     double d_ = 0;
+    // i.i.d. normal delays are drawn in pairs: the second standard normal of the last pair,
+    // when it has not been used yet.
+    bool have_spare_ = false;
+    double spare_z_ = 0;
 };
 
 }  // namespace linkem

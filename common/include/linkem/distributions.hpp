@@ -85,6 +85,30 @@ inline double exp_inline(double x) {
 }
 
 namespace detail {
+/// The ziggurat's way out of the rectangle for a proposal (layer, u): the tail (layer 0),
+/// else the wedge test; a rejected proposal is replaced by a fresh standard_normal draw.
+double normal_slow(Rng& rng, int layer, double u);
+}  // namespace detail
+
+/// Two independent standard normals from one 64-bit random word, by the same ziggurat:
+/// each 32-bit half gives a layer (its low 8 bits) and u (its high 24 bits, a resolution of
+/// 2^-23: neighbouring values lie at most 4.4e-7 standard deviations apart, 1.3 ns at 3 ms of
+/// jitter). Half the generator's work per draw; the tail, the wedges and rejections (about
+/// 1% of draws) take further words, as in standard_normal.
+[[gnu::always_inline]] inline void standard_normal_pair(Rng& rng, double& z0, double& z1) {
+    const std::uint64_t bits = rng();
+    const auto one = [&rng](std::uint32_t b) {
+        const int layer = static_cast<int>(b & 0xff);
+        const double u = static_cast<double>(static_cast<std::int32_t>(b) >> 8) * 0x1.0p-23;
+        if (std::fabs(u) < detail::kZiggurat.ratio[layer]) [[likely]]
+            return u * detail::kZiggurat.x[layer];
+        return detail::normal_slow(rng, layer, u);
+    };
+    z0 = one(static_cast<std::uint32_t>(bits));
+    z1 = one(static_cast<std::uint32_t>(bits >> 32));
+}
+
+namespace detail {
 // Marsaglia & Tsang's exact acceptance test for u, x, v = (1 + c x)^3 (rarely needed).
 bool gamma_accept_slow(double u, double x, double v, double d);
 // Gamma(shape < 1) = Gamma(shape + 1) * U^(1/shape).
