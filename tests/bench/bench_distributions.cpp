@@ -87,6 +87,20 @@ void BM_Correlated(benchmark::State& state, Distribution kind) {
     state.SetItemsProcessed(state.iterations());
 }
 
+// I.i.d. delays (reordered, uncorrelated) as the data plane draws them: Delayer::next_n for
+// a burst of 16 packets. Normal ones come two per random word (standard_normal_pair).
+void BM_Reordered(benchmark::State& state, Distribution kind) {
+    Rng rng(42);
+    linkem::Delayer d;
+    d.configure({linkem::Strategy::reordered, kind, kMean, kJitter, 21e6});
+    double out[16];
+    for (auto _ : state) {
+        d.next_n(rng, out, 16);
+        benchmark::DoNotOptimize(out);
+    }
+    state.SetItemsProcessed(state.iterations() * 16);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,6 +124,12 @@ int main(int argc, char** argv) {
         if (k == Distribution::constant) continue;
         with_min_max(benchmark::RegisterBenchmark(
             (std::string("correlated/") + std::string(to_string(k))).c_str(), BM_Correlated, k));
+    }
+    for (Distribution k : kinds) {
+        if (k == Distribution::constant) continue;
+        with_min_max(benchmark::RegisterBenchmark(
+            (std::string("reordered_burst16/") + std::string(to_string(k))).c_str(), BM_Reordered,
+            k));
     }
 
     benchmark::Initialize(&argc, argv);
@@ -137,6 +157,9 @@ int main(int argc, char** argv) {
         linkem::bench::print_ratio("delay/lognormal vs delay/normal", ips("delay/lognormal"),
                                    normal, "target >= 0.5");
         std::printf("  %-44s %6.1f M/s\n", "delay/normal", normal / 1e6);
+        linkem::bench::print_ratio("reordered_burst16/normal vs delay/normal",
+                                   ips("reordered_burst16/normal"), normal,
+                                   "(info: two draws per random word)");
     }
     return 0;
 }
