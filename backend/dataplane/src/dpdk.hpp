@@ -2,6 +2,7 @@
 // includes DPDK. RAII owners for pools and rings, the TSC clock, mbuf traits, logging.
 #pragma once
 
+#include <cassert>
 #include <cstdarg>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,7 @@ struct HeldPacket {
 
     /// m must be below 2^53 (user-space addresses are below 2^47 on x86-64 and arm64).
     static HeldPacket mbuf(rte_mbuf* m) {
+        assert((reinterpret_cast<std::uintptr_t>(m) >> (63 - kBinBits)) == 0);
         return {reinterpret_cast<std::uintptr_t>(m) << kBinBits};
     }
     /// addr must fit (see fits()).

@@ -72,19 +72,8 @@ class Delayer {
     /// Draws the delay of the next packet, in (possibly negative) nanoseconds.
     double next(Rng& rng) {
         if (constant_) return cfg_.mean_ns;
-        if (cfg_.strategy != Strategy::correlated) {
-            if (base_.kind() == Distribution::normal) {
-                if (have_spare_) {
-                    have_spare_ = false;
-                    return base_.mean() + base_.sd() * spare_z_;
-                }
-                double z0;
-                standard_normal_pair(rng, z0, spare_z_);
-                have_spare_ = true;
-                return base_.mean() + base_.sd() * z0;
-            }
-            return base_.sample(rng);
-        }
+        if (cfg_.strategy != Strategy::correlated)
+            return base_.kind() == Distribution::normal ? iid_normal(rng) : base_.sample(rng);
         if (!started_) {
             started_ = true;
             d_ = base_.sample(rng);
@@ -106,25 +95,17 @@ class Delayer {
         }
         Rng r = rng;
         if (cfg_.strategy != Strategy::correlated && base_.kind() == Distribution::normal) {
-            // Two draws per random word (standard_normal_pair); an odd one out waits in
-            // spare_z_ for the next packet, as in next().
+            // Whole pairs in the loop; a spare before it and an odd one out after it go
+            // through iid_normal, as in next().
             const double m = base_.mean(), s = base_.sd();
-            if (have_spare_ && i < n) {
-                out[i++] = m + s * spare_z_;
-                have_spare_ = false;
-            }
+            if (have_spare_ && i < n) out[i++] = iid_normal(r);
             for (; i + 1 < n; i += 2) {
                 double z0, z1;
                 standard_normal_pair(r, z0, z1);
                 out[i] = m + s * z0;
                 out[i + 1] = m + s * z1;
             }
-            if (i < n) {
-                double z0;
-                standard_normal_pair(r, z0, spare_z_);
-                have_spare_ = true;
-                out[i++] = m + s * z0;
-            }
+            if (i < n) out[i++] = iid_normal(r);
         } else if (cfg_.strategy != Strategy::correlated) {
             base_.with_sampler([&](auto draw) {
                 for (; i < n; ++i)
@@ -163,6 +144,19 @@ class Delayer {
     double state() const { return d_; }
 
   private:
+    // An i.i.d. normal delay. They are drawn in pairs (standard_normal_pair, one random word
+    // for two): the second of a pair waits in spare_z_ for the next packet.
+    [[gnu::always_inline]] double iid_normal(Rng& rng) {
+        if (have_spare_) {
+            have_spare_ = false;
+            return base_.mean() + base_.sd() * spare_z_;
+        }
+        double z0;
+        standard_normal_pair(rng, z0, spare_z_);
+        have_spare_ = true;
+        return base_.mean() + base_.sd() * z0;
+    }
+
     void update_weight() {
         have_weight_ = false;
         if (constant_ || cfg_.strategy != Strategy::correlated || rate_pps_ <= 0) return;
@@ -184,9 +178,7 @@ class Delayer {
     bool have_weight_ = false;
     bool started_ = false;
     double d_ = 0;
-    // i.i.d. normal delays are drawn in pairs: the second standard normal of the last pair,
-    // when it has not been used yet.
-    bool have_spare_ = false;
+    bool have_spare_ = false;  // spare_z_: the unused second draw of the last pair
     double spare_z_ = 0;
 };
 

@@ -244,16 +244,16 @@ class BinaryHeapQueue {
 /// sequential write into one of the few buckets that the current delays spread over (these
 /// stay in cache). A packet's time offset in its bucket (its bin: units of kResolution,
 /// 0..1023) goes into the low bits of the packet handle when the handle has room for it
-/// (CalendarBins), else into a 16-bit array apart from the packets. When the drain reaches a bucket
-/// it is "activated": one counting pass over the offsets, then one stable scatter of the packets
-/// into tx order. The counts left by the scatter say where each 64 ns bin ends, so the drain copies
-/// the due packets out in one block, as from a FIFO, without comparing times. While it drains, the
-/// chunks of the next bucket are prefetched into L2, in step with the drain, so that its
-/// activation does not wait for memory. The chunks go back to the free list at activation;
-/// they live in one array on transparent huge pages. Pushes that land in the active bucket
-/// or before it (delays shorter than the bucket) go to a small binary heap merged at the
-/// drain; pushes beyond the ring's horizon wait in an overflow min-heap and move into the
-/// ring when the horizon reaches them.
+/// (CalendarBins), else into a 16-bit array apart from the packets. When the drain reaches
+/// a bucket it is "activated": one counting pass over the offsets, then one stable scatter
+/// of the packets into tx order. The counts left by the scatter say where each 64 ns bin
+/// ends, so the drain copies the due packets out in one block, as from a FIFO, without
+/// comparing times. While it drains, the chunks of the next bucket are prefetched into L2,
+/// in step with the drain, so that its activation does not wait for memory. The chunks go
+/// back to the free list at activation; they live in one array on transparent huge pages.
+/// Pushes that land in the active bucket or before it (delays shorter than the bucket) go
+/// to a small binary heap merged at the drain; pushes beyond the ring's horizon wait in an
+/// overflow min-heap and move into the ring when the horizon reaches them.
 ///
 /// Order: strictly by (rounded) tx; equal times leave in arrival order (the sort is stable
 /// over the bucket's push order, and the heaps break ties by an arrival sequence number).
