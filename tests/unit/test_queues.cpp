@@ -23,15 +23,7 @@ struct BinPacket {
 }  // namespace test
 
 template <>
-struct CalendarBins<test::BinPacket> {
-    static constexpr bool kEmbedded = true;
-    static constexpr std::uint64_t kMask = (std::uint64_t{1} << kCalendarBinBits) - 1;
-    static test::BinPacket with_bin(test::BinPacket p, std::uint32_t bin) { return {p.bits | bin}; }
-    static std::uint32_t bin(const test::BinPacket& p) {
-        return static_cast<std::uint32_t>(p.bits & kMask);
-    }
-    static test::BinPacket without_bin(test::BinPacket p) { return {p.bits & ~kMask}; }
-};
+struct CalendarBins<test::BinPacket> : CalendarBinsInLowBits<test::BinPacket> {};
 
 namespace {
 

@@ -53,7 +53,6 @@ struct HeldPacket {
     static constexpr std::uint64_t kBufferTag = std::uint64_t{1} << 63;
     static constexpr unsigned kLenShift = 47;
     static constexpr unsigned kBinBits = kCalendarBinBits;
-    static constexpr std::uint64_t kBinMask = (std::uint64_t{1} << kBinBits) - 1;
     /// Buffer offsets that fit: multiples of 64 below 2^43; stored shifted left by 4, so the
     /// offset's bits 6..42 land on bits 10..46.
     static constexpr std::uint64_t kOffsetMask =
@@ -112,15 +111,7 @@ struct PacketTraits<dp::detail::HeldPacket> {
 };
 
 template <>
-struct CalendarBins<dp::detail::HeldPacket> {
-    using HeldPacket = dp::detail::HeldPacket;
-    static constexpr bool kEmbedded = true;
-    static HeldPacket with_bin(HeldPacket p, std::uint32_t bin) { return {p.bits | bin}; }
-    static std::uint32_t bin(const HeldPacket& p) {
-        return static_cast<std::uint32_t>(p.bits & HeldPacket::kBinMask);
-    }
-    static HeldPacket without_bin(HeldPacket p) { return {p.bits & ~HeldPacket::kBinMask}; }
-};
+struct CalendarBins<dp::detail::HeldPacket> : CalendarBinsInLowBits<dp::detail::HeldPacket> {};
 
 }  // namespace linkem
 

@@ -77,6 +77,23 @@ struct CalendarBins {
     static constexpr bool kEmbedded = false;
 };
 
+/// CalendarBins for a handle that is one std::uint64_t `bits` whose low kCalendarBinBits
+/// are zero outside the queue: `struct CalendarBins<H> : CalendarBinsInLowBits<H> {};`.
+template <class Packet>
+struct CalendarBinsInLowBits {
+    static constexpr bool kEmbedded = true;
+    static constexpr std::uint64_t kMask = (std::uint64_t{1} << kCalendarBinBits) - 1;
+    static Packet with_bin(Packet p, std::uint32_t bin) {
+        p.bits |= bin;
+        return p;
+    }
+    static std::uint32_t bin(const Packet& p) { return static_cast<std::uint32_t>(p.bits & kMask); }
+    static Packet without_bin(Packet p) {
+        p.bits &= ~kMask;
+        return p;
+    }
+};
+
 template <class Packet>
 struct QueueEntry {
     TimeNs tx;
