@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <benchmark/benchmark.h>
 
@@ -87,12 +88,14 @@ void BM_Correlated(benchmark::State& state, Distribution kind) {
     state.SetItemsProcessed(state.iterations());
 }
 
-// I.i.d. delays (reordered, uncorrelated) as the data plane draws them: Delayer::next_n for
-// a burst of 16 packets. Normal ones come two per random word (standard_normal_pair).
-void BM_Reordered(benchmark::State& state, Distribution kind) {
+// Delays as the data plane draws them: Delayer::next_n for a burst of 16 packets. I.i.d.
+// normal ones (reordered, uncorrelated) come two per random word (standard_normal_pair);
+// correlated ones at the rate of BM_Correlated.
+void BM_Burst16(benchmark::State& state, linkem::Strategy strategy, Distribution kind) {
     Rng rng(42);
     linkem::Delayer d;
-    d.configure({linkem::Strategy::reordered, kind, kMean, kJitter, 21e6});
+    d.configure({strategy, kind, kMean, kJitter, 21e6});
+    d.on_rate(100e9 / (1538 * 8));
     double out[16];
     for (auto _ : state) {
         d.next_n(rng, out, 16);
@@ -125,11 +128,13 @@ int main(int argc, char** argv) {
         with_min_max(benchmark::RegisterBenchmark(
             (std::string("correlated/") + std::string(to_string(k))).c_str(), BM_Correlated, k));
     }
-    for (Distribution k : kinds) {
-        if (k == Distribution::constant) continue;
-        with_min_max(benchmark::RegisterBenchmark(
-            (std::string("reordered_burst16/") + std::string(to_string(k))).c_str(), BM_Reordered,
-            k));
+    for (auto [strategy, name] : {std::pair{linkem::Strategy::correlated, "correlated_burst16/"},
+                                  std::pair{linkem::Strategy::reordered, "reordered_burst16/"}}) {
+        for (Distribution k : kinds) {
+            if (k == Distribution::constant) continue;
+            with_min_max(benchmark::RegisterBenchmark(
+                (std::string(name) + std::string(to_string(k))).c_str(), BM_Burst16, strategy, k));
+        }
     }
 
     benchmark::Initialize(&argc, argv);

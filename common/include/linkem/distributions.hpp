@@ -69,26 +69,34 @@ inline double exp_inline(double x) {
 
 }  // namespace detail
 
-/// Standard normal N(0, 1) by ziggurat. Always inlined (the tail and wedges are calls):
-/// out of line, the generator's state went through memory on every draw.
-[[gnu::always_inline]] inline double standard_normal(Rng& rng) {
-    for (;;) {
-        const std::uint64_t bits = rng();
-        const int layer = static_cast<int>(bits & 0xff);
-        // 53 high bits -> u uniform in [-1, 1); independent of the 8 low bits used above.
-        const double u = static_cast<double>(static_cast<std::int64_t>(bits) >> 11) * 0x1.0p-52;
-        if (std::fabs(u) < detail::kZiggurat.ratio[layer]) return u * detail::kZiggurat.x[layer];
-        if (layer == 0) return detail::normal_tail(rng, u < 0);
-        const double x = detail::normal_wedge(rng, layer, u);
-        if (!std::isnan(x)) return x;
-    }
-}
-
 namespace detail {
 /// The ziggurat's way out of the rectangle for a proposal (layer, u): the tail (layer 0),
 /// else the wedge test; a rejected proposal is replaced by a fresh standard_normal draw.
 double normal_slow(Rng& rng, int layer, double u);
+
+/// normal_slow on a copy of the generator, copied back after. The call then takes the
+/// address of the copy, not of `rng`: a generator whose address escapes to a call anywhere
+/// in a loop is kept in memory for the whole loop (GCC does not promote address-taken
+/// locals to registers), and every draw then goes through store-to-load forwarding.
+[[gnu::always_inline]] inline double normal_slow_copy(Rng& rng, int layer, double u) {
+    Rng spill = rng;
+    const double x = normal_slow(spill, layer, u);
+    rng = spill;
+    return x;
+}
 }  // namespace detail
+
+/// Standard normal N(0, 1) by ziggurat. Always inlined (the tail and wedges are calls):
+/// out of line, the generator's state went through memory on every draw.
+[[gnu::always_inline]] inline double standard_normal(Rng& rng) {
+    const std::uint64_t bits = rng();
+    const int layer = static_cast<int>(bits & 0xff);
+    // 53 high bits -> u uniform in [-1, 1); independent of the 8 low bits used above.
+    const double u = static_cast<double>(static_cast<std::int64_t>(bits) >> 11) * 0x1.0p-52;
+    if (std::fabs(u) < detail::kZiggurat.ratio[layer]) [[likely]]
+        return u * detail::kZiggurat.x[layer];
+    return detail::normal_slow_copy(rng, layer, u);
+}
 
 /// Two independent standard normals from one 64-bit random word, by the same ziggurat:
 /// each 32-bit half gives a layer (its low 8 bits) and u (its high 24 bits, a resolution of
@@ -102,7 +110,7 @@ double normal_slow(Rng& rng, int layer, double u);
         const double u = static_cast<double>(static_cast<std::int32_t>(b) >> 8) * 0x1.0p-23;
         if (std::fabs(u) < detail::kZiggurat.ratio[layer]) [[likely]]
             return u * detail::kZiggurat.x[layer];
-        return detail::normal_slow(rng, layer, u);
+        return detail::normal_slow_copy(rng, layer, u);
     };
     z0 = one(static_cast<std::uint32_t>(bits));
     z1 = one(static_cast<std::uint32_t>(bits >> 32));
