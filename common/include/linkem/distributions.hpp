@@ -28,6 +28,7 @@ struct ZigguratTables {
     static constexpr double kV = 0.00492867323399;    // area of each layer
     double x[kLayers + 1];  // layer edges, x[0] = V/f(R) (base), x[1] = R, x[256] = 0
     double ratio[kLayers];  // x[i+1]/x[i]: |u| below this is inside the rectangle
+    double f[kLayers + 1];  // e^(-x[i]^2 / 2), the density at the edges (f[0] unused)
     ZigguratTables();
 };
 extern const ZigguratTables kZiggurat;
