@@ -322,6 +322,39 @@ TEST(Dataplane, ConservationBothDirections) {
     EXPECT_EQ(s.port[0].rx_nombuf + s.port[1].rx_nombuf, 0u);
 }
 
+// One seed for both directions: each draws from its own stream. Loss decisions depend only
+// on a packet's place in its direction's sequence, not on timing, so with one shared stream
+// both directions would drop exactly the same sequence numbers.
+TEST(Dataplane, DirectionsWithOneSeedDrawIndependently) {
+    VirtualPort a(*g_eal, "seed_a"), b(*g_eal, "seed_b");
+    LinkParams p;
+    p.mean_delay = 1 * kNsPerMs;
+    p.distribution = Distribution::constant;
+    p.loss_model = LossModel::bernoulli;
+    p.loss_probability = 0.5;
+    p.seed = 9;
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    EXPECT_EQ(dp.seed(0), 9u);
+    EXPECT_EQ(dp.seed(1), 9u);
+    dp.start();
+    Flow fab(&a, &b, 2000, 20000), fba(&b, &a, 2000, 20000);
+    run_flows({&fab, &fba}, 200 * kNsPerMs);
+    dp.stop();
+    auto seqs = [](const Flow& f) {
+        std::vector<std::uint64_t> v;
+        for (const Probe& pr : f.got)
+            v.push_back(pr.seq);
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const auto got_ab = seqs(fab), got_ba = seqs(fba);
+    ASSERT_EQ(fab.sent, 2000u);
+    ASSERT_EQ(fba.sent, 2000u);
+    EXPECT_NEAR(static_cast<double>(got_ab.size()), 1000.0, 150.0);
+    EXPECT_NEAR(static_cast<double>(got_ba.size()), 1000.0, 150.0);
+    EXPECT_NE(got_ab, got_ba) << "both directions dropped the same packets";
+}
+
 // Correlated delays keep the order of arrival (FIFO).
 TEST(Dataplane, CorrelatedKeepsOrder) {
     VirtualPort a(*g_eal, "fifo_a"), b(*g_eal, "fifo_b");

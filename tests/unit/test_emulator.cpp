@@ -267,7 +267,8 @@ struct RunResult {
     bool operator==(const RunResult&) const = default;
 };
 
-RunResult seeded_run(std::uint64_t seed, Strategy strategy, std::uint64_t* seed_used = nullptr) {
+RunResult seeded_run(std::uint64_t seed, Strategy strategy, std::uint64_t* seed_used = nullptr,
+                     std::uint64_t stream = 0) {
     LinkParams p;
     p.strategy = strategy;
     p.distribution = Distribution::gamma;
@@ -281,7 +282,7 @@ RunResult seeded_run(std::uint64_t seed, Strategy strategy, std::uint64_t* seed_
     p.ge_p = 0.01;
     p.ge_r = 0.2;
     p.seed = seed;
-    Emulator<Packet> e(p);
+    Emulator<Packet> e(p, stream);
     if (seed_used) *seed_used = e.seed();
     Rng traffic(4);  // the traffic is the same in every run
     RunResult r;
@@ -314,6 +315,21 @@ TEST(Emulator, SeededRunsAreBitForBitReproducible) {
         EXPECT_TRUE(a == b) << "same seed, different run";
         EXPECT_NE(a.tx, c.tx) << "different seed, same transmission times";
         EXPECT_NE(a.dropped, c.dropped);
+    }
+}
+
+// The data plane's two directions share a seed but not a stream: their delays and losses
+// differ, each is reproducible, and stream 0 is the seed's own (the simulator's).
+TEST(Emulator, StreamsOfOneSeedAreIndependentAndReproducible) {
+    for (auto s : {Strategy::correlated, Strategy::reordered}) {
+        std::uint64_t used = 0;
+        const RunResult own = seeded_run(42, s), s0 = seeded_run(42, s, nullptr, 0);
+        const RunResult s1 = seeded_run(42, s, &used, 1), again = seeded_run(42, s, nullptr, 1);
+        EXPECT_TRUE(own == s0);
+        EXPECT_TRUE(s1 == again);
+        EXPECT_EQ(used, 42u) << "the reported seed is the configured one";
+        EXPECT_NE(s1.tx, own.tx);
+        EXPECT_NE(s1.dropped, own.dropped);
     }
 }
 

@@ -887,7 +887,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         LinkParams other = p;
         other.strategy =
             p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
-        d->emu = std::make_unique<MbufEmulator>(other);
+        d->emu = std::make_unique<MbufEmulator>(other, k);  // a random stream per direction
         d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
         d->emu->set_params(p);
         d->emu->set_prefetch_ahead(!d->exchange);  // exchanged buffers are never read here

@@ -46,7 +46,12 @@ class Emulator {
     static_assert(std::is_trivially_copyable_v<Packet>, "Packet must be a cheap handle");
 
   public:
-    explicit Emulator(const LinkParams& params = {}) { set_params(params); }
+    /// `stream` picks one of several independent random streams of the same seed: the data
+    /// plane gives each direction its own (0 and 1), so that one seed for both directions
+    /// does not make them draw the same delays and losses. Stream 0 is the seed's own.
+    explicit Emulator(const LinkParams& params = {}, std::uint64_t stream = 0) : stream_(stream) {
+        set_params(params);
+    }
 
     /// Replaces the parameters. The caller validates them first (validate() or
     /// link_params_from_json()). Queued packets, the EMA state, the rate estimate, the
@@ -59,8 +64,9 @@ class Emulator {
         configured_ = true;
         if (!had_params || (p.seed != 0 && p.seed != seed_)) {
             seed_ = p.seed != 0 ? p.seed : random_seed();
-            rng_.reseed(seed_);
-            loss_rng_.reseed(seed_ ^ kLossStream);
+            const std::uint64_t key = seed_ ^ (stream_ * kOtherStream);
+            rng_.reseed(key);
+            loss_rng_.reseed(key ^ kLossStream);
         }
         delayer_.configure(
             Delayer::Config{p.strategy, p.distribution, static_cast<double>(p.mean_delay),
@@ -350,6 +356,9 @@ class Emulator {
     // Two random streams: the delays' and the loss stage's (its seed differs by a fixed
     // constant), so that the delay series for a seed does not depend on the loss model.
     static constexpr std::uint64_t kLossStream = 0x9e3779b97f4a7c15ULL;
+    // Streams other than 0 differ from the seed's own by a multiple of this (odd) constant.
+    static constexpr std::uint64_t kOtherStream = 0xd1b54a32d192ed03ULL;
+    std::uint64_t stream_ = 0;
     Rng rng_;
     Rng loss_rng_;
     Delayer delayer_;
