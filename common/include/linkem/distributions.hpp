@@ -75,15 +75,21 @@ namespace detail {
 /// else the wedge test; a rejected proposal is replaced by a fresh standard_normal draw.
 double normal_slow(Rng& rng, int layer, double u);
 
-/// normal_slow on a copy of the generator, copied back after. The call then takes the
-/// address of the copy, not of `rng`: a generator whose address escapes to a call anywhere
-/// in a loop is kept in memory for the whole loop (GCC does not promote address-taken
-/// locals to registers), and every draw then goes through store-to-load forwarding.
-[[gnu::always_inline]] inline double normal_slow_copy(Rng& rng, int layer, double u) {
+/// f(copy) on a copy of the generator, copied back after: for the rare out-of-line calls
+/// (slow paths) of an inlined sampler. The call then takes the address of the copy, not of
+/// `rng`: a generator whose address escapes to a call anywhere in a loop is kept in memory
+/// for the whole loop (GCC does not promote address-taken locals to registers), and every
+/// draw then goes through store-to-load forwarding.
+template <class F>
+[[gnu::always_inline]] inline double on_copy(Rng& rng, F&& f) {
     Rng spill = rng;
-    const double x = normal_slow(spill, layer, u);
+    const double x = f(spill);
     rng = spill;
     return x;
+}
+
+[[gnu::always_inline]] inline double normal_slow_copy(Rng& rng, int layer, double u) {
+    return on_copy(rng, [layer, u](Rng& r) { return normal_slow(r, layer, u); });
 }
 }  // namespace detail
 
@@ -211,15 +217,14 @@ class DelayDistribution {
     double sd() const { return sd_; }
 
   private:
-    // Inlined, and the boost (a call) runs on a copy of the generator, for the reason
-    // detail::normal_slow_copy gives.
+    // Inlined, and the boost (a call) runs on a copy of the generator (detail::on_copy).
     [[gnu::always_inline]] double sample_gamma(Rng& rng) const {
         const double g = detail::marsaglia_tsang(rng, d_, c_);
         if (a_ >= 1.0) return g * b_;
-        Rng spill = rng;
-        const double boosted = detail::gamma_boost(spill, g, a_);
-        rng = spill;
-        return boosted * b_;
+        const double shape = a_;
+        return detail::on_copy(rng,
+                               [g, shape](Rng& r) { return detail::gamma_boost(r, g, shape); }) *
+               b_;
     }
 
     Distribution kind_ = Distribution::constant;
