@@ -34,19 +34,18 @@ bool parse_distribution(std::string_view s, Distribution& out) {
 namespace detail {
 
 ZigguratTables::ZigguratTables() {
-    double fx = std::exp(-0.5 * kR * kR);
-    x[0] = kV / fx;
+    f[0] = 0;  // layer 0's wedge is the tail: not used
+    f[1] = std::exp(-0.5 * kR * kR);
+    x[0] = kV / f[1];
     x[1] = kR;
-    x[kLayers] = 0;
     for (int i = 2; i < kLayers; ++i) {
-        x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + fx));
-        fx = std::exp(-0.5 * x[i] * x[i]);
+        x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f[i - 1]));
+        f[i] = std::exp(-0.5 * x[i] * x[i]);
     }
+    x[kLayers] = 0;
+    f[kLayers] = 1;  // e^0
     for (int i = 0; i < kLayers; ++i)
         ratio[i] = x[i + 1] / x[i];
-    for (int i = 1; i <= kLayers; ++i)
-        f[i] = std::exp(-0.5 * x[i] * x[i]);
-    f[0] = 0;  // layer 0's wedge is the tail: not used
 }
 
 const ZigguratTables kZiggurat;

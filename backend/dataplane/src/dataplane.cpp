@@ -474,9 +474,8 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
         if (ok) taken += c;
     }
     for (std::uint32_t i = 0; ok && i < taken; ++i) {
-        rte_mbuf* m = d.donors[i];
-        ok = HeldPacket::fits(m->buf_addr, d.buf_base) &&
-             m->buf_iova == static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(m->buf_addr));
+        rte_mbuf* m = d.donors[i];  // its buffer fits: the walk above checked every one
+        ok = m->buf_iova == static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(m->buf_addr));
         d.free_store[i] = m->buf_addr;
     }
     if (!ok) {

@@ -68,9 +68,6 @@ inline double exp_inline(double x) {
     return scale + scale * p;
 }
 
-}  // namespace detail
-
-namespace detail {
 /// The ziggurat's way out of the rectangle for a proposal (layer, u): the tail (layer 0),
 /// else the wedge test; a rejected proposal is replaced by a fresh standard_normal draw.
 double normal_slow(Rng& rng, int layer, double u);
