@@ -62,6 +62,49 @@ Packet pkt(std::uint64_t seq) {
     return Packet{seq, 0, 64};
 }
 
+TEST(FifoQueue, SaysExactlyWhetherKPacketsAreDue) {
+    FifoQueue<Packet> q;
+    EXPECT_FALSE(q.due_at_least(100, 1));
+    for (std::uint64_t i = 0; i < 5; ++i)
+        q.push(static_cast<TimeNs>(10 * i), pkt(i));  // 0, 10, 20, 30, 40
+    EXPECT_TRUE(q.due_at_least(0, 1));
+    EXPECT_FALSE(q.due_at_least(0, 2));
+    EXPECT_TRUE(q.due_at_least(29, 3));
+    EXPECT_FALSE(q.due_at_least(29, 4));
+    EXPECT_TRUE(q.due_at_least(40, 5));
+    EXPECT_FALSE(q.due_at_least(1000, 6));  // only five held
+    Packet out[2];
+    ASSERT_EQ(q.pop_due(15, out, nullptr, 2), 2u);
+    EXPECT_TRUE(q.due_at_least(30, 2));
+    EXPECT_FALSE(q.due_at_least(30, 3));
+}
+
+// Within the active bucket the answer is exact (the sort's bin ends say how many are due);
+// once the next bucket has begun it may say yes with fewer (that bucket is not sorted yet).
+TEST(CalendarQueue, SaysWhetherKPacketsAreDue) {
+    for (const std::size_t n : {20u, 200u}) {  // rank-sorted and counting-sorted buckets
+        SCOPED_TRACE(n);
+        CalendarQueue<Packet> q;
+        const TimeNs base = 1000 * kBucket;
+        for (std::uint64_t i = 0; i < n; ++i)  // bins 1, 2, ..: one packet each
+            q.push(base + static_cast<TimeNs>((i + 1) * kResolution), pkt(i));
+        q.push(base + 3 * kBucket, pkt(n));  // a later bucket
+        EXPECT_FALSE(q.due_at_least(base - 1, 1));
+        Packet out[4];
+        ASSERT_EQ(q.pop_due(base + 2 * kResolution, out, nullptr, 4), 2u);  // activates
+        for (std::size_t k = 1; k <= 10; ++k) {
+            const TimeNs now = base + static_cast<TimeNs>((2 + 5) * kResolution);  // 5 more due
+            EXPECT_EQ(q.due_at_least(now, k), k <= 5) << "k " << k;
+        }
+        // All of the bucket is due, and the next has not begun: exact.
+        EXPECT_TRUE(q.due_at_least(base + kBucket - 1, n - 2));
+        EXPECT_FALSE(q.due_at_least(base + kBucket - 1, n - 1));
+        // The later bucket's packet is due too.
+        EXPECT_TRUE(q.due_at_least(base + 3 * kBucket, n - 1));
+        EXPECT_FALSE(q.due_at_least(base + 3 * kBucket, n));  // more than are held
+    }
+}
+
 TEST(FifoQueue, KeepsArrivalOrderAcrossGrowthAndWrapAround) {
     FifoQueue<Packet> q;
     EXPECT_FALSE(q.next_time().has_value());
@@ -127,9 +170,16 @@ class QueuePairOf {
         // Every other call without transmission times, as the data plane pops: the calendar
         // then takes another path (no bin look-up per packet).
         const bool with_tx = pops_++ % 2 == 0;
+        const bool cal_due = cal_.due_at_least(now, max);
+        const bool heap_due = heap_.due_at_least(now, max);
         const std::size_t na = cal_.pop_due(now, a_.data(), with_tx ? ta_.data() : nullptr, max);
         const std::size_t nb = heap_.pop_due(now, b_.data(), tb_.data(), max);
         ASSERT_EQ(na, nb) << "pop_due(" << now << ", " << max << ")";
+        // due_at_least may say yes with fewer due, never no with enough.
+        if (na == max) {
+            ASSERT_TRUE(cal_due) << "due_at_least(" << now << ", " << max << ")";
+            ASSERT_TRUE(heap_due);
+        }
         for (std::size_t i = 0; i < na; ++i) {
             if (with_tx) {
                 ASSERT_EQ(ta_[i], tb_[i]) << "entry " << i;

@@ -176,14 +176,17 @@ struct StageProfile {
     std::uint64_t headers = 0;               // mbuf headers for the drained buffers
     std::uint64_t packets = 0;               // handed to Emulator::ingest
     alignas(64) std::uint64_t tx = 0;        // rte_eth_tx_burst
+    std::uint64_t tx_calls = 0;              // rte_eth_tx_burst calls
 };
 #define LINKEM_STAGE_START(t) const std::uint64_t t = rte_rdtsc()
 #define LINKEM_STAGE_END(d, stage, t) ((d).prof.stage += rte_rdtsc() - (t))
 #define LINKEM_STAGE_COUNT(d, n) ((d).prof.packets += (n))
+#define LINKEM_STAGE_CALL(d, stage) (++(d).prof.stage##_calls)
 #else
 #define LINKEM_STAGE_START(t)
 #define LINKEM_STAGE_END(d, stage, t)
 #define LINKEM_STAGE_COUNT(d, n)
+#define LINKEM_STAGE_CALL(d, stage)
 #endif
 
 // ------------------------------------------------------------------------- directions
@@ -522,6 +525,7 @@ inline bool flush_pending(Direction& d) {
     const std::uint16_t s = rte_eth_tx_burst(d.tx_port, 0, d.pending + d.pend_head,
                                              static_cast<std::uint16_t>(d.pend_n));
     LINKEM_STAGE_END(d, tx, t_tx);
+    LINKEM_STAGE_CALL(d, tx);
     count_sent(d, s);
     d.pend_head += s;
     d.pend_n -= s;
@@ -537,6 +541,7 @@ inline bool send_pending(Direction& d, std::uint32_t m) {
     const std::uint16_t s =
         rte_eth_tx_burst(d.tx_port, 0, d.pending, static_cast<std::uint16_t>(m));
     LINKEM_STAGE_END(d, tx, t_tx);
+    LINKEM_STAGE_CALL(d, tx);
     count_sent(d, s);
     if (s == m) return true;
     d.pend_head = s;
@@ -547,8 +552,11 @@ inline bool send_pending(Direction& d, std::uint32_t m) {
 inline void drain_to_port(Direction& d, TimeNs now) {
     if (!flush_pending(d)) return;
     // A few bursts per visit so that a backlog of due packets (after a pause or a rate
-    // change) is worked off faster than new ones arrive.
+    // change) is worked off faster than new ones arrive. After the first, only whole ones:
+    // a remainder waits for the next visit (a loop later) and leaves with the packets due
+    // by then, instead of costing a drain and a TX call of its own.
     for (int round = 0; round < 4; ++round) {
+        if (round > 0 && !d.emu->due_at_least(now, d.burst)) return;
         const std::size_t m = drain(d, now, d.pending, d.burst);
         if (m == 0) return;
         if (!send_pending(d, static_cast<std::uint32_t>(m))) return;
@@ -562,6 +570,7 @@ inline void drain_to_ring(Direction& d, TimeNs now) {
         // Single producer: the free count can only grow under us, so all m fit.
         const unsigned room = std::min<unsigned>(d.burst, rte_ring_free_count(d.tx_ring.get()));
         if (room == 0) return;
+        if (round > 0 && !d.emu->due_at_least(now, room)) return;  // as in drain_to_port
         const std::size_t m = drain(d, now, out, room);
         if (m == 0) return;
         rte_ring_sp_enqueue_burst(d.tx_ring.get(), reinterpret_cast<void* const*>(out),
@@ -997,11 +1006,12 @@ void Dataplane::stop() {
         const StageProfile& p = m.dirs[k]->prof;
         const double n = p.packets ? static_cast<double>(p.packets) : 1.0;
         log("profile: direction %u: TSC cycles per packet: rx %.1f, exchange %.1f, ingest %.1f, "
-            "drain %.1f, headers %.1f, tx %.1f (%llu packets, TSC %.3f GHz)",
+            "drain %.1f, headers %.1f, tx %.1f (%llu packets, %.1f per tx burst, TSC %.3f GHz)",
             k, static_cast<double>(p.rx) / n, static_cast<double>(p.exchange) / n,
             static_cast<double>(p.ingest) / n, static_cast<double>(p.drain) / n,
             static_cast<double>(p.headers) / n, static_cast<double>(p.tx) / n,
             static_cast<unsigned long long>(p.packets),
+            static_cast<double>(p.packets) / static_cast<double>(p.tx_calls ? p.tx_calls : 1),
             static_cast<double>(rte_get_tsc_hz()) * 1e-9);
     }
 #endif

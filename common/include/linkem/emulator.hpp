@@ -182,6 +182,13 @@ class Emulator {
         return n;
     }
 
+    /// Whether at least k >= 1 packets are due at `now` (the next drain(now, .., k) would
+    /// return k). Exact in correlated mode; in reordered mode it may also be true with fewer
+    /// once the next calendar bucket has begun (CalendarQueue::due_at_least).
+    bool due_at_least(TimeNs now, std::size_t k) const {
+        return uses_fifo() ? fifo_.due_at_least(now, k) : reorder_.due_at_least(now, k);
+    }
+
     /// Whether drain() prefetches the packets it returns and those next in line (with
     /// Traits::prefetch; on by default). Off when the handles point to nothing the caller
     /// reads when sending (the data plane's exchanged buffers): finding the next packets in

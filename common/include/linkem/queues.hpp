@@ -4,6 +4,7 @@
 //   push(tx, pkt)                     store a packet due at tx
 //   pop_due(now, out, tx_out, max)    remove up to max packets with tx <= now, in tx order
 //   next_time()                       earliest tx held (nullopt when empty)
+//   due_at_least(now, k)              whether k packets are due (see each queue)
 //   size(), empty(), reserve(n)
 //
 // FifoQueue     -- order of arrival; the Emulator guarantees non-decreasing tx.
@@ -160,6 +161,11 @@ class FifoQueue {
         }
     }
 
+    /// Whether at least k >= 1 packets have tx <= now (exact).
+    bool due_at_least(TimeNs now, std::size_t k) const {
+        return size() >= k && ring_[(head_ + k - 1) & mask_].tx <= now;
+    }
+
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
         // Locals: the stores into out[] could otherwise alias head_ and the ring pointer.
         const Entry* const ring = ring_.data();
@@ -217,6 +223,11 @@ class BinaryHeapQueue {
     std::optional<TimeNs> next_time() const {
         if (heap_.empty()) return std::nullopt;
         return heap_.front().tx;
+    }
+    /// True when at least k >= 1 packets are due; may be true with fewer (only the earliest
+    /// is looked at).
+    bool due_at_least(TimeNs now, std::size_t k) const {
+        return heap_.size() >= k && heap_.front().tx <= now;
     }
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
         std::size_t n = 0;
@@ -357,6 +368,18 @@ class CalendarQueue {
         return current_min();
     }
 
+    /// True when at least k >= 1 packets are due (tx <= now). Exact when the active bucket
+    /// alone decides it; once the next bucket has begun (or a late packet is due) it may be
+    /// true with fewer, as counting those would take the next bucket's sort.
+    bool due_at_least(TimeNs now, std::size_t k) const {
+        if (size_ < k) return false;
+        if (!late_.empty()) return late_.front().tx <= now || active_due(now) >= k;
+        const std::size_t due = active_due(now);
+        if (due >= k) return true;
+        // All of the active bucket is due: the next bucket may hold more.
+        return active_pos_ + due == active_n_ && ((cur_ + 1) << kShift) <= now;
+    }
+
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
         std::size_t n = 0;
         while (n < max && size_ > 0) {
@@ -474,11 +497,7 @@ class CalendarQueue {
         // Bins up to `last` are due (the bucket spans kBins bins; a limit past its end lets
         // every one through).
         if (limit < base) return start == active_n_;  // none of this bucket is due
-        const std::uint64_t span =
-            static_cast<std::uint64_t>(limit) - static_cast<std::uint64_t>(base);
-        const std::uint32_t last = span >= (std::uint64_t{kBins} << kResolutionBits)
-                                       ? kBins
-                                       : static_cast<std::uint32_t>(span >> kResolutionBits);
+        const std::uint32_t last = last_due_bin(limit);
         if (!active_small_) {
             // The packets of bins 0..last are the first end_[last]: a copy, no comparisons.
             const std::size_t due_end = last >= kBins ? active_n_ : end_[last];
@@ -511,6 +530,26 @@ class CalendarQueue {
         active_pos_ = pos;
         return due;
     }
+    // The last bin of the active bucket due at `limit`, kBins when all of it is.
+    std::uint32_t last_due_bin(TimeNs limit) const {
+        const std::uint64_t span =
+            static_cast<std::uint64_t>(limit) - static_cast<std::uint64_t>(active_base_);
+        return span >= (std::uint64_t{kBins} << kResolutionBits)
+                   ? kBins
+                   : static_cast<std::uint32_t>(span >> kResolutionBits);
+    }
+    // How many of the active bucket's remaining packets are due at `now`.
+    std::size_t active_due(TimeNs now) const {
+        if (active_pos_ == active_n_ || now < active_base_) return 0;
+        const std::uint32_t last = last_due_bin(now);
+        if (last >= kBins) return active_n_ - active_pos_;
+        if (!active_small_) return std::max<std::size_t>(end_[last], active_pos_) - active_pos_;
+        std::size_t pos = active_pos_;
+        while (pos < active_n_ && sorted_bin_[pos] <= last)
+            ++pos;
+        return pos - active_pos_;
+    }
+
     TimeNs current_min() {
         TimeNs t = std::numeric_limits<TimeNs>::max();
         if (active_pos_ < active_n_) t = active_tx(active_pos_);
