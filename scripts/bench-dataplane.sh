@@ -5,7 +5,7 @@
 # second per data-plane lcore and the ratio to testpmd.
 #
 #   scripts/bench-dataplane.sh [--linkemd PATH] [--seconds 5] [--warmup 2]
-#                              [--sizes "64 1518"] [--mbufs 1048576] [--lcores shared]
+#                              [--sizes "64 1518"] [--mbufs 2097152] [--lcores shared]
 #                              [--burst 32] (rx/tx burst of both forwarders: testpmd's default;
 #                              linkemd's own default is the paper's 16)
 #                              [--modes "zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"]
@@ -22,9 +22,12 @@
 # or testpmd's per-second Tx-pps; "per-s min..max" shows the noise. The spacer runs at
 # 1 Tbit/s with the largest backlog limit so it costs its work but never holds packets
 # back or drops them: this measures cost, not policy. With 10 ms of delay, pps x 10 ms
-# packets are in flight, so linkemd gets a large pool (--mbufs); a non-zero rx_nombuf
-# means the pool, not the CPU, limited the rate. Other load on the machine shows as a
-# wide min..max; testpmd runs right before linkemd for each size so both see similar load.
+# packets are in flight, so linkemd gets a large pool (--mbufs, half per direction): at
+# ~23 Mpps a direction, correlated 10 ms +- 3 ms wanders up to ~19 ms, ~440 k packets,
+# which 2^20 buffers in all did not cover (0.2-0.4% buffer_full drops); a non-zero
+# rx_nombuf or drops_buffer_full means the pool, not the CPU, limited the rate. Other load
+# on the machine shows as a wide min..max; testpmd runs right before linkemd for each size
+# so both see similar load.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -35,7 +38,7 @@ LINKEMD=${LINKEMD:-}
 SECONDS_RUN=5
 WARMUP=2
 SIZES="64 1518"
-MBUFS=1048576
+MBUFS=2097152
 BURST=32
 LCORES=shared
 MODES="zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"

@@ -6,7 +6,7 @@
 # on a shared machine do not (there the run-to-run spread is larger than the difference).
 #
 #   scripts/bench-strategy-switch.sh [--linkemd PATH] [--sizes "64 1518"] [--slices 20]
-#                                    [--slice 1.5] [--warmup 3] [--burst 32] [--mbufs 1048576]
+#                                    [--slice 1.5] [--warmup 3] [--burst 32] [--mbufs 2097152]
 #                                    [--variants "plain spacer_ge"] [--jitter 3ms] [--rt PRIO]
 #                                    [--keep DIR]
 #
@@ -31,7 +31,7 @@ SLICES=20
 SLICE=1.5
 WARMUP=3
 BURST=32
-MBUFS=1048576
+MBUFS=2097152
 VARIANTS="plain spacer_ge"
 JITTER=3ms
 RT=()
