@@ -469,6 +469,41 @@ TEST(Emulator, NextDepartureIsTheEarliestQueuedTransmission) {
     EXPECT_EQ(e.snapshot().packets_out, 1000u);
 }
 
+// due_at_least(now, k) against the transmission times a twin emulator (same seed) drains:
+// exact in correlated mode (a FIFO), never "no" with k due in reordered mode.
+TEST(Emulator, DueAtLeastAgreesWithWhatDrainReturns) {
+    for (const Strategy s : {Strategy::correlated, Strategy::reordered}) {
+        SCOPED_TRACE(to_string(s));
+        LinkParams p = base_params();
+        p.strategy = s;
+        p.mean_delay = 2 * kNsPerMs;
+        p.jitter = kNsPerMs;
+        Emulator<Packet> a(p), b(p);
+        for (std::uint64_t i = 0; i < 2000; ++i) {
+            Packet pk{i, static_cast<TimeNs>(i) * 1000, 64};
+            a.ingest(&pk, 1, pk.t_arr);
+            b.ingest(&pk, 1, pk.t_arr);
+        }
+        std::vector<TimeNs> tx(2000);
+        std::vector<Packet> out(2000);
+        ASSERT_EQ(a.drain(kForever, out.data(), out.size(), tx.data()), 2000u);
+        Rng rng(5);
+        for (int q = 0; q < 4000; ++q) {
+            // Around the j-th departure, k close to the count due there.
+            const std::size_t j = rng() % tx.size();
+            const TimeNs now = tx[j] - static_cast<TimeNs>(rng() % 2);
+            const std::size_t k = j + 1 + rng() % 5 - std::min<std::size_t>(j, 2);  // >= 1
+            const auto due =
+                static_cast<std::size_t>(std::upper_bound(tx.begin(), tx.end(), now) - tx.begin());
+            if (s == Strategy::correlated) {
+                ASSERT_EQ(b.due_at_least(now, k), due >= k) << "now " << now << ", k " << k;
+            } else if (due >= k) {
+                ASSERT_TRUE(b.due_at_least(now, k)) << "now " << now << ", k " << k;
+            }
+        }
+    }
+}
+
 TEST(Emulator, SnapshotJsonHasEveryCounter) {
     Emulator<Packet> e;
     const nlohmann::json j = to_json(e.snapshot());
