@@ -167,12 +167,21 @@ class QueuePairOf {
             ta_.resize(max);
             tb_.resize(max);
         }
-        // Every other call without transmission times, as the data plane pops: the calendar
-        // then takes another path (no bin look-up per packet).
-        const bool with_tx = pops_++ % 2 == 0;
+        // A third of the calls with transmission times, a third without (the calendar then
+        // takes another path: no bin look-up per packet), a third through pop_due_view, as
+        // the data plane pops (the packets may be left in the sorted bucket).
+        const int how = static_cast<int>(pops_++ % 3);
+        const bool with_tx = how == 0;
         const bool cal_due = cal_.due_at_least(now, max);
         const bool heap_due = heap_.due_at_least(now, max);
-        const std::size_t na = cal_.pop_due(now, a_.data(), with_tx ? ta_.data() : nullptr, max);
+        std::size_t na;
+        if (how == 2) {
+            const auto [p, n] = cal_.pop_due_view(now, a_.data(), max);
+            if (p != a_.data()) std::copy(p, p + n, a_.data());
+            na = n;
+        } else {
+            na = cal_.pop_due(now, a_.data(), with_tx ? ta_.data() : nullptr, max);
+        }
         const std::size_t nb = heap_.pop_due(now, b_.data(), tb_.data(), max);
         ASSERT_EQ(na, nb) << "pop_due(" << now << ", " << max << ")";
         // due_at_least may say yes with fewer due, never no with enough.

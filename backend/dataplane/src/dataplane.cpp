@@ -401,14 +401,14 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
     }
     LINKEM_STAGE_END(d, headers, t_stash);
     LINKEM_STAGE_START(t_drain);
-    const std::size_t n = d.emu->drain(now, held, max);
+    const auto [drained, n] = d.emu->drain_view(now, held, max);
     LINKEM_STAGE_END(d, drain, t_drain);
     LINKEM_STAGE_START(t_headers);
     void** const free_bufs = d.free_bufs;
     const std::uintptr_t base = d.buf_base;
     std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
     for (std::size_t i = 0; i < n; ++i) {
-        const HeldPacket p = held[i];
+        const HeldPacket p = drained[i];
         if (!p.is_buffer()) [[unlikely]] {
             out[i] = unhold(d, p);
             continue;

@@ -182,6 +182,26 @@ class Emulator {
         return n;
     }
 
+    /// drain() that may leave the packets where they are: returns where the n drained
+    /// packets are, either in buf (room for max) or inside the queue (valid until the next
+    /// call on the emulator). Counts them as drain() does. No prefetching.
+    std::pair<const Packet*, std::size_t> drain_view(TimeNs now, Packet* buf, std::size_t max) {
+        std::pair<const Packet*, std::size_t> r;
+        if (uses_fifo())
+            r = {buf, fifo_.pop_due(now, buf, nullptr, max)};
+        else
+            r = reorder_.pop_due_view(now, buf, max);
+        if (r.second) {
+            std::uint64_t bytes = 0;
+            for (std::size_t i = 0; i < r.second; ++i)
+                bytes += Traits::length(r.first[i]);
+            Counters::add(counters_.packets_out, r.second);
+            Counters::add(counters_.bytes_out, bytes);
+            Counters::set(counters_.in_flight, queued());
+        }
+        return r;
+    }
+
     /// Whether at least k >= 1 packets are due at `now` (the next drain(now, .., k) would
     /// return k). Exact in correlated mode; in reordered mode it may also be true with fewer
     /// once the next calendar bucket has begun (CalendarQueue::due_at_least).

@@ -21,6 +21,7 @@
 #include <new>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "linkem/huge_pages.hpp"
@@ -378,6 +379,27 @@ class CalendarQueue {
         if (due >= k) return true;
         // All of the active bucket is due: the next bucket may hold more.
         return active_pos_ + due == active_n_ && ((cur_ + 1) << kShift) <= now;
+    }
+
+    /// pop_due without the copy where it can: when the due packets lie inside the active,
+    /// counting-sorted bucket (and none is late), returns where they are in the sorted
+    /// bucket (valid until the next call on the queue); otherwise pops into buf.
+    std::pair<const Packet*, std::size_t> pop_due_view(TimeNs now, Packet* buf, std::size_t max) {
+        const std::size_t start = active_pos_;
+        if (!active_small_ && late_.empty() && start < active_n_ && now >= active_base_) {
+            const std::uint32_t last = last_due_bin(now);
+            if (last < kBins) {
+                const std::size_t due_end = std::max<std::size_t>(end_[last], start);
+                if (due_end < active_n_) {
+                    const std::size_t e = std::min(due_end, start + max);
+                    size_ -= e - start;
+                    active_pos_ = e;
+                    prefetch_next_bucket();
+                    return {sorted_pkt_.data() + start, e - start};
+                }
+            }
+        }
+        return {buf, pop_due(now, buf, nullptr, max)};
     }
 
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
