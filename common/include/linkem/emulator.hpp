@@ -21,6 +21,7 @@
 #include <optional>
 #include <random>
 #include <type_traits>
+#include <utility>
 
 #include "linkem/counters.hpp"
 #include "linkem/delayer.hpp"
