@@ -469,15 +469,21 @@ TEST(Emulator, NextDepartureIsTheEarliestQueuedTransmission) {
     EXPECT_EQ(e.snapshot().packets_out, 1000u);
 }
 
+// Two emulators built from these draw the same delays: one is the other's reference.
+LinkParams twin_params(Strategy s) {
+    LinkParams p = base_params();
+    p.strategy = s;
+    p.mean_delay = 2 * kNsPerMs;
+    p.jitter = kNsPerMs;
+    return p;
+}
+
 // due_at_least(now, k) against the transmission times a twin emulator (same seed) drains:
 // exact in correlated mode (a FIFO), never "no" with k due in reordered mode.
 TEST(Emulator, DueAtLeastAgreesWithWhatDrainReturns) {
     for (const Strategy s : {Strategy::correlated, Strategy::reordered}) {
         SCOPED_TRACE(to_string(s));
-        LinkParams p = base_params();
-        p.strategy = s;
-        p.mean_delay = 2 * kNsPerMs;
-        p.jitter = kNsPerMs;
+        const LinkParams p = twin_params(s);
         Emulator<Packet> a(p), b(p);
         for (std::uint64_t i = 0; i < 2000; ++i) {
             Packet pk{i, static_cast<TimeNs>(i) * 1000, 64};
@@ -509,10 +515,7 @@ TEST(Emulator, DueAtLeastAgreesWithWhatDrainReturns) {
 TEST(Emulator, DrainViewReturnsWhatDrainReturns) {
     for (const Strategy s : {Strategy::correlated, Strategy::reordered}) {
         SCOPED_TRACE(to_string(s));
-        LinkParams p = base_params();
-        p.strategy = s;
-        p.mean_delay = 2 * kNsPerMs;
-        p.jitter = kNsPerMs;
+        const LinkParams p = twin_params(s);
         Emulator<Packet> a(p), b(p);
         std::uint64_t seq = 0;
         Packet got_a[16], buf[16];
