@@ -173,12 +173,7 @@ class Emulator {
                         reorder_.for_next(max, ahead);
                 }
             }
-            std::uint64_t bytes = 0;
-            for (std::size_t i = 0; i < n; ++i)
-                bytes += Traits::length(out[i]);
-            Counters::add(counters_.packets_out, n);
-            Counters::add(counters_.bytes_out, bytes);
-            Counters::set(counters_.in_flight, queued());
+            count_out(out, n);
         }
         return n;
     }
@@ -192,14 +187,7 @@ class Emulator {
             r = {buf, fifo_.pop_due(now, buf, nullptr, max)};
         else
             r = reorder_.pop_due_view(now, buf, max);
-        if (r.second) {
-            std::uint64_t bytes = 0;
-            for (std::size_t i = 0; i < r.second; ++i)
-                bytes += Traits::length(r.first[i]);
-            Counters::add(counters_.packets_out, r.second);
-            Counters::add(counters_.bytes_out, bytes);
-            Counters::set(counters_.in_flight, queued());
-        }
+        if (r.second) count_out(r.first, r.second);
         return r;
     }
 
@@ -239,6 +227,16 @@ class Emulator {
         while (s == 0)
             s = (std::uint64_t{rd()} << 32) ^ rd();
         return s;
+    }
+
+    // Counts n drained packets as sent.
+    void count_out(const Packet* out, std::size_t n) {
+        std::uint64_t bytes = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            bytes += Traits::length(out[i]);
+        Counters::add(counters_.packets_out, n);
+        Counters::add(counters_.bytes_out, bytes);
+        Counters::set(counters_.in_flight, queued());
     }
 
     void publish_state() {

@@ -385,18 +385,14 @@ class CalendarQueue {
     /// counting-sorted bucket (and none is late), returns where they are in the sorted
     /// bucket (valid until the next call on the queue); otherwise pops into buf.
     std::pair<const Packet*, std::size_t> pop_due_view(TimeNs now, Packet* buf, std::size_t max) {
-        const std::size_t start = active_pos_;
-        if (!active_small_ && late_.empty() && start < active_n_ && now >= active_base_) {
-            const std::uint32_t last = last_due_bin(now);
-            if (last < kBins) {
-                const std::size_t due_end = std::max<std::size_t>(end_[last], start);
-                if (due_end < active_n_) {
-                    const std::size_t e = std::min(due_end, start + max);
-                    size_ -= e - start;
-                    active_pos_ = e;
-                    prefetch_next_bucket();
-                    return {sorted_pkt_.data() + start, e - start};
-                }
+        if (!active_small_ && late_.empty()) {
+            const std::size_t start = active_pos_, due = active_due(now);
+            if (start + due < active_n_) {  // the bucket's next packet is not due
+                const std::size_t k = std::min(due, max);
+                size_ -= k;
+                active_pos_ = start + k;
+                prefetch_next_bucket();
+                return {sorted_pkt_.data() + start, k};
             }
         }
         return {buf, pop_due(now, buf, nullptr, max)};
