@@ -16,6 +16,9 @@
 #                              [--rt PRIO]  (run testpmd and linkemd under SCHED_FIFO PRIO, so
 #                              builds and other jobs on a shared machine cannot take the
 #                              polling lcore's CPU; it does not shield caches and memory)
+#                              [--one-way]  (port b receives nothing (net_null no-rx=1): one
+#                              direction, a to b, on the lcore, as with one lcore per
+#                              direction on a NIC machine; default: both directions)
 #
 # Needs root (DPDK EAL) but no hugepages and no NIC. Rates: packets_out of both directions
 # summed, from counter deltas between stats lines after the warm-up (linkemd --stats-json)
@@ -45,6 +48,7 @@ MODES="zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"
 KEEP=""
 RT=()
 ROUNDS=1
+ONE_WAY=0
 LINKEMD_EAL=${LINKEMD_EAL_ARGS:-}
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -60,7 +64,8 @@ while [[ $# -gt 0 ]]; do
         --eal) LINKEMD_EAL=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        --one-way) ONE_WAY=1; shift ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -78,7 +83,7 @@ if [[ -z $LINKEMD || ! -x $LINKEMD ]]; then
 fi
 case $LCORES in
     shared) NLC=1 ;;
-    1|2|3) NLC=$((2 * LCORES)) ;;  # per direction, two directions
+    1|2|3) NLC=$((2 * LCORES)); [[ $ONE_WAY == 1 ]] && NLC=$LCORES ;;  # per direction
     *) echo "--lcores must be shared, 1, 2 or 3" >&2; exit 2 ;;
 esac
 
@@ -150,13 +155,18 @@ TOTAL=$((WARMUP + SECONDS_RUN + 1))
 echo "# linkem data-plane benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 [[ ${#RT[@]} -gt 0 ]] && echo "# real-time scheduling: ${RT[*]}" >&2
 [[ $ROUNDS -gt 1 ]] && echo "# $ROUNDS rounds" >&2
+B_RX=""
+if [[ $ONE_WAY == 1 ]]; then
+    B_RX=",no-rx=1"
+    echo "# one way: port b receives nothing (net_null no-rx=1); rates are a to b only" >&2
+fi
 echo "# warm-up ${WARMUP}s, measure ${SECONDS_RUN}s per config; burst $BURST for both; linkemd: ${LINKEMD:-none} (--lcores $LCORES, --mbufs $MBUFS)" >&2
 for ((round = 0; round < ROUNDS; ++round)); do
 for size in $SIZES; do
     name="testpmd-$size-r$round"
     run_one "$name" $((TOTAL + 3)) "${RT[@]}" dpdk-testpmd --no-huge --no-pci -m 1024 -l 0,1 \
         --file-prefix "lkbench-$$-$name" \
-        --vdev "net_null0,size=$size" --vdev "net_null1,size=$size" \
+        --vdev "net_null0,size=$size" --vdev "net_null1,size=$size$B_RX" \
         -- --forward-mode=io --total-num-mbufs=16384 --burst="$BURST" --stats-period 1 --auto-start
     $PY "$PARSE" testpmd "$WORK/$name.log" "$WARMUP" "testpmd io" "$size" 1 "$round" >>"$RESULTS"
 
@@ -165,7 +175,7 @@ for size in $SIZES; do
         name="linkemd-$m-$size-r$round"
         # shellcheck disable=SC2046  # mode_flags is a list of words on purpose
         run_one "$name" $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" \
-            --port-a "net_null0,size=$size" --port-b "net_null1,size=$size" \
+            --port-a "net_null0,size=$size" --port-b "net_null1,size=$size$B_RX" \
             --lcores "$LCORES" --mbufs "$MBUFS" --burst "$BURST" --seed 42 \
             --stats-json --stats-interval 1s --duration "${TOTAL}s" $(mode_flags "$m") \
             -- --file-prefix "lkbench-$$-$name" $LINKEMD_EAL

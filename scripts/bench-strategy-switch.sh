@@ -8,7 +8,7 @@
 #   scripts/bench-strategy-switch.sh [--linkemd PATH] [--sizes "64 1518"] [--slices 20]
 #                                    [--slice 1.5] [--warmup 3] [--burst 32] [--mbufs 2097152]
 #                                    [--variants "plain spacer_ge"] [--jitter 3ms] [--rt PRIO]
-#                                    [--keep DIR]
+#                                    [--keep DIR] [--one-way]
 #
 # Variants: plain = 10 ms +- 3 ms normal (--jitter changes the 3 ms: the wider the delays
 # spread, the more calendar buckets take pushes at once, and the more reordering costs);
@@ -20,6 +20,9 @@
 # one queue to the other, and the new queue needs a mean delay or two to reach its steady
 # state). Prints per-slice rates and the median of the per-slice ratios reordered /
 # mean(correlated neighbours).
+#
+# --one-way: port b receives nothing (net_null no-rx=1), so the lcore serves one direction
+# (a to b), as with one lcore per direction on a NIC machine; default: both directions.
 #
 # Needs root (DPDK EAL); no hugepages, no NIC (net_null ports).
 set -u
@@ -36,6 +39,7 @@ VARIANTS="plain spacer_ge"
 JITTER=3ms
 RT=()
 KEEP=""
+B_RX=""
 while [[ $# -gt 0 ]]; do
     case $1 in
         --linkemd) LINKEMD=$2; shift 2 ;;
@@ -49,7 +53,8 @@ while [[ $# -gt 0 ]]; do
         --jitter) JITTER=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --keep) KEEP=$2; shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        --one-way) B_RX=",no-rx=1"; shift ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "bench-strategy-switch.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -93,7 +98,7 @@ for size in $SIZES; do
         # Slice 0 (correlated) is the warm-up; then SLICES slices alternating reordered,
         # correlated, ... The duration leaves room for the last slice.
         total=$(python3 -c "print(int($WARMUP + ($SLICES + 1) * $SLICE + 3))")
-        cmd=("${RT[@]}" "$LINKEMD" --port-a "net_null0,size=$size" --port-b "net_null1,size=$size"
+        cmd=("${RT[@]}" "$LINKEMD" --port-a "net_null0,size=$size" --port-b "net_null1,size=$size$B_RX"
              --lcores shared --mbufs "$MBUFS" --burst "$BURST" --seed 42 --stats-json
              --stats-interval 100ms --duration "${total}s" --config "$DIR/link.json"
              --mean-delay 10ms --jitter "$JITTER" "${extra[@]}" -- --file-prefix "lkswitch-$$-$tag")
