@@ -495,6 +495,7 @@ TEST(Dataplane, CorrelatedMeanAndJitter) {
     Dataplane dp(*g_eal, two_port(a, b, p));
     dp.start();
     const Noise noise = measure_noise(dp, a, b, 50000);
+    const DirectionStats before = dp.stats().dir[0];
     Flow f(&a, &b, 400000, 50000);
     // R as the counters show it while the flow runs (from 1 s to 7 s of its 8 s), every
     // 20 ms: each value is one 10 ms interval (T_min), which a preemption of this (sending)
@@ -531,6 +532,21 @@ TEST(Dataplane, CorrelatedMeanAndJitter) {
     EXPECT_GT(s.dir[0].counters.alpha, 0.99);  // t_h R ~ 1000 packets
     EXPECT_GE(quantile(d, 0), 5.0);  // normal, 1 ms sd: 5 sd below the mean is ~never reached
     if (!noise.quiet()) GTEST_SKIP() << "machine busy: rate, mean and jitter bounds not checked";
+    // The data plane's own record of the times it did not run during the flow. Here (VMs,
+    // no isolated CPUs) it stalls ~100 times in the 8 s for 0.1-3 ms, 0.5% of the time in
+    // all, which moves none of the figures below; after a benchmark run it once stalled for
+    // ~35 ms (p99.9 at 45 ms, mean 10.6 ms). Such a stall is the machine's, not a fault of
+    // the emulation: the bounds are then not checked, and the test says so.
+    const DirectionStats after = s.dir[0];
+    const double longest_ms = static_cast<double>(after.longest_stall_ns) / 1e6;
+    std::printf(
+        "data-plane stalls during the flow: %llu, %.3f ms in all (longest since start "
+        "%.3f ms)\n",
+        static_cast<unsigned long long>(after.stalls - before.stalls),
+        static_cast<double>(after.stall_ns - before.stall_ns) / 1e6, longest_ms);
+    if (after.longest_stall_ns > before.longest_stall_ns && longest_ms >= 10)
+        GTEST_SKIP() << "the data plane did not run for " << longest_ms
+                     << " ms at once during the flow: rate, mean and jitter bounds not checked";
     ASSERT_GT(rates.size(), 100u);
     std::printf(
         "rate estimate during the flow: median %.0f pps, min %.0f, max %.0f (%zu samples)\n",

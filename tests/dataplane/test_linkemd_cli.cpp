@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -22,9 +23,10 @@ struct Result {
     std::string err;  // stderr
 };
 
-Result run(const std::string& args) {
+// Runs a shell command line; stdout and stderr apart.
+Result run_shell(const std::string& command) {
     const std::string err_file = "/tmp/linkemd_cli_test_" + std::to_string(getpid()) + ".err";
-    const std::string cmd = std::string(LINKEMD_PATH) + " " + args + " 2>" + err_file;
+    const std::string cmd = "{ " + command + "; } 2>" + err_file;
     Result r;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
@@ -40,6 +42,19 @@ Result run(const std::string& args) {
     r.err = ss.str();
     std::remove(err_file.c_str());
     return r;
+}
+
+Result run(const std::string& args) {
+    return run_shell(std::string(LINKEMD_PATH) + " " + args);
+}
+
+std::vector<json> json_lines(const std::string& out) {
+    std::istringstream lines(out);
+    std::string line;
+    std::vector<json> objs;
+    while (std::getline(lines, line))
+        objs.push_back(json::parse(line));
+    return objs;
 }
 
 std::string write_config(const std::string& name, const std::string& text) {
@@ -171,11 +186,7 @@ TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
         run("--port-a net_null0 --port-b net_null1 --mean-delay 1ms --jitter 100us "
             "--duration 2s --stats-interval 500ms --stats-json --mbufs 16384");
     ASSERT_EQ(r.code, 0) << r.err;
-    std::istringstream lines(r.out);
-    std::string line;
-    std::vector<json> objs;
-    while (std::getline(lines, line))
-        objs.push_back(json::parse(line));
+    const std::vector<json> objs = json_lines(r.out);
     ASSERT_GE(objs.size(), 2u);
     const json& last = objs.back();
     EXPECT_TRUE(last["final"].get<bool>());
@@ -192,10 +203,44 @@ TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
         EXPECT_TRUE(c.contains("tx_queued"));
         EXPECT_TRUE(c.contains("alpha"));
         EXPECT_EQ(c["params_generation"].get<std::uint64_t>(), 0u) << dir;
+        EXPECT_GE(c["stall_ns"].get<std::uint64_t>(), c["longest_stall_ns"].get<std::uint64_t>())
+            << dir;
+        EXPECT_GE(c["stall_ns"].get<std::uint64_t>(), 100000 * c["stalls"].get<std::uint64_t>())
+            << dir;
     }
     for (const char* port : {"a", "b"})
         for (const char* key : {"rx", "tx", "rx_missed", "rx_nombuf", "tx_failed"})
             EXPECT_TRUE(last["ports"][port].contains(key)) << port << "." << key;
+}
+
+// A stall: SIGSTOP halts every thread of linkemd, the polling lcore too, for ~50 ms, once
+// the data plane runs (its first stats line is out). The counters show it, and linkemd warns
+// on stderr.
+TEST(LinkemdCli, CountsAndReportsStalls) {
+    const std::string out = "/tmp/linkemd_cli_stall_" + std::to_string(getpid()) + ".out";
+    const Result r =
+        run_shell(std::string(LINKEMD_PATH) +
+                  " --port-a net_null0 --port-b net_null1 --mean-delay 1ms --duration 3s "
+                  "--stats-interval 200ms --stats-json --mbufs 16384 >" +
+                  out + " & pid=$!; i=0; while [ ! -s " + out +
+                  " ] && [ $i -lt 300 ]; do sleep 0.05; "
+                  "i=$((i+1)); done; sleep 0.2; kill -STOP $pid; sleep 0.05; kill -CONT $pid; "
+                  "wait $pid; rc=$?; cat " +
+                  out + "; rm -f " + out + "; exit $rc");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<json> objs = json_lines(r.out);
+    ASSERT_GE(objs.size(), 2u);
+    const json& last = objs.back();
+    ASSERT_TRUE(last["final"].get<bool>());
+    for (const char* dir : {"a_to_b", "b_to_a"}) {
+        const json& c = last[dir];
+        EXPECT_GE(c["stalls"].get<std::uint64_t>(), 1u) << dir;
+        EXPECT_GE(c["longest_stall_ns"].get<std::uint64_t>(), 30'000'000u) << dir;
+        EXPECT_GE(c["stall_ns"].get<std::uint64_t>(), c["longest_stall_ns"].get<std::uint64_t>())
+            << dir;
+    }
+    EXPECT_NE(r.err.find("direction a_to_b: the data plane did not run for"), std::string::npos)
+        << r.err;
 }
 
 }  // namespace

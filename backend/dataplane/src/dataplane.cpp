@@ -36,6 +36,8 @@ constexpr unsigned kPoolCache = 256;
 constexpr unsigned kStashBursts = 4;
 constexpr unsigned kStash = kStashBursts * kMaxBurst;
 constexpr std::uint32_t kHeldCapMin = 64, kHeldCapMax = 1024;
+// A gap of at least this between two polls of a direction is a stall (DirectionStats).
+constexpr TimeNs kStallNs = 100 * kNsPerUs;
 
 // ------------------------------------------------------------------------------ ports
 class EthPort {
@@ -227,6 +229,13 @@ struct alignas(64) Direction {
     alignas(64) std::uint32_t hold_head = 0, hold_n = 0;
     RxItem hold[kMaxBurst];
 
+    // Stalls: poll gaps of kStallNs or more. Each of the two polling stages (the one that
+    // stamps arrivals, and with layout three the emulate stage that drains) keeps its own
+    // last poll time; both add to the counts (rarely: an atomic add or maximum each).
+    alignas(64) TimeNs last_rx_poll = 0;
+    TimeNs last_drain_poll = 0;
+    std::atomic<std::uint64_t> stalls{0}, stall_ns{0}, longest_stall_ns{0};
+
     // Buffer exchange (owner: the lcore that owns the Emulator).
     alignas(64) bool exchange = false;
     rte_mempool* pool = nullptr;  // the pool this direction receives into
@@ -257,6 +266,24 @@ inline void adopt_params(Direction& d) {
     d.emu->set_params(b->params);
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
+}
+
+[[gnu::noinline, gnu::cold]] void count_stall(Direction& d, TimeNs gap) {
+    const auto g = static_cast<std::uint64_t>(gap);
+    d.stalls.fetch_add(1, std::memory_order_relaxed);
+    d.stall_ns.fetch_add(g, std::memory_order_relaxed);
+    std::uint64_t longest = d.longest_stall_ns.load(std::memory_order_relaxed);
+    while (g > longest &&
+           !d.longest_stall_ns.compare_exchange_weak(longest, g, std::memory_order_relaxed)) {
+    }
+}
+
+// A poll of a direction at `now`; `last` is the stage's previous poll (0: none yet).
+inline void note_poll(Direction& d, TimeNs& last, TimeNs now) {
+    const TimeNs gap = now - last;
+    if (gap >= kStallNs && last != 0) [[unlikely]]
+        count_stall(d, gap);
+    last = now;
 }
 
 inline void count_sent(Direction& d, std::uint32_t n) {
@@ -595,6 +622,7 @@ inline TimeNs rx_and_ingest(Direction& d) {
     const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
     LINKEM_STAGE_END(d, rx, t_rx);
     const TimeNs now = tsc_now();
+    note_poll(d, d.last_rx_poll, now);
     if (n) ingest(d, pkts, n, now);
     return now;
 }
@@ -614,8 +642,9 @@ inline void rx_to_ring(Direction& d) {
     LINKEM_STAGE_START(t_rx);
     const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
     LINKEM_STAGE_END(d, rx, t_rx);
-    if (n == 0) return;
     const TimeNs now = tsc_now();
+    note_poll(d, d.last_rx_poll, now);
+    if (n == 0) return;
     for (std::uint16_t i = 0; i < n; ++i)
         d.hold[i] = RxItem{pkts[i], now};
     const unsigned k =
@@ -680,7 +709,9 @@ int lcore_main(void* arg) {
             while (run.load(std::memory_order_relaxed)) {
                 adopt_params(d0);
                 ingest_from_ring(d0);
-                drain_to_ring(d0, tsc_now());
+                const TimeNs now = tsc_now();
+                note_poll(d0, d0.last_drain_poll, now);
+                drain_to_ring(d0, now);
             }
             break;
         case Role::tx:
@@ -785,6 +816,9 @@ struct Dataplane::Impl {
                 k == 0 ? link.a_to_b.buffer_limit_packets : link.b_to_a.buffer_limit_packets,
                 d.buffer_cap);
             ds.buffer_exchange = d.exchange;
+            ds.stalls = d.stalls.load(std::memory_order_relaxed);
+            ds.stall_ns = d.stall_ns.load(std::memory_order_relaxed);
+            ds.longest_stall_ns = d.longest_stall_ns.load(std::memory_order_relaxed);
         }
         s.ports = static_cast<unsigned>(ports.size());
         for (unsigned k = 0; k < ports.size(); ++k)
