@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -317,9 +320,21 @@ inline void count_sent(Direction& d, std::uint32_t n) {
 // headers never run out. Nothing here creates indirect mbufs (rte_pktmbuf_clone/attach):
 // those find their buffer's owner from the buffer address, which exchange invalidates.
 
+// data_off, refcnt and nb_segs are the first six bytes of the mbuf's rearm word (which PMDs
+// write in one store): one load and compare for the three.
+constexpr std::uint64_t kRearmMask = 0xFFFF'FFFF'FFFF;
+constexpr std::uint64_t kRearmWant = RTE_PKTMBUF_HEADROOM | std::uint64_t{1} << 16 /* refcnt */ |
+                                     std::uint64_t{1} << 32 /* nb_segs */;
+static_assert(offsetof(rte_mbuf, refcnt) == offsetof(rte_mbuf, data_off) + 2 &&
+                  offsetof(rte_mbuf, nb_segs) == offsetof(rte_mbuf, data_off) + 4 &&
+                  offsetof(rte_mbuf, rearm_data) == offsetof(rte_mbuf, data_off),
+              "the rearm word's layout");
+static_assert(std::endian::native == std::endian::little, "the rearm word as little-endian");
+
 inline bool exchangeable(const Direction& d, const rte_mbuf* m) {
-    return m->pool == d.pool && m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
-           rte_mbuf_refcnt_read(m) == 1 && m->data_off == RTE_PKTMBUF_HEADROOM &&
+    std::uint64_t rearm;
+    std::memcpy(&rearm, &m->rearm_data, sizeof rearm);
+    return m->pool == d.pool && (rearm & kRearmMask) == kRearmWant && RTE_MBUF_DIRECT(m) &&
            HeldPacket::fits(m->buf_addr, d.buf_base);
 }
 

@@ -1,6 +1,7 @@
 #include "linkem/dataplane/virtual_port.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
@@ -19,6 +20,12 @@ struct VirtualPort::Impl {
     detail::Ring tx;  // the port's TX enqueues, far end dequeues
     detail::Mempool pool;
     FramePool frames = FramePool::rx_queue;
+    struct Shared {
+        rte_mbuf* m;
+        void* buf_addr;
+        std::vector<std::uint8_t> bytes;
+    };
+    std::vector<Shared> shared;  // FrameShape::shared frames, with what they held when sent
 };
 
 VirtualPort::VirtualPort(Eal&, const std::string& name, unsigned ring_size, unsigned mbufs,
@@ -75,11 +82,40 @@ bool VirtualPort::send(std::span<const std::uint8_t> frame) {
            }) == 1;
 }
 
+namespace {
+
+// Writes `frame` into the fresh mbuf m as `shape` says (a second segment from m's pool).
+bool shape_frame(rte_mbuf* m, std::span<const std::uint8_t> frame,
+                 const VirtualPort::FrameShape& shape) {
+    if (shape.headroom > rte_pktmbuf_tailroom(m)) return false;
+    m->data_off = static_cast<std::uint16_t>(m->data_off + shape.headroom);
+    const std::size_t first = shape.two_segments ? frame.size() / 2 : frame.size();
+    char* data = rte_pktmbuf_append(m, static_cast<std::uint16_t>(first));
+    if (!data) return false;
+    std::memcpy(data, frame.data(), first);
+    if (shape.two_segments) {
+        rte_mbuf* tail = rte_pktmbuf_alloc(m->pool);
+        if (!tail) return false;
+        char* rest = rte_pktmbuf_append(tail, static_cast<std::uint16_t>(frame.size() - first));
+        if (!rest || rte_pktmbuf_chain(m, tail) != 0) {
+            rte_pktmbuf_free(tail);
+            return false;
+        }
+        std::memcpy(rest, frame.data() + first, frame.size() - first);
+    }
+    return true;
+}
+
+}  // namespace
+
 std::size_t VirtualPort::send_burst(
     std::size_t n, std::size_t length,
-    const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill) {
+    const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill,
+    const FrameShape& shape) {
     Impl& m = *impl_;
     constexpr std::size_t kStep = 64;
+    const bool plain = !shape.two_segments && shape.headroom == 0 && !shape.shared;
+    std::vector<std::uint8_t> frame(plain ? 0 : length);
     std::size_t done = 0;
     while (done < n) {
         const unsigned k = static_cast<unsigned>(std::min(kStep, n - done));
@@ -91,13 +127,26 @@ std::size_t VirtualPort::send_burst(
             rte_pktmbuf_alloc_bulk(m.pool.get(), pkts, k) != 0)
             break;
         for (unsigned i = 0; i < k; ++i) {
-            char* data = rte_pktmbuf_append(pkts[i], static_cast<std::uint16_t>(length));
-            if (!data) {
+            bool ok;
+            if (plain) {
+                char* data = rte_pktmbuf_append(pkts[i], static_cast<std::uint16_t>(length));
+                ok = data != nullptr;
+                if (ok)
+                    fill(done + i,
+                         std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(data), length));
+            } else {
+                fill(done + i, frame);
+                ok = shape_frame(pkts[i], frame, shape);
+            }
+            if (!ok) {
                 rte_pktmbuf_free_bulk(pkts, k);
                 throw DataplaneError("virtual port: frame of " + std::to_string(length) +
                                      " bytes does not fit an mbuf");
             }
-            fill(done + i, std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(data), length));
+            if (shape.shared) {
+                rte_pktmbuf_refcnt_update(pkts[i], 1);  // every segment
+                m.shared.push_back(Impl::Shared{pkts[i], pkts[i]->buf_addr, frame});
+            }
         }
         const unsigned q =
             rte_ring_sp_enqueue_burst(m.rx.get(), reinterpret_cast<void**>(pkts), k, nullptr);
@@ -133,6 +182,22 @@ std::size_t VirtualPort::receive(const std::function<void(std::span<const std::u
         done += n;
     }
     return done;
+}
+
+std::size_t VirtualPort::release_shared() {
+    Impl& m = *impl_;
+    std::size_t changed = 0;
+    for (Impl::Shared& sh : m.shared) {
+        rte_mbuf* mb = sh.m;
+        std::vector<std::uint8_t> now(mb->pkt_len);
+        const bool same = mb->buf_addr == sh.buf_addr && mb->pkt_len == sh.bytes.size() &&
+                          std::memcmp(rte_pktmbuf_read(mb, 0, mb->pkt_len, now.data()),
+                                      sh.bytes.data(), sh.bytes.size()) == 0;
+        if (!same) ++changed;
+        rte_pktmbuf_free(mb);
+    }
+    m.shared.clear();
+    return changed;
 }
 
 std::size_t VirtualPort::rx_backlog() const {

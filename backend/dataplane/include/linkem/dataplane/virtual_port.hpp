@@ -37,10 +37,29 @@ class VirtualPort {
 
     /// Puts one frame on the port's receive ring. False if the ring or the pool is full.
     bool send(std::span<const std::uint8_t> frame);
+    /// How the mbufs of a frame are laid out. Default: one segment, the data at the standard
+    /// headroom, one reference, as NICs deliver them; the others are the cases a data plane
+    /// must handle without assuming that (tests).
+    struct FrameShape {
+        bool two_segments = false;   // the frame split over two chained mbufs
+        std::uint16_t headroom = 0;  // extra bytes of headroom before the data
+        bool shared = false;         // a second reference kept by this port (release_shared())
+    };
+
     /// Puts up to n frames of `length` bytes on the receive ring; fill(i, bytes) writes
     /// frame i. Returns how many were queued (fewer when the ring or the pool is full).
     std::size_t send_burst(std::size_t n, std::size_t length,
-                           const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill);
+                           const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill,
+                           const FrameShape& shape);
+    std::size_t send_burst(std::size_t n, std::size_t length,
+                           const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill) {
+        return send_burst(n, length, fill, FrameShape{});
+    }
+    /// Drops the references kept for FrameShape::shared frames. Returns how many of those
+    /// mbufs no longer held their frame where it was sent (buffer or bytes changed): a data
+    /// plane must leave a shared mbuf as it is. Call it before the data plane whose pool the
+    /// frames came from is destroyed (the port's destructor does not).
+    std::size_t release_shared();
     /// Takes up to max frames the data plane transmitted, calling sink for each. Returns
     /// the count.
     std::size_t receive(const std::function<void(std::span<const std::uint8_t>)>& sink,
