@@ -28,7 +28,9 @@
 # packets are in flight, so linkemd gets a large pool (--mbufs, half per direction): at
 # ~23 Mpps a direction, correlated 10 ms +- 3 ms wanders up to ~19 ms, ~440 k packets,
 # which 2^20 buffers in all did not cover (0.2-0.4% buffer_full drops); a non-zero
-# rx_nombuf or drops_buffer_full means the pool, not the CPU, limited the rate. Other load
+# rx_nombuf or drops_buffer_full means the pool, not the CPU, limited the rate. "stalled"
+# is the share of the measured time linkemd's lcore did not poll (its stall counters; under
+# --rt mostly the kernel's real-time throttling, ~5%, which testpmd gets alike). Other load
 # on the machine shows as a wide min..max; testpmd runs right before linkemd for each size
 # so both see similar load.
 set -u

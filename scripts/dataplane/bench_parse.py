@@ -88,6 +88,12 @@ def linkemd(log, warmup):
         "tx_failed": sum((p or {}).get("tx_failed", 0)
                          for p in (last.get("ports") or {}).values()),
         "final_seen": final is not None,
+        # Share of the window in which the data plane did not poll (stalls of >= 100 us;
+        # under --rt, mostly the kernel's real-time throttling). Directions polled by one
+        # lcore see the same stalls: the larger share of the two.
+        "stalled_frac": max(((last.get(d) or {}).get("stall_ns", 0) -
+                             (first.get(d) or {}).get("stall_ns", 0)) / (dt * 1e9)
+                            for d in ("a_to_b", "b_to_a")) if dt > 0 else None,
     }
     return {"samples": rates, "rx_nombuf": nombuf(last) - nombuf(first), "extra": extra}
 
@@ -150,6 +156,9 @@ def table(path):
         for k in ("delays_clamped", "drops_buffer_full", "drops_spacer", "tx_failed"):
             if last.get(k):
                 notes.append("%s %d" % (k, last[k]))
+        stalled = med([r.get("stalled_frac") for r in rs])
+        if stalled:
+            notes.append("stalled %.1f%%" % (100 * stalled))
         if rounds == 1:
             lo, hi = last["pps_min"], last["pps_max"]
             spread = "%.1f..%.1f" % (lo / 1e6 / last["lcores"], hi / 1e6 / last["lcores"]) \
