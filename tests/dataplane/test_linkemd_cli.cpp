@@ -229,13 +229,14 @@ TEST(LinkemdCli, CountsAndReportsStalls) {
                   out + "; rm -f " + out + "; exit $rc");
     ASSERT_EQ(r.code, 0) << r.err;
     const std::vector<json> objs = json_lines(r.out);
-    ASSERT_GE(objs.size(), 2u);
+    ASSERT_GE(objs.size(), 2u) << r.out << r.err;
     const json& last = objs.back();
     ASSERT_TRUE(last["final"].get<bool>());
     for (const char* dir : {"a_to_b", "b_to_a"}) {
         const json& c = last[dir];
-        EXPECT_GE(c["stalls"].get<std::uint64_t>(), 1u) << dir;
-        EXPECT_GE(c["longest_stall_ns"].get<std::uint64_t>(), 30'000'000u) << dir;
+        EXPECT_GE(c["stalls"].get<std::uint64_t>(), 1u) << dir << "\n" << r.out << r.err;
+        EXPECT_GE(c["longest_stall_ns"].get<std::uint64_t>(), 30'000'000u) << dir << "\n"
+                                                                           << r.out << r.err;
         EXPECT_GE(c["stall_ns"].get<std::uint64_t>(), c["longest_stall_ns"].get<std::uint64_t>())
             << dir;
     }
