@@ -535,7 +535,9 @@ TEST(Emulator, DrainViewReturnsWhatDrainReturns) {
                 ASSERT_EQ(view[i].seq, got_a[i].seq) << "at " << now;
         }
         expect_same_counters(a.snapshot(), b.snapshot());
-        EXPECT_GT(in_queue, copied);  // the view path ran
+        if (s == Strategy::reordered) {
+            EXPECT_GT(in_queue, copied);  // the view path ran
+        }
     }
 }
 

@@ -132,39 +132,6 @@ TEST(FifoQueue, KeepsArrivalOrderAcrossGrowthAndWrapAround) {
     EXPECT_EQ(f.pop_due(10, out, tx, 10), 2u);
 }
 
-// pop_due_view pops what pop_due pops: in place while the popped run does not cross the
-// ring's end, copied out (in order) when it does, and never past a packet not yet due.
-TEST(FifoQueue, PopDueViewPopsWhatPopDuePops) {
-    FifoQueue<Packet> a, b;
-    std::uint64_t pushed = 0;
-    std::size_t in_place = 0, copied = 0;
-    Packet out[16], buf[16];
-    for (int step = 0; step < 5000; ++step) {
-        const int k = 3 + step % 11;  // 3..13 a step, popped up to 1..16: runs cross the end
-        for (int i = 0; i < k; ++i, ++pushed) {
-            a.push(static_cast<TimeNs>(pushed), pkt(pushed));
-            b.push(static_cast<TimeNs>(pushed), pkt(pushed));
-        }
-        const TimeNs now = static_cast<TimeNs>(pushed) - 1 - step % 7;  // the last few not due
-        const std::size_t max = 1 + step % 16;
-        const std::size_t na = a.pop_due(now, out, nullptr, max);
-        const auto [view, nb] = b.pop_due_view(now, buf, max);
-        ASSERT_EQ(na, nb) << "step " << step;
-        (view == buf ? copied : in_place) += nb;
-        for (std::size_t i = 0; i < na; ++i)
-            ASSERT_EQ(view[i].seq, out[i].seq) << "step " << step;
-        ASSERT_EQ(a.size(), b.size());
-    }
-    EXPECT_GT(in_place, 0u);
-    EXPECT_GT(copied, 0u);  // some runs crossed the end
-    // Head of line, as pop_due: a later packet that is "due" waits behind one that is not.
-    FifoQueue<Packet> f;
-    f.push(10, pkt(0));
-    f.push(5, pkt(1));
-    EXPECT_EQ(f.pop_due_view(9, buf, 10).second, 0u);
-    EXPECT_EQ(f.pop_due_view(10, buf, 10).second, 2u);
-}
-
 // Packets numbered in push order, and their number back. A BinPacket's whole word is
 // compared: a bin the calendar failed to clear shows as a wrong number.
 template <class P>

@@ -184,7 +184,7 @@ class Emulator {
     std::pair<const Packet*, std::size_t> drain_view(TimeNs now, Packet* buf, std::size_t max) {
         std::pair<const Packet*, std::size_t> r;
         if (uses_fifo())
-            r = fifo_.pop_due_view(now, buf, max);
+            r = {buf, fifo_.pop_due(now, buf, nullptr, max)};
         else
             r = reorder_.pop_due_view(now, buf, max);
         if (r.second) count_out(r.first, r.second);

@@ -103,24 +103,21 @@ struct QueueEntry {
 };
 
 // ---------------------------------------------------------------------------------------
-/// Ring buffer that grows by doubling. Capacity is a power of two. Transmission times and
-/// packets in two arrays (structure of arrays): pop_due_view can then hand out the packets
-/// where they are, and the due check reads only the times.
+/// Ring buffer that grows by doubling. Capacity is a power of two.
 template <class Packet>
 class FifoQueue {
   public:
     using Entry = QueueEntry<Packet>;
 
     void reserve(std::size_t n) {
-        if (n > pkt_.size()) grow(std::bit_ceil(n));
+        if (n > ring_.size()) grow(std::bit_ceil(n));
     }
     std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
     bool empty() const { return tail_ == head_; }
 
     void push(TimeNs tx, const Packet& pkt) {
-        if (size() == pkt_.size()) grow(pkt_.empty() ? 1024 : pkt_.size() * 2);
-        tx_[tail_ & mask_] = tx;
-        pkt_[tail_++ & mask_] = pkt;
+        if (size() == ring_.size()) grow(ring_.empty() ? 1024 : ring_.size() * 2);
+        ring_[tail_++ & mask_] = Entry{tx, pkt};
     }
 
     /// Appends up to k packets with push() semantics, its state in registers: a caller's
@@ -128,30 +125,26 @@ class FifoQueue {
     /// in between.
     class Writer {
       public:
-        void push(TimeNs tx, const Packet& pkt) {
-            tx_[tail_ & mask_] = tx;
-            pkt_[tail_++ & mask_] = pkt;
-        }
+        void push(TimeNs tx, const Packet& pkt) { ring_[tail_++ & mask_] = Entry{tx, pkt}; }
         void commit() { q_.tail_ = tail_; }
 
       private:
         friend class FifoQueue;
         explicit Writer(FifoQueue& q)
-            : q_(q), tx_(q.tx_.data()), pkt_(q.pkt_.data()), tail_(q.tail_), mask_(q.mask_) {}
+            : q_(q), ring_(q.ring_.data()), tail_(q.tail_), mask_(q.mask_) {}
         FifoQueue& q_;
-        TimeNs* tx_;
-        Packet* pkt_;
+        Entry* ring_;
         std::uint64_t tail_, mask_;
     };
     /// A writer with room for k more packets (the queue grows first if needed).
     Writer writer(std::size_t k) {
-        if (size() + k > pkt_.size()) grow(std::bit_ceil(std::max<std::size_t>(size() + k, 1024)));
+        if (size() + k > ring_.size()) grow(std::bit_ceil(std::max<std::size_t>(size() + k, 1024)));
         return Writer(*this);
     }
 
     std::optional<TimeNs> next_time() const {
         if (empty()) return std::nullopt;
-        return tx_[head_ & mask_];
+        return ring_[head_ & mask_].tx;
     }
 
     /// f(pkt) for up to k packets next in line (those the next pop_due will return first).
@@ -161,81 +154,49 @@ class FifoQueue {
     void for_next(std::size_t k, F&& f) const {
         const std::uint64_t end = head_ + std::min<std::uint64_t>(k, tail_ - head_);
         for (std::uint64_t i = head_; i < end; ++i)
-            f(pkt_[i & mask_]);
+            f(ring_[i & mask_].pkt);
         if (tail_ - head_ > 4 * k) {
-            const std::uint64_t far = (head_ + 3 * k) & mask_;
-            const char* t = reinterpret_cast<const char*>(&tx_[far]);
-            const char* p = reinterpret_cast<const char*>(&pkt_[far]);
-            for (std::size_t b = 0; b < k * sizeof(TimeNs); b += 64)
-                __builtin_prefetch(t + b);
-            for (std::size_t b = 0; b < k * sizeof(Packet); b += 64)
-                __builtin_prefetch(p + b);
+            const char* far = reinterpret_cast<const char*>(&ring_[(head_ + 3 * k) & mask_]);
+            for (std::size_t b = 0; b < k * sizeof(Entry); b += 64)
+                __builtin_prefetch(far + b);
         }
     }
 
-    /// Whether at least k >= 1 packets have tx <= now. Exact when the times were pushed in
-    /// non-decreasing order (as the Emulator does: a FIFO packet leaves no earlier than its
-    /// predecessor).
+    /// Whether at least k >= 1 packets have tx <= now (exact).
     bool due_at_least(TimeNs now, std::size_t k) const {
-        return size() >= k && tx_[(head_ + k - 1) & mask_] <= now;
+        return size() >= k && ring_[(head_ + k - 1) & mask_].tx <= now;
     }
 
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {
-        // Locals: the stores into out[] could otherwise alias head_ and the ring pointers.
-        const TimeNs* const txs = tx_.data();
-        const Packet* const pkts = pkt_.data();
+        // Locals: the stores into out[] could otherwise alias head_ and the ring pointer.
+        const Entry* const ring = ring_.data();
         const std::uint64_t mask = mask_;
         std::uint64_t head = head_;
         const std::uint64_t end = head + std::min<std::uint64_t>(max, tail_ - head);
         std::size_t n = 0;
         for (; head != end; ++head, ++n) {
-            const TimeNs tx = txs[head & mask];
-            if (tx > now) break;
-            out[n] = pkts[head & mask];
-            if (tx_out) tx_out[n] = tx;
+            const Entry& e = ring[head & mask];
+            if (e.tx > now) break;
+            out[n] = e.pkt;
+            if (tx_out) tx_out[n] = e.tx;
         }
         head_ = head;
         return n;
     }
 
-    /// pop_due without the copy where it can: returns where the popped packets are, inside
-    /// the ring (valid until the next push) unless they wrap around its end, then in buf
-    /// (room for max). Same packets as pop_due.
-    std::pair<const Packet*, std::size_t> pop_due_view(TimeNs now, Packet* buf, std::size_t max) {
-        const TimeNs* const txs = tx_.data();
-        const std::uint64_t mask = mask_;
-        const std::uint64_t head = head_;
-        const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(max, tail_ - head));
-        std::size_t n = 0;
-        while (n < k && txs[(head + n) & mask] <= now)
-            ++n;
-        head_ = head + n;
-        const std::size_t first = static_cast<std::size_t>(head & mask);
-        if (first + n <= pkt_.size()) return {pkt_.data() + first, n};
-        const std::size_t part = pkt_.size() - first;
-        std::copy_n(pkt_.data() + first, part, buf);
-        std::copy_n(pkt_.data(), n - part, buf + part);
-        return {buf, n};
-    }
-
   private:
     void grow(std::size_t cap) {
-        std::vector<TimeNs> tx(cap);
-        std::vector<Packet> pkt(cap);
+        std::vector<Entry> next(cap);
         const std::size_t n = size();
-        for (std::size_t i = 0; i < n; ++i) {
-            tx[i] = tx_[(head_ + i) & mask_];
-            pkt[i] = pkt_[(head_ + i) & mask_];
-        }
-        tx_.swap(tx);
-        pkt_.swap(pkt);
+        for (std::size_t i = 0; i < n; ++i)
+            next[i] = ring_[(head_ + i) & mask_];
+        ring_.swap(next);
         head_ = 0;
         tail_ = n;
         mask_ = cap - 1;
     }
 
-    std::vector<TimeNs> tx_;
-    std::vector<Packet> pkt_;
+    std::vector<Entry> ring_;
     std::uint64_t head_ = 0, tail_ = 0, mask_ = 0;
 };
 
