@@ -7,12 +7,16 @@ namespace linkem::linkemd {
 
 using nlohmann::json;
 
+namespace {
+// The names of the directions and ports, as in the JSON lines and the table.
+constexpr const char* kDir[2] = {"a_to_b", "b_to_a"};
+constexpr const char* kPort[2] = {"a", "b"};
+}  // namespace
+
 json stats_to_json(const dp::DataplaneStats& s, bool final) {
     json j = json::object();
     j["t_ns"] = s.t_ns;
     j["final"] = final;
-    static constexpr const char* kDir[2] = {"a_to_b", "b_to_a"};
-    static constexpr const char* kPort[2] = {"a", "b"};
     for (unsigned d = 0; d < s.directions; ++d) {
         json c = to_json(s.dir[d].counters);
         c["tx_queued"] = s.dir[d].tx_queued;
@@ -51,7 +55,6 @@ void StatsPrinter::print(const dp::DataplaneStats& s, bool final) {
 // hardly notices. Warned: a stall longer than any before and of 1 ms or more, or stalls
 // taking 1% or more of the interval.
 void StatsPrinter::warn_stalls(const dp::DataplaneStats& s) {
-    static constexpr const char* kDir[2] = {"a_to_b", "b_to_a"};
     constexpr std::uint64_t kNotable = 1'000'000;  // ns
     for (unsigned d = 0; d < s.directions; ++d) {
         const dp::DirectionStats& now = s.dir[d];
@@ -86,7 +89,6 @@ void StatsPrinter::table(const dp::DataplaneStats& s, bool final) {
     std::fprintf(out_, "  %-7s %14s %14s %11s %11s %10s %10s %10s %10s %9s %6s %9s %12s %7s\n",
                  "dir", "rx", "tx", "rx pps", "tx pps", "loss", "policer", "spacer", "buf_full",
                  "in_flight", "tx_q", "alpha", "R (pps)", "stalls");
-    static constexpr const char* kDir[2] = {"a_to_b", "b_to_a"};
     for (unsigned d = 0; d < s.directions; ++d) {
         const CounterSnapshot& c = s.dir[d].counters;
         const CounterSnapshot* p = last_ ? &last_->dir[d].counters : nullptr;
@@ -105,7 +107,6 @@ void StatsPrinter::table(const dp::DataplaneStats& s, bool final) {
                      static_cast<unsigned long long>(s.dir[d].tx_queued), c.alpha, c.rate_pps,
                      static_cast<unsigned long long>(s.dir[d].stalls));
     }
-    static constexpr const char* kPort[2] = {"a", "b"};
     for (unsigned p = 0; p < s.ports; ++p) {
         const dp::PortStats& ps = s.port[p];
         std::fprintf(out_,
