@@ -117,9 +117,22 @@ class Emulator {
             Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
             switch (params_.limiter) {
                 case Limiter::spacer:
-                    n_dropped +=
-                        fifo ? ingest_chunk<Limiter::spacer, true>(pkts + off, m, now, drop_out)
-                             : ingest_chunk<Limiter::spacer, false>(pkts + off, m, now, drop_out);
+                    // Far from the limit (the common case unless the link is overloaded):
+                    // no packet of the chunk can overflow it, so the loop skips the check.
+                    // The packets reach the spacer at `now` (reordered) or at their delayed
+                    // times, which never fall below the previous packet's (FIFO).
+                    if (spacer_.fits_whole(fifo ? std::max(static_cast<double>(now), spacer_floor_)
+                                                : static_cast<double>(now),
+                                           chunk_bytes(pkts + off, m)))
+                        n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, true>(pkts + off, m,
+                                                                                      now, drop_out)
+                                          : ingest_chunk<Limiter::spacer, false, true>(
+                                                pkts + off, m, now, drop_out);
+                    else
+                        n_dropped +=
+                            fifo ? ingest_chunk<Limiter::spacer, true>(pkts + off, m, now, drop_out)
+                                 : ingest_chunk<Limiter::spacer, false>(pkts + off, m, now,
+                                                                        drop_out);
                     break;
                 case Limiter::policer:
                     n_dropped +=
@@ -274,7 +287,18 @@ class Emulator {
     // lives in registers: through `this`, every store into the queue could alias it and
     // would force it back to memory on each packet. The loss stage is a countdown to the
     // next loss (LossProcess::gap), drawn once per loss.
-    template <Limiter L, bool Fifo>
+    // Bytes of n packets as the limiter counts them (with the per-packet overhead).
+    std::uint64_t chunk_bytes(const Packet* pkts, std::size_t n) const {
+        std::uint64_t b = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            b += Traits::length(pkts[i]);
+        return b + n * overhead_;
+    }
+
+    // kSpacerFits: the spacer accepted the chunk whole (Spacer::fits_whole: its times, the
+    // arrival time `now` and later, never decrease within the chunk), so no packet is
+    // checked against its limit.
+    template <Limiter L, bool Fifo, bool kSpacerFits = false>
     std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped) {
         double delay[kChunk];
         // One packet per call (the simulator's arrivals): the single draw, inlined, costs
@@ -330,7 +354,9 @@ class Emulator {
                 // shorter-delayed packet as backlog.
                 const double t_in =
                     Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
-                if (!spacer.schedule(t_in, len + overhead, tx)) {
+                if constexpr (kSpacerFits) {
+                    spacer.schedule_fit(t_in, len + overhead, tx);
+                } else if (!spacer.schedule(t_in, len + overhead, tx)) {
                     drop_it(DropCause::spacer);
                     continue;
                 }

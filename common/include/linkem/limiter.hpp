@@ -42,6 +42,24 @@ class Spacer {
         return true;
     }
 
+    /// Whether a batch of packets of `bytes_total` bytes in all, reaching the spacer at
+    /// non-decreasing times of at least t_min, fits whole: then none of them can find the
+    /// backlog over the limit, and schedule_fit() may stand in for schedule(). (The backlog
+    /// packet k finds is at most the backlog at t_min plus the bytes of the batch before k:
+    /// the spacer's work grows by the packets scheduled, and the times only move forward.)
+    /// The margin covers the rounding of the backlog's floating-point conversions.
+    bool fits_whole(double t_min, std::uint64_t bytes_total) const {
+        const double b = backlog_bytes(t_min) + static_cast<double>(bytes_total);
+        return b * (1 + 1e-9) + 1 <= limit_bytes_;
+    }
+
+    /// schedule() for a packet of a batch that fits_whole() accepted: no limit check.
+    void schedule_fit(double t_d, std::uint32_t bytes, TimeNs& tx) {
+        const double start = std::max(t_d, free_);
+        free_ = start + bytes * ns_per_byte_;
+        tx = static_cast<TimeNs>(std::ceil(start));
+    }
+
     /// Backlog in bytes as seen at time t.
     double backlog_bytes(double t) const { return std::max(0.0, free_ - t) * bytes_per_ns_; }
 
