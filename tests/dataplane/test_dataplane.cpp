@@ -307,6 +307,7 @@ TEST(Dataplane, ConservationBothDirections) {
     run_flows({&late}, 20 * kNsPerMs);
     ASSERT_TRUE(wait_ingested(dp, 0, fab.sent + late.sent));
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     const DataplaneStats s = dp.stats();
     expect_conservation(s, 2);
     const CounterSnapshot& c0 = s.dir[0].counters;
@@ -367,6 +368,7 @@ TEST(Dataplane, CorrelatedKeepsOrder) {
     Flow f(&a, &b, 20000, 20000);
     run_flows({&f}, 2000 * kNsPerMs);
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(f.got.size(), f.sent);
     EXPECT_TRUE(in_order(f.got));
     expect_conservation(dp.stats(), 2);
@@ -388,6 +390,7 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
     Flow ab(&a, &b, 30000, 30000, 64), ba(&b, &a, 30000, 30000, 1000);
     run_flows({&ab, &ba}, 2000 * kNsPerMs);
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     for (Flow* f : {&ab, &ba}) {
         SCOPED_TRACE(f == &ab ? "a_to_b, 64 B" : "b_to_a, 1000 B");
         ASSERT_EQ(f->got.size(), f->sent);
@@ -430,10 +433,13 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     Flow f(&a, &b, 20000, 10000);
     const TimeNs t0 = now_ns();
     const DurationNs wait0 = runqueue_wait();
+    const DirectionStats before = dp.stats().dir[0];
     const Gaps gaps = run_flows({&f}, 2000 * kNsPerMs);
     const DurationNs run = now_ns() - t0;
     const DurationNs waited = wait0 < 0 ? -1 : runqueue_wait() - wait0;
+    const DirectionStats after = dp.stats().dir[0];
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(f.got.size(), f.sent);
     EXPECT_TRUE(in_order(f.got));
     std::vector<double> err;
@@ -466,8 +472,17 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     if (gaps.total > run / 50)
         GTEST_SKIP() << "this thread was preempted for " << gaps.total / kNsPerUs
                      << " us of the run (over 2%): the 200 us bound was not checked";
-    EXPECT_LE(late, f.got.size() / 100)
-        << "packets more than 200 us late (not explained by this thread's gaps), worst "
+    // The data plane's own record of the time it did not run (stalls of 100 us or more, the
+    // machine's: ~0.5% of the time on these VMs). A frame due during a stall leaves late,
+    // so each 100 us of stall excuses one frame (10 kpps) beyond the 1%.
+    const std::uint64_t stalled = after.stall_ns - before.stall_ns;
+    const std::size_t excused = static_cast<std::size_t>(stalled / (100 * kNsPerUs));
+    std::printf("data-plane stalls during the flow: %llu, %.3f ms in all (excuse %zu frames)\n",
+                static_cast<unsigned long long>(after.stalls - before.stalls),
+                static_cast<double>(stalled) / 1e6, excused);
+    EXPECT_LE(late, f.got.size() / 100 + excused)
+        << "packets more than 200 us late (not explained by this thread's gaps or the data "
+           "plane's stalls), worst "
         << quantile(err, 1) << " us";
 }
 
@@ -579,6 +594,7 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     Flow f2(&a, &b, 1000, 10000);
     run_flows({&f2}, 2000 * kNsPerMs);
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(f1.got.size(), 1000u);
     ASSERT_EQ(f2.got.size(), 1000u);
     EXPECT_TRUE(in_order(f1.got));
@@ -654,6 +670,7 @@ TEST(Dataplane, ExchangedAndHeldFramesBothForward) {
     Flow fab(&a, &b, 20000, 40000, 200), fba(&b, &a, 20000, 40000, 300);
     run_flows({&fab, &fba}, 1000 * kNsPerMs);
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(fab.got.size(), 20000u);
     ASSERT_EQ(fba.got.size(), 20000u);
     EXPECT_TRUE(in_order(fab.got));
@@ -713,6 +730,7 @@ TEST(Dataplane, UnusualFramesOfTheOwnPoolComeOutWhole) {
     }
     const std::size_t changed = a.release_shared();
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(got.size(), sent.size());
     for (std::size_t i = 0; i < sent.size(); ++i)
         ASSERT_EQ(got[i], sent[i]) << "frame " << i << " (shape " << i / kPerShape << ")";
@@ -741,6 +759,7 @@ TEST_P(LayoutTest, SinglePortForwardsInOrder) {
     Flow f(&a, &a, 5000, 5000);
     run_flows({&f}, 2000 * kNsPerMs);
     dp.stop();
+    EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(f.got.size(), f.sent);
     EXPECT_TRUE(in_order(f.got));
     for (const Probe& pr : f.got)

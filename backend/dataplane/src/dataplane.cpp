@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bit>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -245,7 +246,7 @@ struct alignas(64) Direction {
     std::uintptr_t buf_base = 0;  // the lowest packet buffer address of `pool`
     std::uint32_t free_n = 0;     // free_bufs[0, free_n): packet buffers without a header
     void** free_bufs = nullptr;
-    std::uint32_t stash_n = 0;                 // headers (each with a buffer) ready for the drain
+    std::uint32_t stash_n = 0;                 // headers (without a buffer) ready for the drain
     std::uint32_t stash_cap = 0;               // kStashBursts bursts
     std::uint64_t held_own = 0, held_cap = 0;  // mbufs of `pool` held whole in the queue
     bool warned_headers = false;
@@ -304,9 +305,11 @@ inline void count_sent(Direction& d, std::uint32_t n) {
 //
 // So the queue holds packet *buffers*, not mbufs. On ingest, the buffer of each received
 // mbuf goes into the queue (address and length, 8 bytes: HeldPacket) and the mbuf header
-// gets a free buffer in exchange and goes back to work at once: kept for the drain (the
-// stash) or returned to the pool. On drain, a header from the stash takes the queued
-// buffer (its own goes to the free list) and is transmitted. Headers circulate in a small,
+// goes back to work at once: kept for the drain without a buffer (the stash), or, when the
+// stash is full, returned to the pool with a free buffer in exchange. On drain, a header
+// from the stash takes the queued buffer and is transmitted. (Headers the stash takes from
+// the pool when it runs short give their buffers to the free list first.) So a packet
+// that passes through the stash costs no free-list traffic at all. Headers circulate in a small,
 // hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs them;
 // net_null does not look at them). At start, the direction takes most of its pool's mbufs
 // out (the donors) and lists their buffers as free; at stop, every buffer is back and the
@@ -374,14 +377,18 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
         const std::uintptr_t base = d.buf_base;
         for (std::uint16_t i = 0; i < n; ++i) {
             rte_mbuf* m = pkts[i];
-            if (exchangeable(d, m) && free_n != 0) [[likely]] {
-                held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
-                detail::set_buffer_va(m, free_bufs[--free_n]);
-                if (stash_n < stash_cap)
-                    d.stash[stash_n++] = m;
-                else
+            if (exchangeable(d, m)) [[likely]] {
+                if (stash_n < stash_cap) [[likely]] {
+                    held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
+                    d.stash[stash_n++] = m;  // its buffer stays with the queue
+                    continue;
+                }
+                if (free_n != 0) {  // back to the pool, with a free buffer
+                    held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
+                    detail::set_buffer_va(m, free_bufs[--free_n]);
                     spare[n_spare++] = m;
-                continue;
+                    continue;
+                }
             }
             if (m->pool == d.pool) {
                 if (d.held_own + m->nb_segs > d.held_cap) {
@@ -431,6 +438,8 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         const unsigned need = static_cast<unsigned>(max - d.stash_n);
         if (rte_mempool_get_bulk(d.pool, reinterpret_cast<void**>(d.stash + d.stash_n), need) ==
             0) {
+            for (unsigned j = 0; j < need; ++j)  // stash headers carry no buffer
+                d.free_bufs[d.free_n++] = d.stash[d.stash_n + j]->buf_addr;
             d.stash_n += need;
         } else if (!d.warned_headers) {
             d.warned_headers = true;
@@ -446,9 +455,8 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
     const auto [drained, n] = d.emu->drain_view(now, held, max);
     LINKEM_STAGE_END(d, drain, t_drain);
     LINKEM_STAGE_START(t_headers);
-    void** const free_bufs = d.free_bufs;
     const std::uintptr_t base = d.buf_base;
-    std::uint32_t free_n = d.free_n, stash_n = d.stash_n;
+    std::uint32_t stash_n = d.stash_n;
     for (std::size_t i = 0; i < n; ++i) {
         const HeldPacket p = drained[i];
         if (!p.is_buffer()) [[unlikely]] {
@@ -456,7 +464,6 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
             continue;
         }
         rte_mbuf* h = d.stash[--stash_n];
-        free_bufs[free_n++] = h->buf_addr;
         detail::set_buffer_va(h, p.addr(base));
         h->data_off = RTE_PKTMBUF_HEADROOM;
         h->data_len = p.len();
@@ -465,7 +472,6 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
         h->packet_type = 0;
         out[i] = h;
     }
-    d.free_n = free_n;
     d.stash_n = stash_n;
     LINKEM_STAGE_END(d, headers, t_headers);
     return n;
@@ -509,7 +515,8 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
     }
     d.buf_base = span.lo;
     d.donors.resize(donors);
-    d.free_store.resize(donors);
+    // Free buffers: at most one per buffer-less header, the donors and the stash.
+    d.free_store.resize(donors + kStash);
     constexpr std::uint32_t kChunk = 4096;
     std::uint32_t taken = 0;
     bool ok = true;
@@ -539,19 +546,21 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
     return true;
 }
 
-// At stop, after every packet came back: headers of the stash go back to the pool, and the
-// donors, each with one of the free buffers.
+// At stop, after every packet came back: the headers of the stash and the donors go back to
+// the pool, each with one of the free buffers.
 void teardown_exchange(Direction& d) {
     if (!d.exchange) return;
-    if (d.stash_n) rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(d.stash), d.stash_n);
-    d.stash_n = 0;
-    if (d.free_n != d.donors.size()) {
-        // Cannot happen unless a buffer went astray; keep the donors out (the pool stays
+    if (d.free_n != d.donors.size() + d.stash_n) {
+        // Cannot happen unless a buffer went astray; keep the headers out (the pool stays
         // parked) rather than give two headers one buffer.
-        log("warning: direction %u: %u free buffers for %zu donor mbufs at stop", d.index, d.free_n,
-            d.donors.size());
+        log("warning: direction %u: %u free buffers for %zu donor and %u stash mbufs at stop",
+            d.index, d.free_n, d.donors.size(), d.stash_n);
         return;
     }
+    for (std::uint32_t j = 0; j < d.stash_n; ++j)
+        detail::set_buffer_va(d.stash[j], d.free_bufs[--d.free_n]);
+    if (d.stash_n) rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(d.stash), d.stash_n);
+    d.stash_n = 0;
     for (rte_mbuf* m : d.donors)
         detail::set_buffer_va(m, d.free_bufs[--d.free_n]);
     rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(d.donors.data()),
@@ -1138,6 +1147,50 @@ std::uint64_t Dataplane::seed(unsigned direction) const {
 }
 std::uint32_t Dataplane::mbufs_per_pool() const {
     return impl_->pool_size;
+}
+
+std::string Dataplane::pool_check() const {
+    std::string problems;
+    for (std::size_t k = 0; k < impl_->pools.size(); ++k) {
+        rte_mempool* mp = impl_->pools[k].get();
+        if (!mp) continue;
+        // Each mbuf's own buffer lies right after its header and private area; after any
+        // number of exchanges the buffers in use must be exactly that set.
+        struct Walk {
+            std::vector<std::uintptr_t> own, in_use;
+        } w;
+        w.own.reserve(mp->size);
+        w.in_use.reserve(mp->size);
+        rte_mempool_obj_iter(
+            mp,
+            [](rte_mempool* pool, void* arg, void* obj, unsigned) {
+                auto* walk = static_cast<Walk*>(arg);
+                auto* m = static_cast<rte_mbuf*>(obj);
+                walk->own.push_back(reinterpret_cast<std::uintptr_t>(m) + sizeof(rte_mbuf) +
+                                    rte_pktmbuf_priv_size(pool));
+                walk->in_use.push_back(reinterpret_cast<std::uintptr_t>(m->buf_addr));
+            },
+            &w);
+        std::sort(w.own.begin(), w.own.end());
+        std::sort(w.in_use.begin(), w.in_use.end());
+        const auto shared = std::adjacent_find(w.in_use.begin(), w.in_use.end());
+        char line[160];
+        if (shared != w.in_use.end()) {
+            std::snprintf(line, sizeof line, "pool %zu: two mbufs share the buffer at %#lx; ", k,
+                          static_cast<unsigned long>(*shared));
+            problems += line;
+        } else if (w.own != w.in_use) {
+            std::snprintf(line, sizeof line, "pool %zu: an mbuf holds a buffer not of the pool; ",
+                          k);
+            problems += line;
+        }
+        const unsigned back = rte_mempool_avail_count(mp);
+        if (back != mp->size) {
+            std::snprintf(line, sizeof line, "pool %zu: %u of %u mbufs back; ", k, back, mp->size);
+            problems += line;
+        }
+    }
+    return problems;
 }
 
 }  // namespace linkem::dp

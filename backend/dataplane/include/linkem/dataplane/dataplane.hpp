@@ -146,6 +146,10 @@ class Dataplane {
     std::uint64_t seed(unsigned direction) const;
     /// Mbufs per pool (one pool per receiving port).
     std::uint32_t mbufs_per_pool() const;
+    /// After stop(): whether every pool is whole, i.e. all of its mbufs are back in it and
+    /// the packet buffers (which the buffer exchange moves between mbuf headers) are the
+    /// pool's own, one per mbuf: none lost, none shared. Empty when whole, else what is wrong.
+    std::string pool_check() const;
 
   private:
     struct Impl;
