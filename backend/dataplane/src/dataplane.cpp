@@ -309,8 +309,8 @@ inline void count_sent(Direction& d, std::uint32_t n) {
 // stash is full, returned to the pool with a free buffer in exchange. On drain, a header
 // from the stash takes the queued buffer and is transmitted. (Headers the stash takes from
 // the pool when it runs short give their buffers to the free list first.) So a packet
-// that passes through the stash costs no free-list traffic at all. Headers circulate in a small,
-// hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs them;
+// that passes through the stash costs no free-list traffic at all. Headers circulate in a
+// small, hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs them;
 // net_null does not look at them). At start, the direction takes most of its pool's mbufs
 // out (the donors) and lists their buffers as free; at stop, every buffer is back and the
 // donors get one each before they return to the pool.
@@ -377,18 +377,15 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
         const std::uintptr_t base = d.buf_base;
         for (std::uint16_t i = 0; i < n; ++i) {
             rte_mbuf* m = pkts[i];
-            if (exchangeable(d, m)) [[likely]] {
+            if (exchangeable(d, m) && (stash_n < stash_cap || free_n != 0)) [[likely]] {
+                held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
                 if (stash_n < stash_cap) [[likely]] {
-                    held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
                     d.stash[stash_n++] = m;  // its buffer stays with the queue
-                    continue;
-                }
-                if (free_n != 0) {  // back to the pool, with a free buffer
-                    held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
+                } else {                     // back to the pool, with a free buffer
                     detail::set_buffer_va(m, free_bufs[--free_n]);
                     spare[n_spare++] = m;
-                    continue;
                 }
+                continue;
             }
             if (m->pool == d.pool) {
                 if (d.held_own + m->nb_segs > d.held_cap) {

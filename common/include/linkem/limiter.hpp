@@ -36,9 +36,7 @@ class Spacer {
     bool schedule(double t_d, std::uint32_t bytes, TimeNs& tx) {
         const double backlog = std::max(0.0, free_ - t_d) * bytes_per_ns_;
         if (backlog + bytes > limit_bytes_) return false;
-        const double start = std::max(t_d, free_);
-        free_ = start + bytes * ns_per_byte_;
-        tx = static_cast<TimeNs>(std::ceil(start));
+        schedule_fit(t_d, bytes, tx);
         return true;
     }
 
