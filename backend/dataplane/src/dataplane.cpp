@@ -634,17 +634,28 @@ inline void tx_from_ring(Direction& d) {
     if (m != 0) send_pending(d, m);
 }
 
+// One rx_burst from d's port into pkts.
+inline std::uint16_t poll_rx(Direction& d, rte_mbuf** pkts) {
+    LINKEM_STAGE_START(t_rx);
+    const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
+    LINKEM_STAGE_END(d, rx, t_rx);
+    return n;
+}
+
+// Ingests the n packets of a poll_rx() made before `now` was read (and notes the poll).
+inline void ingest_polled(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+    note_poll(d, d.last_rx_poll, now);
+    if (n) ingest(d, pkts, n, now);
+}
+
 // The timestamp is taken after rx_burst returns: taken before, a preemption between the
 // two would stamp packets with a time before they arrived and send them early. The same
 // timestamp then serves the drain.
 inline TimeNs rx_and_ingest(Direction& d) {
     rte_mbuf* pkts[kMaxBurst];
-    LINKEM_STAGE_START(t_rx);
-    const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
-    LINKEM_STAGE_END(d, rx, t_rx);
+    const std::uint16_t n = poll_rx(d, pkts);
     const TimeNs now = tsc_now();
-    note_poll(d, d.last_rx_poll, now);
-    if (n) ingest(d, pkts, n, now);
+    ingest_polled(d, pkts, n, now);
     return now;
 }
 
@@ -655,18 +666,12 @@ inline TimeNs rx_and_ingest(Direction& d) {
 inline void both_rx_and_emulate(Direction& d0, Direction& d1) {
     rte_mbuf* p0[kMaxBurst];
     rte_mbuf* p1[kMaxBurst];
-    LINKEM_STAGE_START(t_rx0);
-    const std::uint16_t n0 = rte_eth_rx_burst(d0.rx_port, 0, p0, d0.burst);
-    LINKEM_STAGE_END(d0, rx, t_rx0);
-    LINKEM_STAGE_START(t_rx1);
-    const std::uint16_t n1 = rte_eth_rx_burst(d1.rx_port, 0, p1, d1.burst);
-    LINKEM_STAGE_END(d1, rx, t_rx1);
+    const std::uint16_t n0 = poll_rx(d0, p0);
+    const std::uint16_t n1 = poll_rx(d1, p1);
     const TimeNs now = tsc_now();
-    note_poll(d0, d0.last_rx_poll, now);
-    note_poll(d1, d1.last_rx_poll, now);
-    if (n0) ingest(d0, p0, n0, now);
+    ingest_polled(d0, p0, n0, now);
     drain_to_port(d0, now);
-    if (n1) ingest(d1, p1, n1, now);
+    ingest_polled(d1, p1, n1, now);
     drain_to_port(d1, now);
 }
 
@@ -682,9 +687,7 @@ inline void rx_to_ring(Direction& d) {
         d.hold_head = 0;
     }
     rte_mbuf* pkts[kMaxBurst];
-    LINKEM_STAGE_START(t_rx);
-    const std::uint16_t n = rte_eth_rx_burst(d.rx_port, 0, pkts, d.burst);
-    LINKEM_STAGE_END(d, rx, t_rx);
+    const std::uint16_t n = poll_rx(d, pkts);
     const TimeNs now = tsc_now();
     note_poll(d, d.last_rx_poll, now);
     if (n == 0) return;
