@@ -20,6 +20,10 @@ namespace {
 
 constexpr const char* kLayerPrefix[3] = {"", "a-to-b-", "b-to-a-"};
 constexpr const char* kDirKey[2] = {"a_to_b", "b_to_a"};
+// Where a link parameter came from, when not from a flag: the config file's top level (both
+// directions) or its a_to_b / b_to_a object.
+constexpr const char* kFileBoth = "file, both directions";
+constexpr const char* kFileDir = "file, one direction";
 
 bool parse_u64(const std::string& s, std::uint64_t& out) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -98,7 +102,10 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
                 ->type_name(f.value_name);
         }
     }
-    app.add_option("--config", cl.config, "JSON config file (flags override it)")
+    app.add_option("--config", cl.config,
+                   "JSON config file: the flags' names as JSON keys (mean_delay_us, ...; at the "
+                   "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one); flags "
+                   "override it")
         ->type_name("FILE")
         ->group("Config");
     app.add_flag("--print-config", cl.print_config,
@@ -163,8 +170,14 @@ Options build_options(const CommandLine& cl) {
                 "port_a", "port_b",     "lcores", "burst", "stats_interval_us",
                 "mbufs",  "hold_mbufs", "a_to_b", "b_to_a"};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
-                known.end())
-                throw UsageError(src + ": unknown key '" + key + "'; known: " + join_keys(known));
+                    known.end() &&
+                !link_param_flag(key)) {
+                std::string params;
+                for (const LinkParamFlag& f : flags)
+                    params += (params.empty() ? "'" : ", '") + f.key + "'";
+                throw UsageError(src + ": unknown key '" + key + "'; known: " + join_keys(known) +
+                                 ", and the link parameters for both directions: " + params);
+            }
             if ((key == "a_to_b" || key == "b_to_a") && !value.is_object())
                 throw UsageError(src + ": " + key + ": expected an object of link parameters");
         }
@@ -250,7 +263,8 @@ Options build_options(const CommandLine& cl) {
         o.duration = *d;
     }
 
-    // Link parameters per direction: file, then flags for both, then flags for one.
+    // Link parameters per direction, as on the command line: the file's top-level ones (both
+    // directions), then its a_to_b / b_to_a, then flags for both, then flags for one.
     if (n_dirs == 1) {
         if (file.contains("b_to_a"))
             throw UsageError(src +
@@ -265,11 +279,17 @@ Options build_options(const CommandLine& cl) {
     }
     for (unsigned d = 0; d < n_dirs; ++d) {
         json merged = json::object();
-        std::map<std::string, std::string> source;
+        std::map<std::string, std::string> source;  // key -> kFileBoth, kFileDir or a flag
+        for (const auto& [key, value] : file.items()) {
+            if (!link_param_flag(key)) continue;
+            merged[key] = value;
+            source[key] = kFileBoth;
+        }
         if (file.contains(kDirKey[d])) {
-            merged = file[kDirKey[d]];
-            for (const auto& [key, value] : merged.items())
-                source[key] = src;
+            for (const auto& [key, value] : file[kDirKey[d]].items()) {
+                merged[key] = value;
+                source[key] = kFileDir;
+            }
         }
         for (int layer : {0, 1 + static_cast<int>(d)}) {
             for (std::size_t i = 0; i < flags.size(); ++i) {
@@ -290,8 +310,10 @@ Options build_options(const CommandLine& cl) {
         } catch (const ParamError& e) {
             std::string where = std::string(kDirKey[d]) + "." + e.field();
             const auto it = source.find(e.field());
-            if (it != source.end() && it->second == src) {
+            if (it != source.end() && it->second == kFileDir) {
                 where = src + ": " + where;
+            } else if (it != source.end() && it->second == kFileBoth) {
+                where = src + ": " + e.field() + " (both directions)";
             } else if (it != source.end()) {
                 where += " (" + it->second + ")";
             } else if (const LinkParamFlag* f = link_param_flag(e.field())) {

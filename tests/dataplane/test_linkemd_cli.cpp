@@ -109,6 +109,26 @@ TEST(LinkemdCli, FlagsOverrideConfigFile) {
     EXPECT_FALSE(j.contains("b_to_a"));  // single-port mode
 }
 
+// Link parameters at the config file's top level apply to both directions, as the flags
+// without a direction do; a_to_b / b_to_a override them, and flags override the file.
+TEST(LinkemdCli, ConfigFileTopLevelParametersApplyToBothDirections) {
+    const std::string path = write_config(
+        "both.json", R"({"port_a": "net_null0", "port_b": "net_null1", "mean_delay_us": 10000,
+                        "jitter_us": 2000, "strategy": "reordered",
+                        "b_to_a": {"mean_delay_us": 40000}})");
+    const Result r = run("--config " + path + " --a-to-b-jitter 1ms --print-config");
+    std::remove(path.c_str());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["a_to_b"]["mean_delay_us"], 10000.0);
+    EXPECT_EQ(j["a_to_b"]["jitter_us"], 1000.0);
+    EXPECT_EQ(j["a_to_b"]["strategy"], "reordered");
+    EXPECT_EQ(j["b_to_a"]["mean_delay_us"], 40000.0);
+    EXPECT_EQ(j["b_to_a"]["jitter_us"], 2000.0);
+    EXPECT_EQ(j["b_to_a"]["strategy"], "reordered");
+    EXPECT_FALSE(j.contains("mean_delay_us"));  // --print-config shows each direction
+}
+
 struct BadCase {
     const char* name;
     const char* args;
@@ -165,6 +185,11 @@ TEST(LinkemdCli, ConfigFileErrorsNameTheKey) {
         const char* mentions;
     } cases[] = {
         {R"({"port_a": "net_null0", "colour": "red"})", "colour"},
+        {R"({"port_a": "net_null0", "colour": "red"})", "both directions: 'strategy'"},
+        {R"({"port_a": "net_null0", "jitter_us": -1})", "jitter_us (both directions)"},
+        {R"({"port_a": "net_null0", "mean_delay_us": 1000, "distribution": "constant",
+             "jitter_us": 5})",
+         "jitter_us (both directions)"},
         {R"({"port_a": "net_null0", "a_to_b": {"mean_delay": 5}})", "mean_delay"},
         {R"({"port_a": "net_null0", "a_to_b": {"jitter_us": -1}})", "a_to_b.jitter_us"},
         {R"({"port_a": "net_null0", "burst": 1000})", "burst"},
