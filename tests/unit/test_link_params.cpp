@@ -293,7 +293,11 @@ TEST(LinkParamFlags, BadTextNamesTheFlagTheKeyAndWhatIsAllowed) {
     const Case cases[] = {
         // Durations need a unit; the range is given in the flag's units.
         {"mean_delay_us", "10", {"not a duration with a unit", "e.g. 10ms", "0ns .. 10s"}},
-        {"mean_delay_us", "-3ms", {"not a duration", "0ns .. 10s"}},
+        // Negative: out of range, not "not a duration" (it has a unit).
+        {"mean_delay_us", "-3ms", {"out of range", "0ns .. 10s"}},
+        {"rate_bps", "-1Gbit", {"out of range", "1.6Tbit/s"}},
+        {"spacer_limit_bytes", "-1KiB", {"out of range", "64 .. 68719476736 bytes"}},
+        {"jitter_us", "-x", {"not a duration"}},
         {"jitter_us", "20s", {"out of range", "0ns .. 10s"}},
         {"half_life_us", "0ns", {"out of range", "1us .. 10s"}},
         // Rates.
