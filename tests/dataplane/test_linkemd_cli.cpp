@@ -1,6 +1,7 @@
 // linkemd's command line and config file: bad input exits with code 2 and names the field;
 // --print-config shows the effective configuration without starting DPDK. One test runs
 // the binary for real on net_null ports (its own EAL, --no-huge) and reads --stats-json.
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -236,6 +237,26 @@ TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
     for (const char* port : {"a", "b"})
         for (const char* key : {"rx", "tx", "rx_missed", "rx_nombuf", "tx_failed"})
             EXPECT_TRUE(last["ports"][port].contains(key)) << port << "." << key;
+}
+
+// More polling lcores than usable CPUs: linkemd says so before it starts (and runs).
+TEST(LinkemdCli, WarnsWhenLcoresOutnumberCpus) {
+    const Result r =
+        run("--port-a net_null0 --port-b net_null1 --lcores 3 --duration 200ms "
+            "--stats-interval 0 --mbufs 16384");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const bool warned = r.err.find("polling lcores on") != std::string::npos;
+    cpu_set_t set;
+    ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+    if (CPU_COUNT(&set) < 6)  // --lcores 3, two directions: 6 polling lcores
+        EXPECT_TRUE(warned) << r.err;
+    else
+        EXPECT_FALSE(warned) << r.err;
+    const Result own =
+        run("--port-a net_null0 --port-b net_null1 --lcores shared "
+            "--duration 200ms --stats-interval 0 --mbufs 16384");
+    ASSERT_EQ(own.code, 0) << own.err;
+    EXPECT_EQ(own.err.find("polling lcores on"), std::string::npos) << own.err;
 }
 
 // A stall: SIGSTOP halts every thread of linkemd, the polling lcore too, for ~50 ms, once
