@@ -433,35 +433,28 @@ json link_param_from_text(std::string_view key, std::string_view text, std::stri
     auto check = [&](double x) {
         if (!(x >= f->min && x <= f->max)) throw out_of_range();
     };
-    // A negative duration, rate or size is one the parser refuses as such: say it is out of
-    // range (below the minimum given) rather than not a duration at all.
-    auto negative_of = [&](auto parse) { return t.starts_with('-') && parse(t.substr(1)); };
+    // Text that `parse` refused: a negative duration, rate or size is out of range (below the
+    // minimum given), anything else not of the form.
+    auto refused = [&](auto parse, std::string_view form) {
+        return t.starts_with('-') && parse(t.substr(1)) ? out_of_range() : not_a(std::string(form));
+    };
     switch (text_kind(*f)) {
         case TextKind::duration: {
             const auto d = parse_duration(t);
-            if (!d)
-                throw negative_of([](std::string_view x) { return parse_duration(x).has_value(); })
-                    ? out_of_range()
-                    : not_a(std::string(kDurationForm));
+            if (!d) throw refused(parse_duration, kDurationForm);
             const double us = static_cast<double>(*d) / kNsPerUs;
             check(us);
             return us;
         }
         case TextKind::rate: {
             const auto r = parse_rate(t);
-            if (!r)
-                throw negative_of([](std::string_view x) { return parse_rate(x).has_value(); })
-                    ? out_of_range()
-                    : not_a(std::string(kRateForm));
+            if (!r) throw refused(parse_rate, kRateForm);
             check(*r);
             return *r;
         }
         case TextKind::bytes: {
             const auto b = parse_bytes(t);
-            if (!b)
-                throw negative_of([](std::string_view x) { return parse_bytes(x).has_value(); })
-                    ? out_of_range()
-                    : not_a(std::string(kBytesForm));
+            if (!b) throw refused(parse_bytes, kBytesForm);
             check(static_cast<double>(*b));
             return *b;
         }
