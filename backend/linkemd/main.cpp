@@ -2,7 +2,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -109,17 +108,6 @@ int run(const CommandLine& cl, const Options& o) {
             if (spec.pci) eo.pci_devices.push_back(spec.name);
         }
     eo.raw_args = o.eal_args;
-    // linkemd maps the polling lcores onto the usable CPUs itself (unless the EAL arguments
-    // do): more of them than CPUs take turns, and each turn is a stall of the others.
-    const unsigned cpus = dp::Eal::usable_cpus();
-    const bool own_map = std::none_of(o.eal_args.begin(), o.eal_args.end(), [](const auto& a) {
-        return a == "-l" || a == "-c" || a.starts_with("--lcores");
-    });
-    if (own_map && eo.worker_lcores > cpus)
-        log("warning: --lcores " + std::string(dp::to_string(dc.layout)) + " runs " +
-            std::to_string(eo.worker_lcores) + " polling lcores on " + std::to_string(cpus) +
-            " usable CPU(s): they take turns, and each turn stalls the others (README: "
-            "\"Stalls\"); --lcores shared needs one CPU, 1 one per direction");
 
     dp::Eal eal(eo);
     dp::Dataplane dataplane(eal, dc);

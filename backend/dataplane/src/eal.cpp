@@ -280,6 +280,12 @@ Eal::Eal(const EalOptions& o) {
         }
         args_.push_back("--lcores");
         args_.push_back(map);
+        if (o.worker_lcores > cpus.size())
+            detail::log(
+                "warning: %u polling lcores on %zu usable CPU(s): they take turns, and "
+                "each turn stalls the others (README: \"Stalls\"); linkemd's --lcores "
+                "shared needs one CPU, 1 one per direction",
+                o.worker_lcores, cpus.size());
     }
     if (!has_option(raw, {"--no-pci", "-a", "--allow", "-b", "--block"})) {
         if (o.pci_devices.empty()) {
