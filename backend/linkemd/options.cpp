@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <ranges>
 
 #include <CLI/CLI.hpp>
 
@@ -30,9 +31,10 @@ bool parse_u64(const std::string& s, std::uint64_t& out) {
     return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string join_keys(std::initializer_list<const char*> keys) {
+template <class Keys>
+std::string join_keys(const Keys& keys) {
     std::string s;
-    for (const char* k : keys)
+    for (const auto& k : keys)
         s += (s.empty() ? "'" : ", '") + std::string(k) + "'";
     return s;
 }
@@ -171,13 +173,10 @@ Options build_options(const CommandLine& cl) {
                 "mbufs",  "hold_mbufs", "a_to_b", "b_to_a"};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
                     known.end() &&
-                !link_param_flag(key)) {
-                std::string params;
-                for (const LinkParamFlag& f : flags)
-                    params += (params.empty() ? "'" : ", '") + f.key + "'";
+                !link_param_flag(key))
                 throw UsageError(src + ": unknown key '" + key + "'; known: " + join_keys(known) +
-                                 ", and the link parameters for both directions: " + params);
-            }
+                                 ", and the link parameters for both directions: " +
+                                 join_keys(std::views::transform(flags, &LinkParamFlag::key)));
             if ((key == "a_to_b" || key == "b_to_a") && !value.is_object())
                 throw UsageError(src + ": " + key + ": expected an object of link parameters");
         }
