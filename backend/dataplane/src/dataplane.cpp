@@ -310,10 +310,10 @@ inline void count_sent(Direction& d, std::uint32_t n) {
 // from the stash takes the queued buffer and is transmitted. (Headers the stash takes from
 // the pool when it runs short give their buffers to the free list first.) So a packet
 // that passes through the stash costs no free-list traffic at all. Headers circulate in a
-// small, hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs them;
-// net_null does not look at them). At start, the direction takes most of its pool's mbufs
-// out (the donors) and lists their buffers as free; at stop, every buffer is back and the
-// donors get one each before they return to the pool.
+// small, hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs
+// them; net_null does not look at them). At start, the direction takes most of its pool's
+// mbufs out (the donors) and lists their buffers as free; at stop, every buffer is back and
+// the donors get one each before they return to the pool.
 //
 // A buffer is exchanged only when that is invisible: a single-segment, direct mbuf of this
 // direction's pool, reference count 1, data at the default headroom, IOVA as VA (so

@@ -294,9 +294,10 @@ class Emulator {
     // spacer, FIFO floor and tail) is copied into locals and written back once, so that it
     // lives in registers: through `this`, every store into the queue could alias it and
     // would force it back to memory on each packet. The loss stage is a countdown to the
-    // next loss (LossProcess::gap), drawn once per loss. kSpacerFits: the spacer accepted the chunk
-    // whole (Spacer::fits_whole: its times, the arrival time `now` and later, never decrease within
-    // the chunk), so no packet is checked against its limit.
+    // next loss (LossProcess::gap), drawn once per loss.
+    // kSpacerFits: the spacer accepted the chunk whole (Spacer::fits_whole: its times, the
+    // arrival time `now` and later, never decrease within the chunk), so no packet is checked
+    // against its limit.
     template <Limiter L, bool Fifo, bool kSpacerFits = false>
     std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped) {
         double delay[kChunk];
