@@ -110,7 +110,9 @@ std::uint64_t need_integer(const Field& f, const json& v) {
     if (!v.is_number_integer())
         throw ParamError(f.key, "expected a whole number in " + range + ", got " +
                                     (v.is_number() ? v.dump() : std::string(v.type_name())));
-    if (!v.is_number_unsigned())  // nlohmann stores non-negative integers as unsigned
+    // Parsed text stores non-negative integers as unsigned; JSON built in C++ from an int
+    // holds them signed.
+    if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)
         throw ParamError(f.key, v.dump() + " is out of range; allowed " + range);
     const std::uint64_t x = v.get<std::uint64_t>();
     if (static_cast<double>(x) < f.min || static_cast<double>(x) > f.max)

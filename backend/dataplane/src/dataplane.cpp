@@ -169,7 +169,7 @@ class EthPort {
 // packet path takes, per direction, and logs them per received packet at stop: where a
 // mode's time goes in place, which sampling (perf has only cpu-clock in these VMs, and
 // its samples slide onto neighbouring instructions) cannot say. Each timed stage costs two
-// TSC reads per burst, which the figures include (in this session's VMs ~25 cycles a read,
+// TSC reads per burst, which the figures include (~25 cycles a read on the 2.1 GHz VMs of docs/performance.md,
 // ~10 cycles per packet in all at burst 32: compare modes within a profile build, not with
 // the normal build's rates). The normal build has none of it.
 #ifdef LINKEM_DP_PROFILE

@@ -57,15 +57,27 @@ struct LinkParams {
     bool operator==(const LinkParams&) const = default;
 };
 
+/// Parameters of both directions of a link (b_to_a is unused in single-port mode).
+struct LinkConfig {
+    LinkParams a_to_b;
+    LinkParams b_to_a;
+    bool operator==(const LinkConfig&) const = default;
+};
+
 /// A parameter error: which field, and a message that says what is allowed.
 class ParamError : public std::invalid_argument {
   public:
     ParamError(std::string field, const std::string& message)
-        : std::invalid_argument("field '" + field + "': " + message), field_(std::move(field)) {}
+        : std::invalid_argument("field '" + field + "': " + message),
+          field_(std::move(field)),
+          message_(message) {}
+    /// The JSON key at fault ("jitter_us"), or a dotted path ("a_to_b.jitter_us").
     const std::string& field() const { return field_; }
+    /// What is wrong and what is allowed, without the field: "-1 is out of range; ...".
+    const std::string& message() const { return message_; }
 
   private:
-    std::string field_;
+    std::string field_, message_;
 };
 
 /// Throws ParamError naming the first field that is out of range or inconsistent.

@@ -22,6 +22,7 @@
 #include "linkem/counters.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/stats.hpp"
 
 namespace linkem::dp {
 
@@ -39,12 +40,6 @@ Layout default_layout(unsigned cpus);
 inline constexpr unsigned kMaxBurst = 512;
 inline constexpr std::uint32_t kMinMbufs = 8192;
 inline constexpr std::uint32_t kMaxMbufs = 1u << 24;
-
-/// Parameters of both directions (b_to_a is unused in single-port mode).
-struct LinkConfig {
-    LinkParams a_to_b;
-    LinkParams b_to_a;
-};
 
 /// A port given by the user, resolved to what DPDK probes.
 struct PortSpec {
@@ -79,39 +74,12 @@ struct DataplaneConfig {
     LinkConfig link;
 };
 
-struct DirectionStats {
-    CounterSnapshot counters;
-    std::uint64_t tx_sent = 0;       // accepted by the TX queue
-    std::uint64_t tx_queued = 0;     // drained by the Emulator, not yet accepted by the TX queue
-    std::uint64_t buffer_limit = 0;  // packets the Emulator may hold (after the mempool cap)
-    bool buffer_exchange = false;    // the queue holds packet buffers, not mbufs
-    std::uint64_t params_generation = 0;  // the parameter block in use (0: the initial one)
-    /// Stalls: gaps of 100 us or more between two polls of the direction by the lcore that
-    /// stamps its arrivals (with layout three also by its emulate lcore), i.e. times the
-    /// data plane did not run (preempted, interrupted, or its vCPU descheduled). Packets
-    /// that arrived or fell due in a stall leave up to its length late.
-    std::uint64_t stalls = 0;
-    std::uint64_t stall_ns = 0;          // their total length
-    std::uint64_t longest_stall_ns = 0;  // the longest since start
-};
+using LinkConfig = linkem::LinkConfig;
 
-struct PortStats {
-    std::string name;
-    std::uint64_t rx = 0, tx = 0;
-    std::uint64_t rx_missed = 0;  // imissed: the NIC had no room (we were too slow)
-    std::uint64_t rx_nombuf = 0;  // the mempool ran dry
-    std::uint64_t tx_failed = 0;  // oerrors as the PMD reports them
-    bool link_up = false;
-    std::uint32_t speed_mbps = 0;
-};
-
-struct DataplaneStats {
-    TimeNs t_ns = 0;  // now_ns() when taken
-    unsigned directions = 1;
-    DirectionStats dir[2];  // a_to_b, b_to_a
-    unsigned ports = 1;
-    PortStats port[2];  // a, b
-};
+/// The counters of a running data plane (linkem/stats.hpp: one struct for every surface).
+using DirectionStats = linkem::DirectionStats;
+using PortStats = linkem::PortStats;
+using DataplaneStats = linkem::LinkStats;
 
 class Dataplane {
   public:

@@ -1,0 +1,330 @@
+// The protocol codec (docs/protocol.md): every error case the spec documents, round trips
+// of every message type, set_link's update semantics, and the helpers behind them.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "linkem/protocol.hpp"
+#include "linkem/spsc_ring.hpp"
+
+namespace linkem {
+namespace {
+
+using nlohmann::json;
+using proto::ErrorCode;
+
+proto::Error refused(std::string_view body) {
+    try {
+        proto::parse_request(body);
+    } catch (const proto::ProtocolError& e) {
+        return e.error();
+    }
+    ADD_FAILURE() << "accepted: " << body;
+    return {};
+}
+
+TEST(Protocol, ParsesAWellFormedRequest) {
+    const proto::Request r = proto::parse_request(
+        R"({"v":1,"id":7,"method":"set_link","params":{"mean_delay_us":20000}})");
+    EXPECT_EQ(r.id, 7);
+    EXPECT_EQ(r.method, "set_link");
+    EXPECT_EQ(r.params["mean_delay_us"], 20000);
+    const proto::Request s = proto::parse_request(R"({"v":1,"id":"abc","method":"hello"})");
+    EXPECT_EQ(s.id, "abc");
+    EXPECT_TRUE(s.params.is_object() && s.params.empty());
+}
+
+TEST(Protocol, EveryDocumentedRequestErrorHasItsCodeAndField) {
+    struct Case {
+        std::string body;
+        ErrorCode code;
+        std::string field;
+        std::string in_message;
+    };
+    const std::vector<Case> cases = {
+        {"{not json", ErrorCode::parse_error, "", "not valid JSON"},
+        {"\xff\xfe", ErrorCode::parse_error, "", "not valid JSON"},
+        {"[1,2]", ErrorCode::invalid_request, "", "JSON object"},
+        {R"({"v":1,"method":"hello"})", ErrorCode::invalid_request, "id", "'id' is missing"},
+        {R"({"v":1,"id":[1],"method":"hello"})", ErrorCode::invalid_request, "id",
+         "integer or a string"},
+        {R"({"v":1,"id":1.5,"method":"hello"})", ErrorCode::invalid_request, "id",
+         "integer or a string"},
+        {R"({"id":1,"method":"hello"})", ErrorCode::invalid_request, "v", "'v' is missing"},
+        {R"({"v":"1","id":1,"method":"hello"})", ErrorCode::invalid_request, "v", "integer"},
+        {R"({"v":2,"id":1,"method":"hello"})", ErrorCode::unsupported_version, "v", "supported: 1"},
+        {R"({"v":1,"id":1})", ErrorCode::invalid_request, "method", "'method' is missing"},
+        {R"({"v":1,"id":1,"method":5})", ErrorCode::invalid_request, "method", "must be a string"},
+        {R"({"v":1,"id":1,"method":"set_delay"})", ErrorCode::unknown_method, "method",
+         "known: hello"},
+        {R"({"v":1,"id":1,"method":"hello","params":[1]})", ErrorCode::invalid_request, "params",
+         "object"},
+        {R"({"v":1,"id":1,"method":"hello","param":{}})", ErrorCode::invalid_request, "param",
+         "unknown key"},
+        {std::string(70000, ' '), ErrorCode::invalid_request, "", "at most 65536"},
+    };
+    for (const Case& c : cases) {
+        const proto::Error e = refused(c.body);
+        EXPECT_EQ(e.code, c.code) << c.body.substr(0, 60);
+        EXPECT_EQ(e.field, c.field) << c.body.substr(0, 60);
+        EXPECT_NE(e.message.find(c.in_message), std::string::npos) << e.message;
+    }
+}
+
+TEST(Protocol, ErrorsAfterTheIdCarryIt) {
+    try {
+        proto::parse_request(R"({"v":3,"id":"x1","method":"hello"})");
+        FAIL();
+    } catch (const proto::ProtocolError& e) {
+        EXPECT_EQ(e.id(), "x1");
+    }
+    try {
+        proto::parse_request("{bad");
+        FAIL();
+    } catch (const proto::ProtocolError& e) {
+        EXPECT_TRUE(e.id().is_null());
+    }
+}
+
+TEST(Protocol, BinaryJunkInAMethodNameIsAnsweredNotThrown) {
+    // A string with invalid UTF-8 is refused by the parser; a valid but odd one is echoed.
+    const proto::Error e = refused("{\"v\":1,\"id\":1,\"method\":\"\xc3\x28\"}");
+    EXPECT_EQ(e.code, ErrorCode::parse_error);
+    const std::string reply =
+        proto::encode_error(1, proto::Error{ErrorCode::unknown_method, "x\xff", ""});
+    EXPECT_TRUE(json::accept(reply));
+}
+
+TEST(Protocol, RepliesRoundTrip) {
+    const proto::Reply ok = proto::parse_reply(proto::encode_result(4, json{{"a", 1}}));
+    EXPECT_TRUE(ok.ok());
+    EXPECT_EQ(ok.id, 4);
+    EXPECT_EQ(ok.result["a"], 1);
+    const proto::Reply bad = proto::parse_reply(proto::encode_error(
+        "q", proto::Error{ErrorCode::invalid_params, "too big", "a_to_b.jitter_us"}));
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error->code, ErrorCode::invalid_params);
+    EXPECT_EQ(bad.error->field, "a_to_b.jitter_us");
+    EXPECT_EQ(bad.error->message, "too big");
+    EXPECT_THROW(proto::parse_reply("{}"), proto::ProtocolError);
+    EXPECT_THROW(proto::parse_reply(R"({"v":1,"id":1})"), proto::ProtocolError);
+    const json req = json::parse(proto::encode_request(9, "get_link"));
+    EXPECT_EQ(req, (json{{"v", 1}, {"id", 9}, {"method", "get_link"}, {"params", json::object()}}));
+}
+
+TEST(Protocol, ErrorCodesHaveTheirSpecNames) {
+    for (const char* name :
+         {"parse_error", "invalid_request", "unsupported_version", "unknown_method",
+          "invalid_params", "not_permitted", "unavailable", "failed"}) {
+        const auto c = proto::error_code_from_string(name);
+        ASSERT_TRUE(c) << name;
+        EXPECT_EQ(proto::to_string(*c), name);
+    }
+    EXPECT_FALSE(proto::error_code_from_string("nope"));
+}
+
+LinkConfig two_ways() {
+    LinkConfig c;
+    c.a_to_b.mean_delay = 5 * kNsPerMs;
+    c.b_to_a.mean_delay = 7 * kNsPerMs;
+    return c;
+}
+
+TEST(ProtocolSetLink, TopLevelKeysSetBothAndDirectionObjectsWin) {
+    const LinkConfig next = proto::apply_link_update(
+        json{{"mean_delay_us", 20000}, {"b_to_a", {{"mean_delay_us", 40000}, {"jitter_us", 100}}}},
+        two_ways(), 2);
+    EXPECT_EQ(next.a_to_b.mean_delay, 20 * kNsPerMs);
+    EXPECT_EQ(next.b_to_a.mean_delay, 40 * kNsPerMs);
+    EXPECT_EQ(next.b_to_a.jitter, 100 * kNsPerUs);
+    EXPECT_EQ(next.a_to_b.jitter, 0);
+}
+
+TEST(ProtocolSetLink, KeysNotGivenKeepTheirValue) {
+    LinkConfig cur = two_ways();
+    cur.a_to_b.jitter = 3 * kNsPerMs;
+    const LinkConfig next = proto::apply_link_update(json{{"a_to_b", {{"seed", 5}}}}, cur, 2);
+    EXPECT_EQ(next.a_to_b.jitter, 3 * kNsPerMs);
+    EXPECT_EQ(next.a_to_b.mean_delay, 5 * kNsPerMs);
+    EXPECT_EQ(next.a_to_b.seed, 5u);
+    EXPECT_EQ(next.b_to_a, cur.b_to_a);
+}
+
+std::string bad_field(const json& params, unsigned dirs = 2) {
+    try {
+        proto::apply_link_update(params, two_ways(), dirs);
+    } catch (const ParamError& e) {
+        EXPECT_EQ(std::string(e.what()).find("field '"), 0u);
+        EXPECT_FALSE(e.message().empty());
+        return e.field();
+    }
+    return "(accepted)";
+}
+
+TEST(ProtocolSetLink, ABadValueNamesItsDottedField) {
+    EXPECT_EQ(bad_field(json{{"a_to_b", {{"jitter_us", -1}}}}), "a_to_b.jitter_us");
+    EXPECT_EQ(bad_field(json{{"jitter_us", "3ms"}}), "a_to_b.jitter_us");
+    EXPECT_EQ(bad_field(json{{"b_to_a", {{"loss_probability", 1.5}}}}), "b_to_a.loss_probability");
+    EXPECT_EQ(bad_field(json{{"b_to_a", {{"nonsense", 1}}}}), "b_to_a.nonsense");
+    EXPECT_EQ(bad_field(json{{"nonsense", 1}}), "nonsense");
+    EXPECT_EQ(bad_field(json{{"a_to_b", 3}}), "a_to_b");
+    EXPECT_EQ(bad_field(json{{"b_to_a", json::object()}}, 1), "b_to_a");
+    EXPECT_EQ(bad_field(json{{"limiter", "spacer"}}), "a_to_b.rate_bps");
+    EXPECT_EQ(bad_field(json::array()), "params");
+    EXPECT_EQ(bad_field(json{{"mean_delay_us", 1e300}}), "a_to_b.mean_delay_us");
+}
+
+TEST(ProtocolSetLink, SinglePortKeepsBothHalvesEqual) {
+    const LinkConfig next = proto::apply_link_update(json{{"mean_delay_us", 1000}}, two_ways(), 1);
+    EXPECT_EQ(next.a_to_b, next.b_to_a);
+    EXPECT_EQ(proto::link_to_json(next, 1).size(), 1u);
+    EXPECT_EQ(proto::link_to_json(next, 2).size(), 2u);
+}
+
+LinkStats sample_stats() {
+    LinkStats s;
+    s.t_ns = 123456789;
+    s.directions = 2;
+    s.dir[0].counters.packets_in = 100;
+    s.dir[0].counters.packets_out = 90;
+    s.dir[0].counters.drops_loss = 4;
+    s.dir[0].counters.in_flight = 6;
+    s.dir[0].counters.alpha = 0.25;
+    s.dir[0].counters.rate_pps = 1000.5;
+    s.dir[0].stalls = 3;
+    s.dir[0].delay_samples_dropped = 2;
+    s.dir[1].params_generation = 4;
+    s.ports = 2;
+    s.port[0].name = "net_null0";
+    s.port[0].rx = 100;
+    s.port[0].link_up = true;
+    s.port[1].speed_mbps = 10000;
+    return s;
+}
+
+TEST(ProtocolTelemetry, StatsRoundTripAndBalance) {
+    const LinkStats s = sample_stats();
+    EXPECT_TRUE(balances(s.dir[0].counters));
+    const json body = proto::stats_message(proto::Header{"00ff", 12, s.t_ns}, s, false);
+    const proto::Header h = proto::header_from_json(body);
+    EXPECT_EQ(h.instance_id, "00ff");
+    EXPECT_EQ(h.seq, 12u);
+    EXPECT_EQ(body["v"], 1);
+    const LinkStats back = link_stats_from_json(body);
+    EXPECT_EQ(back.t_ns, s.t_ns);
+    EXPECT_EQ(back.directions, 2u);
+    EXPECT_EQ(back.dir[0].counters.packets_in, 100u);
+    EXPECT_EQ(back.dir[0].counters.alpha, 0.25);
+    EXPECT_EQ(back.dir[0].stalls, 3u);
+    EXPECT_EQ(back.dir[0].delay_samples_dropped, 2u);
+    EXPECT_EQ(back.dir[1].params_generation, 4u);
+    EXPECT_EQ(back.ports, 2u);
+    EXPECT_EQ(back.port[0].name, "net_null0");
+    EXPECT_TRUE(back.port[0].link_up);
+    EXPECT_EQ(back.port[1].speed_mbps, 10000u);
+    json broken = body;
+    broken["a_to_b"].erase("packets_out");
+    EXPECT_THROW(link_stats_from_json(broken), std::invalid_argument);
+}
+
+TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
+    proto::DelayMessage m;
+    m.directions = 2;
+    m.dir[0].start_ns = 10;
+    m.dir[0].end_ns = 50000010;
+    m.dir[0].samples = {{100, 20000000, 20000100, 20001000}, {200, 19000000, 19000000, 19000500}};
+    m.dir[0].delay.shift = 2e7;
+    for (double x : {19e6, 20e6, 21e6})
+        m.dir[0].delay.add(x);
+    m.dir[0].samples_dropped = 3;
+    const json body = proto::delay_message(proto::Header{"ab", 1, 99}, m);
+    EXPECT_EQ(body["a_to_b"]["samples"]["actual_ns"][1], 19000500);
+    EXPECT_EQ(body["b_to_a"]["delay"], (json{{"count", 0}}));
+    const proto::DelayMessage back = proto::delay_message_from_json(body);
+    ASSERT_EQ(back.dir[0].samples.size(), 2u);
+    EXPECT_EQ(back.dir[0].samples[0].scheduled_ns, 20000100);
+    EXPECT_EQ(back.dir[0].delay.count, 3u);
+    EXPECT_DOUBLE_EQ(back.dir[0].delay.mean(), 20e6);
+    EXPECT_NEAR(back.dir[0].delay.sd(), m.dir[0].delay.sd(), 1e-6);
+    EXPECT_EQ(back.dir[0].delay.min, 19e6);
+    EXPECT_EQ(back.dir[0].samples_dropped, 3u);
+    EXPECT_EQ(back.dir[1].delay.count, 0u);
+    json broken = body;
+    broken["a_to_b"]["samples"]["delay_ns"].erase(0);
+    EXPECT_THROW(proto::delay_message_from_json(broken), std::invalid_argument);
+}
+
+TEST(ProtocolTelemetry, EventRoundTrip) {
+    proto::Event e{"params_applied", "info", "parameters applied (generation 3) from x",
+                   json{{"params_generation", 3}, {"source", "x"}}};
+    const json body = proto::event_message(proto::Header{"ab", 0, 5}, e);
+    const proto::Event back = proto::event_from_json(body);
+    EXPECT_EQ(back.kind, "params_applied");
+    EXPECT_EQ(back.extra["params_generation"], 3);
+    EXPECT_FALSE(back.extra.contains("seq"));
+}
+
+TEST(ProtocolTelemetry, InstanceIdsAreSixteenHexDigitsAndDiffer) {
+    const std::string a = proto::new_instance_id(), b = proto::new_instance_id();
+    EXPECT_EQ(a.size(), 16u);
+    EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+    EXPECT_NE(a, b);
+}
+
+TEST(RunningStats, MergeEqualsOneSeriesWhateverTheShifts) {
+    RunningStats all, a, b;
+    a.shift = 1e7;
+    b.shift = -5;
+    std::vector<double> xs;
+    for (int i = 0; i < 1000; ++i)
+        xs.push_back(1e7 + (i % 37) * 1000.0 - (i % 11) * 333.0);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        all.add(xs[i]);
+        (i % 3 ? a : b).add(xs[i]);
+    }
+    RunningStats m = a;
+    m.merge(b);
+    EXPECT_EQ(m.count, all.count);
+    EXPECT_NEAR(m.mean(), all.mean(), 1e-6);
+    EXPECT_NEAR(m.sd(), all.sd(), 1e-3);
+    EXPECT_EQ(m.min, all.min);
+    EXPECT_EQ(m.max, all.max);
+    // A 10 ms series with 1 us of spread keeps its sd when summed around its mean.
+    RunningStats tight;
+    tight.shift = 1e7;
+    for (int i = 0; i < 100000; ++i)
+        tight.add(1e7 + (i % 2 ? 1000.0 : -1000.0));
+    EXPECT_NEAR(tight.sd(), 1000.0, 1e-6);
+}
+
+TEST(SpscRing, KeepsOrderRefusesWhenFullAndWorksAcrossThreads) {
+    SpscRing<int> r(3);
+    EXPECT_EQ(r.capacity(), 4u);
+    for (int i = 0; i < 4; ++i)
+        EXPECT_TRUE(r.try_push(i));
+    EXPECT_FALSE(r.try_push(9));
+    int out[8];
+    ASSERT_EQ(r.pop(out, 8), 4u);
+    EXPECT_EQ(out[3], 3);
+    SpscRing<std::uint64_t> big(1024);
+    constexpr std::uint64_t kN = 200000;
+    std::uint64_t refused = 0;
+    std::thread producer([&] {
+        for (std::uint64_t i = 0; i < kN;)
+            if (big.try_push(i))
+                ++i;
+            else
+                ++refused;
+    });
+    std::uint64_t expect = 0, buf[64];
+    while (expect < kN) {
+        const std::size_t n = big.pop(buf, 64);
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(buf[i], expect++);
+    }
+    producer.join();
+    EXPECT_EQ(big.size(), 0u);
+}
+
+}  // namespace
+}  // namespace linkem
