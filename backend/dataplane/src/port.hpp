@@ -1,0 +1,137 @@
+// A DPDK ethdev owned by the data plane: probed (or found), configured with one RX and one
+// TX queue, started, and stopped and removed again at the end.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+
+#include "direction.hpp"
+#include "dpdk.hpp"
+#include "linkem/dataplane/dataplane.hpp"
+
+namespace linkem::dp::detail {
+
+
+class EthPort {
+  public:
+    explicit EthPort(const PortSpec& spec) : spec_(spec) {
+        if (rte_eth_dev_get_port_by_name(spec.name.c_str(), &id_) == 0) return;  // exists
+        const int ret = rte_dev_probe(spec.devargs.c_str());
+        if (ret < 0)
+            throw DataplaneError("cannot probe port '" + spec.text + "' (devargs '" + spec.devargs +
+                                 "'): " + detail::rte_error_text(-ret) +
+                                 " (is the driver or device name right?)");
+        if (rte_eth_dev_get_port_by_name(spec.name.c_str(), &id_) != 0) {
+            // Some drivers name their ports differently from the devargs: take the port
+            // whose device matches what we probed.
+            bool found = false;
+            std::uint16_t p;
+            RTE_ETH_FOREACH_MATCHING_DEV(p, spec.devargs.c_str(), &iter_) {
+                if (!found) id_ = p;
+                found = true;
+            }
+            if (!found)
+                throw DataplaneError("port '" + spec.text + "' was probed but no ethdev appeared");
+        }
+        owned_ = true;
+    }
+    ~EthPort() {
+        detail::set_rx_pool(id_, nullptr);
+        if (started_) rte_eth_dev_stop(id_);
+        if (owned_) {
+            rte_eth_dev_info info{};
+            const bool have_info = rte_eth_dev_info_get(id_, &info) == 0;
+            rte_device* dev = have_info ? info.device : nullptr;
+            rte_eth_dev_close(id_);
+            if (dev) rte_dev_remove(dev);
+        }
+    }
+    EthPort(const EthPort&) = delete;
+    EthPort& operator=(const EthPort&) = delete;
+
+    void configure(rte_mempool* rx_pool) {
+        rte_eth_dev_info info{};
+        int ret = rte_eth_dev_info_get(id_, &info);
+        if (ret != 0) fail("cannot read device info", ret);
+        rte_eth_conf conf{};
+        ret = rte_eth_dev_configure(id_, 1, 1, &conf);
+        if (ret != 0) fail("cannot configure", ret);
+        nb_rxd_ = kRxDesc;
+        nb_txd_ = kTxDesc;
+        ret = rte_eth_dev_adjust_nb_rx_tx_desc(id_, &nb_rxd_, &nb_txd_);
+        if (ret != 0) fail("cannot adjust descriptor counts", ret);
+        ret = rte_eth_rx_queue_setup(id_, 0, nb_rxd_, socket(), nullptr, rx_pool);
+        if (ret != 0) fail("cannot set up the RX queue", ret);
+        ret = rte_eth_tx_queue_setup(id_, 0, nb_txd_, socket(), nullptr);
+        if (ret != 0) fail("cannot set up the TX queue", ret);
+        ret = rte_eth_promiscuous_enable(id_);
+        if (ret != 0 && ret != -ENOTSUP)
+            log("port %s: cannot enable promiscuous mode: %s", spec_.text.c_str(),
+                detail::rte_error_text(-ret).c_str());
+        ret = rte_eth_dev_start(id_);
+        if (ret != 0) fail("cannot start", ret);
+        started_ = true;
+        detail::set_rx_pool(id_, rx_pool);
+        rte_eth_stats_reset(id_);
+    }
+
+    void stop() {
+        detail::set_rx_pool(id_, nullptr);
+        if (started_) rte_eth_dev_stop(id_);
+        started_ = false;
+    }
+
+    std::uint16_t id() const { return id_; }
+    const PortSpec& spec() const { return spec_; }
+    std::uint16_t rx_desc() const { return nb_rxd_; }
+    std::uint16_t tx_desc() const { return nb_txd_; }
+    int socket() const {
+        const int s = rte_eth_dev_socket_id(id_);
+        return s < 0 ? static_cast<int>(rte_socket_id()) : s;
+    }
+
+    PortStats stats() const {
+        PortStats ps;
+        ps.name = spec_.text;
+        rte_eth_stats st{};
+        if (rte_eth_stats_get(id_, &st) == 0) {
+            ps.rx = st.ipackets;
+            ps.tx = st.opackets;
+            ps.rx_missed = st.imissed;
+            ps.rx_nombuf = st.rx_nombuf;
+            ps.tx_failed = st.oerrors;
+        }
+        rte_eth_link link{};
+        if (rte_eth_link_get_nowait(id_, &link) == 0) {
+            ps.link_up = link.link_status == RTE_ETH_LINK_UP;
+            ps.speed_mbps = link.link_speed;
+        }
+        return ps;
+    }
+
+    std::string link_text() const {
+        rte_eth_link link{};
+        if (rte_eth_link_get_nowait(id_, &link) != 0) return "link state unknown";
+        if (link.link_status != RTE_ETH_LINK_UP) return "link down";
+        return "link up, " + std::to_string(link.link_speed) + " Mbps, " +
+               (link.link_duplex == RTE_ETH_LINK_FULL_DUPLEX ? "full" : "half") + " duplex";
+    }
+
+  private:
+    [[noreturn]] void fail(const char* what, int ret) const {
+        throw DataplaneError("port '" + spec_.text + "': " + what + ": " +
+                             detail::rte_error_text(ret < 0 ? -ret : ret));
+    }
+
+    PortSpec spec_;
+    std::uint16_t id_ = 0;
+    bool owned_ = false;
+    bool started_ = false;
+    std::uint16_t nb_rxd_ = 0, nb_txd_ = 0;
+    rte_dev_iterator iter_{};
+};
+
+}  // namespace linkem::dp::detail
