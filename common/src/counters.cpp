@@ -20,4 +20,8 @@ nlohmann::json to_json(const CounterSnapshot& c) {
             {"rate_intervals", c.rate_intervals}};
 }
 
+bool balances(const CounterSnapshot& c) {
+    return c.packets_in == c.packets_out + c.drops() + c.in_flight;
+}
+
 }  // namespace linkem

@@ -8,10 +8,6 @@ namespace linkem {
 
 using nlohmann::json;
 
-bool balances(const CounterSnapshot& c) {
-    return c.packets_in == c.packets_out + c.drops() + c.in_flight;
-}
-
 json to_json(const LinkStats& s, bool final) {
     json j = json::object();
     j["t_ns"] = s.t_ns;

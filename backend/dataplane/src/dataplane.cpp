@@ -51,6 +51,25 @@ struct Dataplane::Impl {
     mutable std::vector<Retired> retired;
     LinkConfig link;
     std::optional<DataplaneStats> final_stats;
+    // Interval reports moved out of the lcores' rings (under mu): the newest per direction
+    // (the counters stats() shows), and those take_telemetry() has not handed out yet.
+    mutable std::array<std::optional<IntervalReport>, 2> latest;
+    mutable TelemetryBatch backlog;
+    static constexpr std::size_t kMaxBacklog = 256;  // reports per direction: ~13 s
+
+    void pull_reports() const {
+        IntervalReport r[16];
+        for (unsigned k = 0; k < n_dirs; ++k) {
+            std::size_t n;
+            while ((n = dirs[k]->reports->pop(r, 16)) > 0) {
+                latest[k] = r[n - 1];
+                auto& b = backlog.reports[k];
+                b.insert(b.end(), r, r + n);
+                if (b.size() > kMaxBacklog)
+                    b.erase(b.begin(), b.end() - static_cast<std::ptrdiff_t>(kMaxBacklog));
+            }
+        }
+    }
 
     LinkParams capped(const LinkParams& p, const Direction& d) const {
         LinkParams q = p;
@@ -64,18 +83,30 @@ struct Dataplane::Impl {
         });
     }
 
-    DataplaneStats collect() const {
+    // `live`: the lcores run, so each direction's counters come from its newest interval
+    // report (consistent, taken between two bursts); else (before the first report, after
+    // stop) straight from the Emulator.
+    DataplaneStats collect(bool live) const {
         DataplaneStats s;
         s.t_ns = tsc_now();
         s.directions = n_dirs;
+        if (live) pull_reports();
         for (unsigned k = 0; k < n_dirs; ++k) {
             const Direction& d = *dirs[k];
             DirectionStats& ds = s.dir[k];
-            // Before the counters: an interval whose two ends show the same generation was
-            // spent entirely under that parameter block.
-            ds.params_generation = d.acked.load(std::memory_order_acquire);
+            if (live && latest[k]) {
+                ds.params_generation = latest[k]->params_generation;
+                ds.counters = latest[k]->counters;
+                ds.delay_samples_dropped = latest[k]->samples_dropped;
+                if (k == 0) s.t_ns = latest[k]->end_ns;
+            } else {
+                // Before the counters: an interval whose two ends show the same generation
+                // was spent entirely under that parameter block.
+                ds.params_generation = d.acked.load(std::memory_order_acquire);
+                ds.counters = d.emu->snapshot();
+                ds.delay_samples_dropped = d.emu->samples_dropped();
+            }
             ds.tx_sent = d.tx_sent.load(std::memory_order_acquire);
-            ds.counters = d.emu->snapshot();
             ds.tx_queued =
                 ds.counters.packets_out > ds.tx_sent ? ds.counters.packets_out - ds.tx_sent : 0;
             ds.buffer_limit = std::min<std::uint64_t>(
@@ -206,9 +237,17 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         m.current[k] = std::make_unique<ParamBlock>(ParamBlock{0, p});
         m.current[k]->params.seed = stored.seed;
         d->block.store(m.current[k].get(), std::memory_order_relaxed);
+        d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
+        if (cfg.telemetry) {
+            // The control thread takes samples every 50 ms: room for ~0.5 s of them.
+            const unsigned per_s = std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS);
+            d->samples = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
+            d->emu->set_telemetry(per_s ? kNsPerSec / per_s : 0, 16384, d->samples.get());
+        }
         m.dirs[k] = std::move(d);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
+    cfg.link = m.link;
     log("the emulator holds at most %llu packets per direction (what the pool of %u mbufs "
         "allows; beyond: buffer_full drops; raise --mbufs for more)",
         static_cast<unsigned long long>(m.dirs[0]->buffer_cap), m.pool_size);
@@ -299,7 +338,7 @@ void Dataplane::stop() {
             rte_eal_wait_lcore(t.lcore);
     {
         std::lock_guard lock(m.mu);
-        m.final_stats = m.collect();
+        m.final_stats = m.collect(false);
     }
 #ifdef LINKEM_DP_PROFILE
     for (unsigned k = 0; k < m.n_dirs; ++k) {
@@ -322,7 +361,14 @@ void Dataplane::stop() {
 }
 
 std::uint64_t Dataplane::apply(const LinkConfig& link) {
+    return update([&](const LinkConfig&) { return link; }).first;
+}
+
+std::pair<std::uint64_t, LinkConfig> Dataplane::update(
+    const std::function<LinkConfig(const LinkConfig&)>& f) {
     Impl& m = *impl_;
+    std::lock_guard lock(m.mu);
+    const LinkConfig link = f(m.link);
     std::array<LinkParams, 2> next{link.a_to_b, link.b_to_a};
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         try {
@@ -331,17 +377,15 @@ std::uint64_t Dataplane::apply(const LinkConfig& link) {
             throw ParamError(std::string(k == 0 ? "a_to_b." : "b_to_a.") + e.field(), e.message());
         }
     }
-    std::lock_guard lock(m.mu);
     m.reclaim();
     const std::uint64_t gen = ++m.generation;
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         Direction& d = *m.dirs[k];
         LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
-        const std::uint64_t seed = next[k].seed;
         auto block = std::make_unique<ParamBlock>(ParamBlock{gen, m.capped(next[k], d)});
         stored = next[k];
-        // Seed 0 means "keep the seed in use" for a running emulator.
-        if (seed == 0) stored.seed = m.current[k]->params.seed;
+        // Seed 0 draws a new seed, as at start; the same seed as in use keeps the streams.
+        if (stored.seed == 0) stored.seed = random_seed();
         block->params.seed = stored.seed;
         d.block.store(block.get(), std::memory_order_release);
         d.published.store(gen, std::memory_order_release);
@@ -349,7 +393,8 @@ std::uint64_t Dataplane::apply(const LinkConfig& link) {
         m.current[k] = std::move(block);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
-    return gen;
+    m.cfg.link = m.link;
+    return {gen, m.link};
 }
 
 bool Dataplane::wait_applied(std::uint64_t gen, std::chrono::milliseconds timeout) const {
@@ -369,11 +414,31 @@ LinkConfig Dataplane::link() const {
     return impl_->link;
 }
 
+std::uint64_t Dataplane::generation() const {
+    std::lock_guard lock(impl_->mu);
+    return impl_->generation;
+}
+
 DataplaneStats Dataplane::stats() const {
     std::lock_guard lock(impl_->mu);
     impl_->reclaim();
     if (impl_->final_stats) return *impl_->final_stats;
-    return impl_->collect();
+    return impl_->collect(impl_->launched);
+}
+
+void Dataplane::take_telemetry(TelemetryBatch& out) {
+    Impl& m = *impl_;
+    out.clear();
+    std::lock_guard lock(m.mu);
+    if (m.launched && !m.stopped) m.pull_reports();
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        std::swap(out.reports[k], m.backlog.reports[k]);
+        if (!m.dirs[k]->samples) continue;
+        DelaySample buf[256];
+        std::size_t n;
+        while ((n = m.dirs[k]->samples->pop(buf, 256)) > 0)
+            out.samples[k].insert(out.samples[k].end(), buf, buf + n);
+    }
 }
 
 unsigned Dataplane::directions() const {

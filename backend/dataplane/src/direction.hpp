@@ -10,6 +10,8 @@
 
 #include "dpdk.hpp"
 #include "linkem/dataplane/dataplane.hpp"
+#include "linkem/spsc_ring.hpp"
+#include "linkem/telemetry.hpp"
 
 namespace linkem::dp::detail {
 
@@ -117,10 +119,30 @@ struct alignas(64) Direction {
     std::vector<void*> free_store;
     std::vector<rte_mbuf*> donors;  // the headers whose buffers were given to the queue
 
+    // Telemetry (owner: the lcore that owns the Emulator): an interval report every
+    // kReportPeriod, and the delay samples the Emulator completes.
+    alignas(64) TimeNs next_report = 0;
+    std::atomic<std::uint64_t> reports_dropped{0};
+    std::unique_ptr<SpscRing<IntervalReport>> reports;
+    std::unique_ptr<SpscRing<DelaySample>> samples;
+
 #ifdef LINKEM_DP_PROFILE
     alignas(64) StageProfile prof;
 #endif
 };
+
+[[gnu::noinline, gnu::cold]] inline void report(Direction& d, TimeNs now) {
+    if (d.next_report != 0 && !d.reports->try_push(d.emu->take_report(now, d.adopted)))
+        d.reports_dropped.fetch_add(1, std::memory_order_relaxed);
+    if (d.next_report == 0) d.emu->take_report(now, d.adopted);  // starts the first interval
+    d.next_report = now + kReportPeriod;
+}
+
+// After a visit that moved d's packets at `now`: the interval report when it is due.
+inline void report_if_due(Direction& d, TimeNs now) {
+    if (now >= d.next_report) [[unlikely]]
+        report(d, now);
+}
 
 // Adopts a newly published parameter block. The generation is read first (acquire): the
 // block pointer stored before it is then visible. set_params copies the block, so once

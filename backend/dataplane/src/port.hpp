@@ -14,7 +14,6 @@
 
 namespace linkem::dp::detail {
 
-
 class EthPort {
   public:
     explicit EthPort(const PortSpec& spec) : spec_(spec) {

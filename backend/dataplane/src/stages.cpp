@@ -116,6 +116,8 @@ inline void both_rx_and_emulate(Direction& d0, Direction& d1) {
     drain_to_port(d0, now);
     ingest_polled(d1, p1, n1, now);
     drain_to_port(d1, now);
+    report_if_due(d0, now);
+    report_if_due(d1, now);
 }
 
 // Layout three, rx lcore: stamp and pass on. When the ring is full, keep the burst and
@@ -177,13 +179,17 @@ int lcore_main(void* arg) {
             }
             while (run.load(std::memory_order_relaxed)) {
                 adopt_params(d0);
-                drain_to_port(d0, rx_and_ingest(d0));
+                const TimeNs now = rx_and_ingest(d0);
+                drain_to_port(d0, now);
+                report_if_due(d0, now);
             }
             break;
         case Role::rx_emulate:
             while (run.load(std::memory_order_relaxed)) {
                 adopt_params(d0);
-                drain_to_ring(d0, rx_and_ingest(d0));
+                const TimeNs now = rx_and_ingest(d0);
+                drain_to_ring(d0, now);
+                report_if_due(d0, now);
             }
             break;
         case Role::rx:
@@ -197,6 +203,7 @@ int lcore_main(void* arg) {
                 const TimeNs now = tsc_now();
                 note_poll(d0, d0.last_drain_poll, now);
                 drain_to_ring(d0, now);
+                report_if_due(d0, now);
             }
             break;
         case Role::tx:

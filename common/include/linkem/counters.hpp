@@ -30,6 +30,9 @@ struct CounterSnapshot {
 
 nlohmann::json to_json(const CounterSnapshot& c);
 
+/// in = out + drops + in_flight: what every consistent snapshot of a direction satisfies.
+bool balances(const CounterSnapshot& c);
+
 /// The live counters. Single writer: add() is a relaxed load + store, no lock prefix.
 struct alignas(64) Counters {
     std::atomic<std::uint64_t> packets_in{0}, bytes_in{0};

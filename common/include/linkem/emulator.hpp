@@ -31,6 +31,8 @@
 #include "linkem/queues.hpp"
 #include "linkem/rate_estimator.hpp"
 #include "linkem/rng.hpp"
+#include "linkem/spsc_ring.hpp"
+#include "linkem/telemetry.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem {
@@ -81,6 +83,7 @@ class Emulator {
         to_loss_ = loss_.gap(loss_rng_);
         overhead_ = p.byte_accounting == ByteAccounting::wire ? kEthernetWireOverhead : 0;
         if (had_params && was_fifo != uses_fifo()) move_queued(was_fifo);
+        if (delay_stats_.count == 0) delay_stats_.shift = static_cast<double>(p.mean_delay);
         publish_state();
     }
 
@@ -106,6 +109,7 @@ class Emulator {
     /// passes reach the loss stage.
     std::size_t ingest(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped = nullptr) {
         if (n == 0) return 0;
+        last_queued_ = false;
         if (rate_.on_arrivals(now, n)) {
             delayer_.on_rate(rate_.rate_pps());
             publish_state();
@@ -149,6 +153,8 @@ class Emulator {
         }
         Counters::add(counters_.packets_in, n);
         Counters::set(counters_.in_flight, queued());
+        if (sample_period_ != 0 && last_queued_ && now >= next_sample_) [[unlikely]]
+            take_sample(now);
         return n_dropped;
     }
 
@@ -166,8 +172,13 @@ class Emulator {
     /// Removes up to `max` packets whose transmission time is <= now, in order, into
     /// `out` (and their transmission times into `tx_out` if given). Returns the count.
     std::size_t drain(TimeNs now, Packet* out, std::size_t max, TimeNs* tx_out = nullptr) {
+        if (telemetry_ && !tx_out) {
+            tx_out = tx_scratch_.data();
+            max = std::min(max, tx_scratch_.size());
+        }
         const std::size_t n = uses_fifo() ? fifo_.pop_due(now, out, tx_out, max)
                                           : reorder_.pop_due(now, out, tx_out, max);
+        if (telemetry_ && n) departed(now, tx_out, n);
         if (n) {
             if constexpr (requires(const Packet& p) { Traits::prefetch(p); }) {
                 if (prefetch_ahead_) {
@@ -195,14 +206,67 @@ class Emulator {
     /// packets are, either in buf (room for max) or inside the queue (valid until the next
     /// call on the emulator). Counts them as drain() does. No prefetching.
     std::pair<const Packet*, std::size_t> drain_view(TimeNs now, Packet* buf, std::size_t max) {
+        TimeNs* tx = nullptr;
+        if (telemetry_) {
+            tx = tx_scratch_.data();
+            max = std::min(max, tx_scratch_.size());
+        }
         std::pair<const Packet*, std::size_t> r;
-        if (uses_fifo())
-            r = {buf, fifo_.pop_due(now, buf, nullptr, max)};
-        else
-            r = reorder_.pop_due_view(now, buf, max);
-        if (r.second) count_out(r.first, r.second);
+        if (uses_fifo()) {
+            r = {buf, fifo_.pop_due(now, buf, tx, max)};
+        } else {
+            if constexpr (requires { reorder_.pop_due_view(now, buf, max, tx); })
+                r = reorder_.pop_due_view(now, buf, max, tx);
+            else
+                r = {buf, reorder_.pop_due(now, buf, tx, max)};
+        }
+        if (r.second) {
+            if (telemetry_) departed(now, tx, r.second);
+            count_out(r.first, r.second);
+        }
         return r;
     }
+
+    // ------------------------------------------------------------------------ telemetry
+    /// Switches on what the `delay` topic needs beyond the per-packet delay statistics
+    /// (which ingest always keeps): the lateness of every departure (drain then also reads
+    /// each packet's transmission time, and drains at most kTelemetryDrain packets per call)
+    /// and, when sample_period > 0, one sampled packet per sample_period followed from
+    /// arrival to departure (at most max_pending at once) into `sink`; what does not fit
+    /// into the sink is counted in samples_dropped. Allocates; call before the packet path
+    /// runs.
+    void set_telemetry(DurationNs sample_period, std::size_t max_pending,
+                       SpscRing<DelaySample>* sink) {
+        telemetry_ = true;
+        tx_scratch_.assign(kTelemetryDrain, 0);
+        sample_period_ = sink ? sample_period : 0;
+        sample_sink_ = sink;
+        max_pending_ = max_pending;
+        pending_.clear();
+        pending_.reserve(max_pending);
+        drained_total_ = queued_total_ - queued();
+    }
+    static constexpr std::size_t kTelemetryDrain = 1024;
+
+    /// The interval since the previous report (or the first packet): a consistent copy of
+    /// the counters, the delay statistics of every packet queued and the lateness of every
+    /// packet that left. Starts the next interval. On the emulator's thread, between calls
+    /// that move packets.
+    IntervalReport take_report(TimeNs now, std::uint64_t params_generation) {
+        IntervalReport r;
+        r.start_ns = report_start_ != kNoTime ? report_start_ : now;
+        r.end_ns = now;
+        r.counters = counters_.snapshot();
+        r.params_generation = params_generation;
+        r.delay = delay_stats_;
+        r.lateness = lateness_stats_;
+        r.samples_dropped = samples_dropped_;
+        report_start_ = now;
+        delay_stats_.reset(static_cast<double>(params_.mean_delay));
+        lateness_stats_.reset(0);
+        return r;
+    }
+    std::uint64_t samples_dropped() const { return samples_dropped_; }
 
     /// Whether at least k >= 1 packets are due at `now` (the next drain(now, .., k) would
     /// return k). Exact in correlated mode; in reordered mode it may also be true with fewer
@@ -232,15 +296,61 @@ class Emulator {
 
   private:
     bool uses_fifo() const { return params_.strategy != Strategy::reordered; }
-    std::size_t queued() const { return fifo_.size() + reorder_.size(); }
 
-    static std::uint64_t random_seed() {
-        std::random_device rd;
-        std::uint64_t s = 0;
-        while (s == 0)
-            s = (std::uint64_t{rd()} << 32) ^ rd();
-        return s;
+    // The transmission time a queue keeps for tx (the calendar queue rounds it up).
+    static TimeNs queued_tx(TimeNs tx) {
+        if constexpr (requires { ReorderQueue<Packet>::round(tx); })
+            return ReorderQueue<Packet>::round(tx);
+        else
+            return tx;
     }
+
+    // Follows the last packet the ingest call queued (if there is room to follow one more).
+    // FIFO: it leaves when as many packets as were queued before it have left (its
+    // ordinal); reordered: when a packet with its transmission time or a later one has.
+    void take_sample(TimeNs now) {
+        // On schedule, one per period; after a pause, the schedule restarts from now.
+        next_sample_ += sample_period_;
+        if (next_sample_ < now) next_sample_ = now + sample_period_;
+        if (pending_.size() >= max_pending_) return;
+        const bool fifo = uses_fifo();
+        const TimeNs tx = fifo ? sample_tx_ : queued_tx(sample_tx_);
+        pending_.push_back(
+            PendingSample{now, static_cast<DurationNs>(sample_delay_ + 0.5), tx,
+                          fifo ? queued_total_ - 1 : static_cast<std::uint64_t>(tx)});
+        std::push_heap(pending_.begin(), pending_.end(), PendingLater{});
+    }
+
+    // n packets left at `now` with transmission times tx[0, n).
+    void departed(TimeNs now, const TimeNs* tx, std::size_t n) {
+        double sum = 0, sq = 0, mn = lateness_stats_.min, mx = lateness_stats_.max;
+        TimeNs latest = tx[0];
+        for (std::size_t i = 0; i < n; ++i) {
+            const double l = static_cast<double>(now - tx[i]);
+            sum += l;
+            sq += l * l;
+            mn = l < mn ? l : mn;
+            mx = l > mx ? l : mx;
+            latest = tx[i] > latest ? tx[i] : latest;
+        }
+        lateness_stats_.count += n;
+        lateness_stats_.sum += sum;
+        lateness_stats_.sumsq += sq;
+        lateness_stats_.min = mn;
+        lateness_stats_.max = mx;
+        drained_total_ += n;
+        if (pending_.empty()) return;
+        const std::uint64_t gone =
+            uses_fifo() ? drained_total_ : static_cast<std::uint64_t>(latest) + 1;
+        while (!pending_.empty() && pending_.front().key < gone) {
+            const PendingSample& p = pending_.front();
+            const DelaySample s{p.arrival, p.delay, p.tx - p.arrival, now - p.arrival};
+            if (!sample_sink_->try_push(s)) ++samples_dropped_;
+            std::pop_heap(pending_.begin(), pending_.end(), PendingLater{});
+            pending_.pop_back();
+        }
+    }
+    std::size_t queued() const { return fifo_.size() + reorder_.size(); }
 
     // Counts n drained packets as sent.
     void count_out(const Packet* out, std::size_t n) {
@@ -261,6 +371,9 @@ class Emulator {
     // Strategy switched between FIFO and reordering: move every queued packet over, in
     // transmission-time order. O(queued) once, on the thread that owns the emulator.
     void move_queued(bool from_fifo) {
+        // Samples in flight were keyed by the old queue's order: drop them (not counted:
+        // they were never due to the sink).
+        pending_.clear();
         constexpr std::size_t kStep = 256;
         Packet pk[kStep];
         TimeNs tx[kStep];
@@ -309,6 +422,13 @@ class Emulator {
             delayer_.next_n(rng_, delay, n);
         std::uint64_t bytes = 0, clamped = 0, drop[4] = {0, 0, 0, 0};
         std::size_t n_dropped = 0;
+        // The delay statistics of the packets queued (telemetry), in registers; the last
+        // queued packet's delay and transmission time (a sample candidate).
+        const double shift = delay_stats_.shift;
+        double g_sum = 0, g_sq = 0, g_min = delay_stats_.min, g_max = delay_stats_.max;
+        std::uint64_t g_n = 0;
+        double last_d = 0;
+        TimeNs last_t = 0;
         const std::size_t q = queued();
         std::size_t room = q < params_.buffer_limit_packets ? params_.buffer_limit_packets - q : 0;
         std::uint64_t to_loss = to_loss_;
@@ -387,8 +507,27 @@ class Emulator {
             }
             queue.push(tx, pkt);
             --room;
+            const double g = d - shift;
+            g_sum += g;
+            g_sq += g * g;
+            g_min = d < g_min ? d : g_min;
+            g_max = d > g_max ? d : g_max;
+            ++g_n;
+            last_d = d;
+            last_t = tx;
         }
         queue.commit();
+        if (g_n) {
+            delay_stats_.count += g_n;
+            delay_stats_.sum += g_sum;
+            delay_stats_.sumsq += g_sq;
+            delay_stats_.min = g_min;
+            delay_stats_.max = g_max;
+            queued_total_ += g_n;
+            last_queued_ = true;
+            sample_delay_ = last_d;
+            sample_tx_ = last_t;
+        }
         to_loss_ = to_loss;
         if constexpr (L == Limiter::spacer) {
             spacer_ = spacer;
@@ -426,6 +565,34 @@ class Emulator {
     FifoQueue<Packet> fifo_;
     ReorderQueue<Packet> reorder_;
     Counters counters_;
+
+    // Telemetry: the owner's thread only.
+    static constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::min();
+    struct PendingSample {
+        TimeNs arrival;
+        DurationNs delay;
+        TimeNs tx;
+        std::uint64_t key;  // FIFO: the packet's ordinal; reordered: its transmission time
+    };
+    struct PendingLater {
+        bool operator()(const PendingSample& a, const PendingSample& b) const {
+            return a.key > b.key;
+        }
+    };
+    RunningStats delay_stats_, lateness_stats_;
+    TimeNs report_start_ = kNoTime;
+    bool telemetry_ = false;
+    bool last_queued_ = false;  // the current ingest call queued a packet: sample_delay_/tx_
+    double sample_delay_ = 0;
+    TimeNs sample_tx_ = 0;
+    DurationNs sample_period_ = 0;
+    TimeNs next_sample_ = 0;
+    std::size_t max_pending_ = 0;
+    std::vector<PendingSample> pending_;  // a min-heap on key
+    SpscRing<DelaySample>* sample_sink_ = nullptr;
+    std::uint64_t samples_dropped_ = 0;
+    std::uint64_t queued_total_ = 0, drained_total_ = 0;  // packets ever queued / drained
+    std::vector<TimeNs> tx_scratch_;
 };
 
 }  // namespace linkem

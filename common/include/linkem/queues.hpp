@@ -384,18 +384,23 @@ class CalendarQueue {
     /// pop_due without the copy where it can: when the due packets lie inside the active,
     /// counting-sorted bucket (and none is late), returns where they are in the sorted
     /// bucket (valid until the next call on the queue); otherwise pops into buf.
-    std::pair<const Packet*, std::size_t> pop_due_view(TimeNs now, Packet* buf, std::size_t max) {
+    /// With tx_out (room for max), their (rounded) transmission times too.
+    std::pair<const Packet*, std::size_t> pop_due_view(TimeNs now, Packet* buf, std::size_t max,
+                                                       TimeNs* tx_out = nullptr) {
         if (!active_small_ && late_.empty()) {
             const std::size_t start = active_pos_, due = active_due(now);
             if (start + due < active_n_) {  // the bucket's next packet is not due
                 const std::size_t k = std::min(due, max);
+                if (tx_out)
+                    for (std::size_t i = 0; i < k; ++i)
+                        tx_out[i] = active_tx(start + i);
                 size_ -= k;
                 active_pos_ = start + k;
                 prefetch_next_bucket();
                 return {sorted_pkt_.data() + start, k};
             }
         }
-        return {buf, pop_due(now, buf, nullptr, max)};
+        return {buf, pop_due(now, buf, tx_out, max)};
     }
 
     std::size_t pop_due(TimeNs now, Packet* out, TimeNs* tx_out, std::size_t max) {

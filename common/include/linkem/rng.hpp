@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
 
 namespace linkem {
 
@@ -15,6 +16,15 @@ constexpr std::uint64_t splitmix64(std::uint64_t& state) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/// A non-zero seed from the system's random source: what a seed of 0 asks for.
+inline std::uint64_t random_seed() {
+    std::random_device rd;
+    std::uint64_t s = 0;
+    while (s == 0)
+        s = (std::uint64_t{rd()} << 32) ^ rd();
+    return s;
 }
 
 class Rng {

@@ -55,9 +55,6 @@ struct LinkStats {
     PortStats port[2];  // a, b
 };
 
-/// in = out + drops + in_flight: what every consistent snapshot of a direction satisfies.
-bool balances(const CounterSnapshot& c);
-
 /// {"t_ns":..,"final":..,"a_to_b":{...},"b_to_a":{...},"ports":{"a":{...},"b":{...}}}: the
 /// keys of docs/protocol.md's `stats` topic (without its header keys).
 nlohmann::json to_json(const LinkStats& s, bool final);

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/stats.hpp"
+#include "linkem/telemetry.hpp"
 
 namespace linkem::dp {
 
@@ -72,6 +74,26 @@ struct DataplaneConfig {
     /// exchange"): for comparison, and for code that needs the received mbuf itself.
     bool hold_mbufs = false;
     LinkConfig link;
+    /// Telemetry beyond the interval reports (which are always made): the lateness of every
+    /// departure, and sampled packets followed end to end (docs/protocol.md, `delay`).
+    bool telemetry = false;
+    unsigned delay_samples_per_s = 2000;  // 0 .. kMaxDelaySamplesPerS; 0: none
+};
+
+inline constexpr unsigned kMaxDelaySamplesPerS = 20000;
+/// How often each direction's lcore reports its counters and delay statistics.
+inline constexpr DurationNs kReportPeriod = 50 * kNsPerMs;
+
+/// What the lcores reported since the last Dataplane::take_telemetry(), per direction.
+struct TelemetryBatch {
+    std::vector<IntervalReport> reports[2];
+    std::vector<DelaySample> samples[2];
+    void clear() {
+        for (int k = 0; k < 2; ++k) {
+            reports[k].clear();
+            samples[k].clear();
+        }
+    }
 };
 
 using LinkConfig = linkem::LinkConfig;
@@ -100,15 +122,32 @@ class Dataplane {
 
     /// Validates and publishes new parameters for both directions without stopping
     /// traffic. Throws ParamError (field prefixed with "a_to_b." / "b_to_a.") and then
-    /// changes nothing. Returns the generation; see wait_applied().
+    /// changes nothing. A seed of 0 draws a new random seed (as at start). Returns the
+    /// generation; see wait_applied().
     std::uint64_t apply(const LinkConfig& link);
+    /// apply() of f(the parameters in force), under the same lock as apply(): a change
+    /// built from the current parameters (a partial update, one direction) cannot lose a
+    /// concurrent one. f may throw (ParamError: nothing changes). Returns the generation
+    /// and the parameters now in force (with the seeds in use).
+    std::pair<std::uint64_t, LinkConfig> update(
+        const std::function<LinkConfig(const LinkConfig&)>& f);
     /// True once every direction runs with generation >= gen (false after the timeout).
     bool wait_applied(std::uint64_t gen, std::chrono::milliseconds timeout) const;
-    /// The parameters last applied (with each direction's effective seed).
+    /// The parameters in force (last applied, with each direction's seed in use).
     LinkConfig link() const;
+    /// The generation of the parameters last applied (0: the start-up ones).
+    std::uint64_t generation() const;
 
+    /// Counters per direction and port. While the data plane runs, each direction's counters
+    /// are those of its newest interval report (taken by its lcore between two bursts, so
+    /// in = out + drops + in_flight holds), at most kReportPeriod old.
     DataplaneStats stats() const;
+    /// Moves the interval reports and delay samples made since the last call into `out`
+    /// (cleared first). Keeps at most ~10 s of reports between calls.
+    void take_telemetry(TelemetryBatch& out);
     unsigned directions() const;
+    /// The configuration; its `link` is the parameters in force (as link(), with the seeds
+    /// in use). Read it on the thread that applies changes (it is not locked).
     const DataplaneConfig& config() const;
     /// Seed in use per direction (drawn at construction when the parameters say 0).
     std::uint64_t seed(unsigned direction) const;

@@ -1,0 +1,185 @@
+// The Emulator's telemetry (docs/protocol.md, `delay`): the delay statistics of every queued
+// packet, the lateness of every departure, sampled packets followed from arrival to
+// departure, and interval reports whose counters balance.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "linkem/emulator.hpp"
+#include "test_support.hpp"
+
+namespace linkem {
+namespace {
+
+using test::Packet;
+
+LinkParams constant(DurationNs delay, Strategy s = Strategy::correlated) {
+    LinkParams p;
+    p.strategy = s;
+    p.distribution = Distribution::constant;
+    p.mean_delay = delay;
+    p.seed = 7;
+    return p;
+}
+
+// Feeds one packet every `gap` ns from t = 1 ms for `n` packets and drains at every arrival
+// time plus `late` (i.e. `late` ns after each packet fell due, when late < gap).
+template <class E>
+std::vector<Packet> run(E& e, std::size_t n, DurationNs gap, DurationNs late) {
+    std::vector<Packet> out(4096), all;
+    const TimeNs t0 = kNsPerMs;
+    for (std::size_t i = 0; i < n; ++i) {
+        const TimeNs t = t0 + static_cast<TimeNs>(i) * gap;
+        Packet p{i, t, 100};
+        e.ingest(&p, 1, t);
+        const std::size_t k = e.drain(t + late, out.data(), out.size());
+        all.insert(all.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    for (TimeNs t = t0 + static_cast<TimeNs>(n) * gap;; t += gap) {
+        const std::size_t k = e.drain(t + late, out.data(), out.size());
+        all.insert(all.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k));
+        if (e.in_flight() == 0) break;
+    }
+    return all;
+}
+
+TEST(EmulatorTelemetry, ConstantDelayGivesExactDelaySamplesAndLateness) {
+    constexpr DurationNs kDelay = 50 * kNsPerUs, kGap = 10 * kNsPerUs, kLate = 3 * kNsPerUs;
+    Emulator<Packet> e(constant(kDelay));
+    SpscRing<DelaySample> sink(4096);
+    e.set_telemetry(100 * kNsPerUs, 1024, &sink);  // a sample every 100 us
+    const auto out = run(e, 10000, kGap, kLate);
+    ASSERT_EQ(out.size(), 10000u);
+    const IntervalReport r = e.take_report(kNsPerSec, 5);
+    EXPECT_EQ(r.params_generation, 5u);
+    EXPECT_TRUE(balances(r.counters));
+    EXPECT_EQ(r.delay.count, 10000u);
+    EXPECT_DOUBLE_EQ(r.delay.mean(), static_cast<double>(kDelay));
+    EXPECT_DOUBLE_EQ(r.delay.sd(), 0.0);
+    EXPECT_EQ(r.lateness.count, 10000u);
+    EXPECT_DOUBLE_EQ(r.lateness.min, static_cast<double>(kLate));
+    EXPECT_DOUBLE_EQ(r.lateness.max, static_cast<double>(kLate));
+    std::vector<DelaySample> s(4096);
+    const std::size_t n = sink.pop(s.data(), s.size());
+    // 100 ms of arrivals, one sample per 100 us.
+    EXPECT_GE(n, 990u);
+    EXPECT_LE(n, 1001u);
+    for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(s[i].delay_ns, kDelay);
+        EXPECT_EQ(s[i].scheduled_ns, kDelay);
+        EXPECT_EQ(s[i].actual_ns, kDelay + kLate) << i;
+        if (i > 0) {
+            EXPECT_GE(s[i].arrival_ns - s[i - 1].arrival_ns, 100 * kNsPerUs);
+        }
+    }
+    EXPECT_EQ(r.samples_dropped, 0u);
+}
+
+TEST(EmulatorTelemetry, ReportsCoverIntervalsAndReset) {
+    Emulator<Packet> e(constant(kNsPerUs));
+    SpscRing<DelaySample> sink(16);
+    e.set_telemetry(0, 0, &sink);
+    Packet p{0, 0, 100};
+    e.ingest(&p, 1, 1000);
+    const IntervalReport a = e.take_report(2000, 0);
+    EXPECT_EQ(a.start_ns, 2000);  // no report before: the interval starts at the first one
+    EXPECT_EQ(a.delay.count, 1u);
+    EXPECT_EQ(a.lateness.count, 0u);
+    EXPECT_EQ(a.counters.in_flight, 1u);
+    Packet out[4];
+    ASSERT_EQ(e.drain(2500, out, 4), 1u);
+    const IntervalReport b = e.take_report(3000, 0);
+    EXPECT_EQ(b.start_ns, 2000);
+    EXPECT_EQ(b.end_ns, 3000);
+    EXPECT_EQ(b.delay.count, 0u);
+    EXPECT_EQ(b.lateness.count, 1u);
+    EXPECT_DOUBLE_EQ(b.lateness.mean(), 500.0);
+    EXPECT_TRUE(balances(b.counters));
+    EXPECT_EQ(b.counters.packets_out, 1u);
+}
+
+TEST(EmulatorTelemetry, NormalDelaysHaveTheConfiguredMeanAndSd) {
+    LinkParams p;
+    p.strategy = Strategy::uncorrelated;
+    p.mean_delay = 10 * kNsPerMs;
+    p.jitter = kNsPerMs;
+    p.seed = 3;
+    Emulator<Packet> e(p);
+    std::vector<Packet> in(64);
+    for (int burst = 0; burst < 3000; ++burst) {
+        for (auto& x : in)
+            x.length = 100;
+        e.ingest(in.data(), in.size(), burst * 1000);
+    }
+    const IntervalReport r = e.take_report(3'000'000, 0);
+    ASSERT_EQ(r.delay.count, 192000u);
+    // sd of the mean: 1 ms / sqrt(192000) = 2.3 us; 5 sd. sd's own error ~ 1.6 us.
+    EXPECT_NEAR(r.delay.mean(), 10e6, 12e3);
+    EXPECT_NEAR(r.delay.sd(), 1e6, 10e3);
+    EXPECT_GT(r.delay.min, 5e6);
+    EXPECT_LT(r.delay.max, 15e6);
+}
+
+TEST(EmulatorTelemetry, ReorderedSamplesLeaveAtTheirTimeAndNeverEarly) {
+    LinkParams p;
+    p.strategy = Strategy::reordered;
+    p.mean_delay = 200 * kNsPerUs;
+    p.jitter = 50 * kNsPerUs;
+    p.seed = 11;
+    Emulator<Packet> e(p);
+    SpscRing<DelaySample> sink(8192);
+    e.set_telemetry(20 * kNsPerUs, 4096, &sink);
+    const auto out = run(e, 20000, kNsPerUs, 0);
+    ASSERT_EQ(out.size(), 20000u);
+    std::vector<DelaySample> s(8192);
+    const std::size_t n = sink.pop(s.data(), s.size());
+    EXPECT_GE(n, 900u);
+    std::size_t exact = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        // Scheduled: the delay rounded up to the calendar's 64 ns (plus up to 64 ns of the
+        // arrival's own rounding); actual: the first drain (every 1 us) at or after it.
+        EXPECT_GE(s[i].scheduled_ns, s[i].delay_ns - 1);
+        EXPECT_LT(s[i].scheduled_ns, s[i].delay_ns + 128);
+        EXPECT_GE(s[i].actual_ns, s[i].scheduled_ns);
+        EXPECT_LT(s[i].actual_ns, s[i].scheduled_ns + static_cast<DurationNs>(kNsPerUs));
+        exact += s[i].actual_ns - s[i].scheduled_ns < static_cast<DurationNs>(kNsPerUs);
+    }
+    EXPECT_EQ(exact, n);
+    const IntervalReport r = e.take_report(kNsPerSec, 0);
+    EXPECT_EQ(r.lateness.count, 20000u);
+    EXPECT_GE(r.lateness.min, 0.0);
+    EXPECT_LT(r.lateness.max, 1000.0);
+}
+
+TEST(EmulatorTelemetry, AFullSinkDropsSamplesNeverPackets) {
+    Emulator<Packet> e(constant(20 * kNsPerUs));
+    SpscRing<DelaySample> sink(8);
+    e.set_telemetry(kNsPerUs, 1024, &sink);
+    const auto out = run(e, 5000, kNsPerUs, 0);
+    EXPECT_EQ(out.size(), 5000u);
+    EXPECT_EQ(sink.size(), 8u);
+    EXPECT_GT(e.samples_dropped(), 4000u);
+    const IntervalReport r = e.take_report(kNsPerSec, 0);
+    EXPECT_EQ(r.samples_dropped, e.samples_dropped());
+    EXPECT_EQ(r.counters.packets_out, 5000u);
+    EXPECT_TRUE(balances(r.counters));
+}
+
+TEST(EmulatorTelemetry, SamplesAcrossAStrategySwitchAreDroppedNotMismatched) {
+    Emulator<Packet> e(constant(100 * kNsPerUs));
+    SpscRing<DelaySample> sink(4096);
+    e.set_telemetry(5 * kNsPerUs, 4096, &sink);
+    Packet p{0, 0, 100};
+    for (int i = 0; i < 50; ++i)
+        e.ingest(&p, 1, kNsPerMs + i * kNsPerUs);
+    e.set_params(constant(100 * kNsPerUs, Strategy::reordered));
+    Packet out[256];
+    std::size_t got = 0;
+    for (TimeNs t = kNsPerMs; t < 2 * kNsPerMs; t += kNsPerUs)
+        got += e.drain(t, out, 256);
+    EXPECT_EQ(got, 50u);
+    EXPECT_EQ(sink.size(), 0u);
+}
+
+}  // namespace
+}  // namespace linkem
