@@ -1,15 +1,22 @@
-// linkemd: the DPDK data plane of linkem. See options.hpp for the command line.
+// linkemd: the DPDK data plane of linkem. See options.hpp for the command line and
+// docs/protocol.md for the control and telemetry sockets.
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 
+#include "controller.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
+#include "monitor.hpp"
 #include "options.hpp"
+#include "server.hpp"
 #include "stats_output.hpp"
 
 namespace {
@@ -22,72 +29,10 @@ void log(const std::string& msg) {
     std::fprintf(stderr, "linkemd: %s\n", msg.c_str());
 }
 
-// Re-reads --config and applies it with the same flags on top; a bad file changes nothing.
-void reload(const CommandLine& cl, const Options& running, dp::Dataplane& dp) {
-    if (cl.config.empty()) {
-        log("SIGHUP: no --config file to re-read; nothing changed");
-        return;
-    }
-    try {
-        const Options next = build_options(cl);
-        const dp::DataplaneConfig& a = running.dataplane;
-        const dp::DataplaneConfig& b = next.dataplane;
-        if (a.port_a != b.port_a || a.port_b != b.port_b || a.layout != b.layout ||
-            a.burst != b.burst || (next.mbufs_given && a.mbufs != b.mbufs))
-            log("SIGHUP: ports, lcores, burst and mbufs need a restart; those changes are "
-                "ignored");
-        const std::uint64_t gen = dp.apply(b.link);
-        if (dp.wait_applied(gen, std::chrono::seconds(2)))
-            log("SIGHUP: " + cl.config + " applied (generation " + std::to_string(gen) + ")");
-        else
-            log("SIGHUP: " + cl.config + " published (generation " + std::to_string(gen) +
-                "), not yet acknowledged by the data plane");
-    } catch (const std::exception& e) {
-        log(std::string("SIGHUP: config not applied, nothing changed: ") + e.what());
-    }
-}
-
-// Warnings worth one line each, once: the pool or the emulator buffer running full.
-struct Warnings {
-    bool nombuf[2] = {false, false};
-    bool full[2] = {false, false};
-    std::optional<bool> link_up[2];
-
-    void check(const dp::DataplaneStats& s, const dp::Dataplane& dp) {
-        for (unsigned p = 0; p < s.ports; ++p) {
-            if (link_up[p] && *link_up[p] != s.port[p].link_up)
-                log("port " + s.port[p].name + ": link " + (s.port[p].link_up ? "up" : "down"));
-            link_up[p] = s.port[p].link_up;
-        }
-        for (unsigned p = 0; p < s.ports; ++p)
-            if (!nombuf[p] && s.port[p].rx_nombuf > 0) {
-                nombuf[p] = true;
-                log("warning: port " + s.port[p].name +
-                    ": the mempool ran dry (rx_nombuf); packets are lost before the emulator; "
-                    "raise --mbufs");
-            }
-        const dp::LinkConfig link = dp.link();
-        for (unsigned d = 0; d < s.directions; ++d)
-            if (!full[d] && s.dir[d].counters.drops_buffer_full > 0) {
-                full[d] = true;
-                const std::uint64_t user =
-                    d == 0 ? link.a_to_b.buffer_limit_packets : link.b_to_a.buffer_limit_packets;
-                const std::string dir = d == 0 ? "a_to_b" : "b_to_a";
-                if (s.dir[d].buffer_limit < user)
-                    log("warning: " + dir + ": the emulator holds " +
-                        std::to_string(s.dir[d].buffer_limit) +
-                        " packets, all the mempool allows; more are dropped as buffer_full; "
-                        "raise --mbufs");
-                else
-                    log("warning: " + dir + ": buffer_limit_packets (" + std::to_string(user) +
-                        ") reached; more are dropped as buffer_full");
-            }
-    }
-};
-
 int run(const CommandLine& cl, const Options& o) {
-    // Block the signals before the EAL creates its threads (they inherit the mask), so
-    // they all reach the main thread's sigtimedwait() and nothing runs in a handler.
+    // Block the signals before the EAL creates its threads (they inherit the mask); the main
+    // loop reads them from a signalfd next to the control socket, so nothing runs in a
+    // handler and a signal wakes the loop at once.
     sigset_t sigs;
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
@@ -96,6 +41,8 @@ int run(const CommandLine& cl, const Options& o) {
     pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
     // A reader of --stats-json that goes away must not kill us before the ports are stopped.
     signal(SIGPIPE, SIG_IGN);
+    const int sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0) throw std::runtime_error("signalfd failed");
 
     const dp::DataplaneConfig& dc = o.dataplane;
     const unsigned n_dirs = dc.port_b.empty() ? 1 : 2;
@@ -113,39 +60,86 @@ int run(const CommandLine& cl, const Options& o) {
     dp::Dataplane dataplane(eal, dc);
     log("a_to_b seed " + std::to_string(dataplane.seed(0)) +
         (n_dirs == 2 ? ", b_to_a seed " + std::to_string(dataplane.seed(1)) : std::string()));
+
+    const std::string instance_id = proto::new_instance_id();
+    Controller controller(cl, o, dataplane, instance_id);
+    std::optional<control::Server> server;
+    if (o.control.enabled) {
+        control::ServerOptions so;
+        so.control = o.control.control;
+        so.telemetry = o.control.telemetry;
+        so.curve_secret = o.control.curve_secret;
+        so.curve_allow = o.control.curve_allow;
+        so.insecure_listen = o.control.insecure_listen;
+        server.emplace(
+            so, controller, instance_id, [] { return dp::now_ns(); }, log);
+        controller.attach(&*server);
+        log("control on " + server->control_endpoint() + ", telemetry on " +
+            server->telemetry_endpoint() + " (instance " + instance_id + ")");
+    }
     dataplane.start();
+    controller.event(proto::Event{
+        "started", "info",
+        "linkemd " + std::string(version()) + " running (instance " + instance_id + ")"});
 
     StatsPrinter printer(o.stats_json);
-    Warnings warnings;
+    Monitor monitor;
     const auto start = Clock::now();
     const auto interval = std::chrono::nanoseconds(o.stats_interval);
     auto next_stats = start + interval;
-    for (;;) {
+    auto next_check = start;
+    auto next_tick = start;
+    bool stop = false;
+    while (!stop) {
         auto now = Clock::now();
-        auto wake = now + std::chrono::milliseconds(200);
+        auto wake = std::min(now + std::chrono::milliseconds(200), next_check);
+        if (server) wake = std::min(wake, next_tick);
         if (o.stats_interval > 0) wake = std::min(wake, next_stats);
         if (o.duration) wake = std::min(wake, start + std::chrono::nanoseconds(*o.duration));
-        const auto wait = std::max<Clock::duration>(wake - now, Clock::duration::zero());
-        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
-        timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-        const int sig = sigtimedwait(&sigs, nullptr, &ts);
-        if (sig == SIGINT || sig == SIGTERM) {
-            log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
-            break;
+        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
+            std::max<Clock::duration>(wake - now, Clock::duration::zero()));
+        if (server) {
+            server->serve(wait, sfd);
+        } else {
+            pollfd p{sfd, POLLIN, 0};
+            ::poll(&p, 1, static_cast<int>(wait.count()));
         }
-        if (sig == SIGHUP) reload(cl, o, dataplane);
+        signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+            if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+                log(std::string("received ") + (si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM") +
+                    ", stopping");
+                stop = true;
+            } else if (si.ssi_signo == SIGHUP) {
+                controller.reload("SIGHUP");
+            }
+        }
+        if (controller.shutdown_requested()) stop = true;
         now = Clock::now();
-        if (o.duration && now - start >= std::chrono::nanoseconds(*o.duration)) break;
-        const dp::DataplaneStats s = dataplane.stats();
-        warnings.check(s, dataplane);
+        if (o.duration && now - start >= std::chrono::nanoseconds(*o.duration)) stop = true;
+        if (stop) break;
+        if (server && now >= next_tick) next_tick = controller.tick(now);
+        if (now >= next_check) {
+            for (const proto::Event& e : monitor.check(dataplane.stats(), dataplane.link()))
+                controller.event(e);
+            next_check = now + std::chrono::seconds(1);
+        }
         if (o.stats_interval > 0 && now >= next_stats) {
-            printer.print(s, false);
+            printer.print(dataplane.stats(), false);
             next_stats += interval;
             if (next_stats <= now) next_stats = now + interval;
         }
     }
+    if (server) {
+        controller.event(proto::Event{"stopping", "info", "linkemd stopping"});
+        // Let a shutdown request's reply leave before the sockets close.
+        server->serve(std::chrono::milliseconds(0));
+    }
     dataplane.stop();
-    printer.print(dataplane.stats(), true);
+    const dp::DataplaneStats final_stats = dataplane.stats();
+    printer.print(final_stats, true);
+    controller.publish_final(final_stats);
+    close(sfd);
     return 0;
 }
 
@@ -169,6 +163,9 @@ int main(int argc, char** argv) {
     try {
         return run(*cl, options);
     } catch (const linkem::ParamError& e) {
+        log(e.what());
+        return 2;
+    } catch (const linkem::control::ServerError& e) {
         log(e.what());
         return 2;
     } catch (const std::exception& e) {

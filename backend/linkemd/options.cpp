@@ -136,6 +136,48 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_option("--duration", cl.duration, "stop after this long (default: until SIGINT)")
         ->type_name("DURATION")
         ->group("Run control and output");
+    const char* kControl = "Control and telemetry (docs/protocol.md)";
+    app.add_option("--control", cl.control,
+                   std::string("control socket (ROUTER) to bind: tcp://HOST:PORT or ipc://PATH "
+                               "(default ") +
+                       proto::kDefaultControl + ")")
+        ->type_name("ENDPOINT")
+        ->group(kControl);
+    app.add_flag("--no-control", cl.no_control,
+                 "no control and no telemetry socket (counters on stdout, SIGHUP reloads)")
+        ->group(kControl);
+    app.add_option(
+           "--telemetry", cl.telemetry,
+           std::string("telemetry socket (PUB) to bind (default ") + proto::kDefaultTelemetry + ")")
+        ->type_name("ENDPOINT")
+        ->group(kControl);
+    app.add_option("--telemetry-hz", cl.telemetry_hz,
+                   "stats messages per second, 1..100 (default 10)")
+        ->type_name("N")
+        ->group(kControl);
+    app.add_option("--delay-samples-per-s", cl.delay_samples_per_s,
+                   "sampled packets per second and direction in the delay topic, 0..20000 "
+                   "(default 2000)")
+        ->type_name("N")
+        ->group(kControl);
+    app.add_option("--curve-secret", cl.curve_secret,
+                   "linkemd's CURVE key pair (a .key_secret file from `linkemctl keygen`): "
+                   "encrypt and authenticate both sockets")
+        ->type_name("FILE")
+        ->group(kControl);
+    app.add_option("--curve-allow", cl.curve_allow,
+                   "directory of the client public keys (*.key) let in with CURVE")
+        ->type_name("DIR")
+        ->group(kControl);
+    app.add_flag("--insecure-listen", cl.insecure_listen,
+                 "allow a non-loopback endpoint without CURVE (anyone who reaches it controls "
+                 "the link)")
+        ->group(kControl);
+    app.add_flag("--allow-remote-shutdown", cl.allow_remote_shutdown,
+                 "let clients stop linkemd (the shutdown method)")
+        ->group(kControl);
+    bool show_version = false;
+    app.add_flag("--version", show_version, "print linkemd's version and exit");
     try {
         app.parse(n, argv);
     } catch (const CLI::CallForHelp&) {
@@ -144,7 +186,15 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         throw UsageError(e.what());
     }
+    if (show_version) {
+        std::cout << "linkemd " << version() << " (protocol " << proto::kVersion << ")\n";
+        return std::nullopt;
+    }
     return cl;
+}
+
+const char* version() {
+    return LINKEM_VERSION;
 }
 
 Options build_options(const CommandLine& cl) {
@@ -168,9 +218,24 @@ Options build_options(const CommandLine& cl) {
         }
         if (!file.is_object()) throw UsageError(src + ": expected a JSON object");
         for (const auto& [key, value] : file.items()) {
-            static const auto known = {
-                "port_a", "port_b",     "lcores", "burst", "stats_interval_us",
-                "mbufs",  "hold_mbufs", "a_to_b", "b_to_a"};
+            static const auto known = {"port_a",
+                                       "port_b",
+                                       "lcores",
+                                       "burst",
+                                       "stats_interval_us",
+                                       "mbufs",
+                                       "hold_mbufs",
+                                       "control",
+                                       "no_control",
+                                       "telemetry",
+                                       "telemetry_hz",
+                                       "delay_samples_per_s",
+                                       "curve_secret",
+                                       "curve_allow",
+                                       "insecure_listen",
+                                       "allow_remote_shutdown",
+                                       "a_to_b",
+                                       "b_to_a"};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
                     known.end() &&
                 !link_param_flag(key))
@@ -254,6 +319,55 @@ Options build_options(const CommandLine& cl) {
     }
     if (o.stats_interval > 0 && o.stats_interval < kNsPerMs)
         throw UsageError("stats_interval: must be 0 (none) or at least 1ms");
+
+    // Control and telemetry: flags win over the file.
+    ControlOptions& co = o.control;
+    auto text = [&](const std::string& flag_value, const char* key, std::string& out) {
+        if (!flag_value.empty())
+            out = flag_value;
+        else if (file.contains(key))
+            out = string_key(src + ": " + key, file[key]);
+    };
+    auto boolean = [&](bool flag_value, const char* key, bool& out) {
+        if (flag_value) {
+            out = true;
+        } else if (file.contains(key)) {
+            if (!file[key].is_boolean())
+                throw UsageError(src + ": " + key + ": expected true or false");
+            out = file[key].get<bool>();
+        }
+    };
+    text(cl.control, "control", co.control);
+    text(cl.telemetry, "telemetry", co.telemetry);
+    text(cl.curve_secret, "curve_secret", co.curve_secret);
+    text(cl.curve_allow, "curve_allow", co.curve_allow);
+    bool no_control = false;
+    boolean(cl.no_control, "no_control", no_control);
+    co.enabled = !no_control;
+    boolean(cl.insecure_listen, "insecure_listen", co.insecure_listen);
+    boolean(cl.allow_remote_shutdown, "allow_remote_shutdown", co.allow_remote_shutdown);
+    if (!cl.telemetry_hz.empty())
+        co.telemetry_hz =
+            static_cast<unsigned>(integer_option("--telemetry-hz", cl.telemetry_hz, 1, 100));
+    else if (file.contains("telemetry_hz"))
+        co.telemetry_hz = static_cast<unsigned>(
+            integer_key(src + ": telemetry_hz", file["telemetry_hz"], 1, 100));
+    dc.telemetry = co.enabled;
+    if (!cl.delay_samples_per_s.empty())
+        dc.delay_samples_per_s = static_cast<unsigned>(integer_option(
+            "--delay-samples-per-s", cl.delay_samples_per_s, 0, dp::kMaxDelaySamplesPerS));
+    else if (file.contains("delay_samples_per_s"))
+        dc.delay_samples_per_s = static_cast<unsigned>(integer_key(src + ": delay_samples_per_s",
+                                                                   file["delay_samples_per_s"], 0,
+                                                                   dp::kMaxDelaySamplesPerS));
+    for (const std::string* e : {&co.control, &co.telemetry})
+        if (co.enabled && e->find("://") == std::string::npos)
+            throw UsageError((e == &co.control ? "control" : std::string("telemetry")) + ": '" +
+                             *e +
+                             "' is not a ZeroMQ endpoint; allowed tcp://HOST:PORT or ipc://PATH");
+    if (co.enabled && co.control == co.telemetry)
+        throw UsageError("control and telemetry: both are '" + co.control +
+                         "'; give them different endpoints");
     if (!cl.duration.empty()) {
         const auto d = parse_duration(cl.duration);
         if (!d || *d <= 0)
@@ -339,6 +453,16 @@ json to_json(const Options& o) {
     j["stats_interval_us"] = static_cast<double>(o.stats_interval) / kNsPerUs;
     j["mbufs"] = dc.mbufs;
     j["hold_mbufs"] = dc.hold_mbufs;
+    const ControlOptions& co = o.control;
+    j["no_control"] = !co.enabled;
+    j["control"] = co.control;
+    j["telemetry"] = co.telemetry;
+    j["telemetry_hz"] = co.telemetry_hz;
+    j["delay_samples_per_s"] = dc.delay_samples_per_s;
+    if (!co.curve_secret.empty()) j["curve_secret"] = co.curve_secret;
+    if (!co.curve_allow.empty()) j["curve_allow"] = co.curve_allow;
+    j["insecure_listen"] = co.insecure_listen;
+    j["allow_remote_shutdown"] = co.allow_remote_shutdown;
     j["a_to_b"] = to_json(dc.link.a_to_b);
     if (!dc.port_b.empty()) j["b_to_a"] = to_json(dc.link.b_to_a);
     return j;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/dataplane/dataplane.hpp"
+#include "linkem/protocol.hpp"
 #include "linkem/time.hpp"
 
 namespace linkem::linkemd {
@@ -29,9 +30,24 @@ class UsageError : public std::runtime_error {
 struct CommandLine {
     std::string port_a, port_b, config, lcores, burst, mbufs, stats_interval, duration;
     bool stats_json = false, print_config = false, hold_mbufs = false;
+    // Control and telemetry (docs/protocol.md).
+    std::string control, telemetry, telemetry_hz, delay_samples_per_s, curve_secret, curve_allow;
+    bool no_control = false, insecure_listen = false, allow_remote_shutdown = false;
     // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
     std::vector<std::array<std::string, 3>> params;
     std::vector<std::string> eal_args;  // after "--"
+};
+
+/// The control and telemetry server's settings.
+struct ControlOptions {
+    bool enabled = true;
+    std::string control = proto::kDefaultControl;
+    std::string telemetry = proto::kDefaultTelemetry;
+    unsigned telemetry_hz = 10;  // stats messages per second, 1 .. 100
+    std::string curve_secret, curve_allow;
+    bool insecure_listen = false;
+    bool allow_remote_shutdown = false;
+    bool operator==(const ControlOptions&) const = default;
 };
 
 struct Options {
@@ -43,7 +59,11 @@ struct Options {
     bool mbufs_given = false;
     std::string config_path;
     std::vector<std::string> eal_args;
+    ControlOptions control;
 };
+
+/// linkemd's version ("0.1.0").
+const char* version();
 
 /// Parses argv. Returns nullopt after printing --help (exit 0). Throws UsageError.
 std::optional<CommandLine> parse_command_line(int argc, char** argv);

@@ -9,74 +9,18 @@ using nlohmann::json;
 
 namespace {
 // The names of the directions and ports, as in the JSON lines and the table.
-constexpr const char* kDir[2] = {"a_to_b", "b_to_a"};
-constexpr const char* kPort[2] = {"a", "b"};
+const char* const* kDir = kDirectionNames;
+const char* const* kPort = kPortNames;
 }  // namespace
 
-json stats_to_json(const dp::DataplaneStats& s, bool final) {
-    json j = json::object();
-    j["t_ns"] = s.t_ns;
-    j["final"] = final;
-    for (unsigned d = 0; d < s.directions; ++d) {
-        json c = to_json(s.dir[d].counters);
-        c["tx_queued"] = s.dir[d].tx_queued;
-        c["params_generation"] = s.dir[d].params_generation;
-        c["stalls"] = s.dir[d].stalls;
-        c["stall_ns"] = s.dir[d].stall_ns;
-        c["longest_stall_ns"] = s.dir[d].longest_stall_ns;
-        j[kDir[d]] = std::move(c);
-    }
-    json ports = json::object();
-    for (unsigned p = 0; p < s.ports; ++p) {
-        const dp::PortStats& ps = s.port[p];
-        ports[kPort[p]] = {{"rx", ps.rx},
-                           {"tx", ps.tx},
-                           {"rx_missed", ps.rx_missed},
-                           {"rx_nombuf", ps.rx_nombuf},
-                           {"tx_failed", ps.tx_failed}};
-    }
-    j["ports"] = std::move(ports);
-    return j;
-}
-
 void StatsPrinter::print(const dp::DataplaneStats& s, bool final) {
-    warn_stalls(s);
     if (json_) {
-        std::fprintf(out_, "%s\n", stats_to_json(s, final).dump().c_str());
+        std::fprintf(out_, "%s\n", to_json(s, final).dump().c_str());
     } else {
         table(s, final);
     }
     std::fflush(out_);
     last_ = s;
-}
-
-// Not every stall is worth a line: a machine that is not set up for polling (no isolated
-// CPUs) takes the lcore away for ~0.1-0.5 ms some ten times a second, which a 10 ms delay
-// hardly notices. Warned: a stall longer than any before and of 1 ms or more, or stalls
-// taking 1% or more of the interval.
-void StatsPrinter::warn_stalls(const dp::DataplaneStats& s) {
-    constexpr std::uint64_t kNotable = 1'000'000;  // ns
-    for (unsigned d = 0; d < s.directions; ++d) {
-        const dp::DirectionStats& now = s.dir[d];
-        const std::uint64_t before_n = last_ ? last_->dir[d].stalls : 0;
-        const std::uint64_t before_ns = last_ ? last_->dir[d].stall_ns : 0;
-        if (now.stalls <= before_n) continue;
-        const std::uint64_t stalled = now.stall_ns - before_ns;
-        const bool record =
-            now.longest_stall_ns > warned_longest_[d] && now.longest_stall_ns >= kNotable;
-        const bool often = last_ && s.t_ns > last_->t_ns &&
-                           stalled * 100 >= static_cast<std::uint64_t>(s.t_ns - last_->t_ns);
-        if (!record && !often) continue;
-        warned_longest_[d] = std::max(warned_longest_[d], now.longest_stall_ns);
-        std::fprintf(err_,
-                     "linkemd: warning: direction %s: the data plane did not run for %.3f ms in "
-                     "%llu stall(s) since the last report (longest since start %.3f ms): packets "
-                     "arriving or due then left up to that late (README: \"Stalls\")\n",
-                     kDir[d], static_cast<double>(stalled) / 1e6,
-                     static_cast<unsigned long long>(now.stalls - before_n),
-                     static_cast<double>(now.longest_stall_ns) / 1e6);
-    }
-    std::fflush(err_);
 }
 
 void StatsPrinter::table(const dp::DataplaneStats& s, bool final) {

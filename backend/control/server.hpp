@@ -1,0 +1,105 @@
+// The control and telemetry server of linkemd (docs/protocol.md): a ROUTER socket that
+// answers requests, a PUB socket that publishes telemetry, and, with CURVE, a ZAP handler
+// that admits only the allowed client keys. It runs on the calling thread (linkemd's main
+// thread), never on a data-plane lcore, and never blocks on a client: replies and telemetry
+// are sent without waiting, and ZeroMQ drops what a slow peer does not take.
+//
+// The server knows the protocol, not the emulator: it checks each request's envelope and
+// hands the method to a Backend (linkemd's Controller, a fake in tests), which answers or
+// throws proto::ProtocolError / ParamError.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "linkem/protocol.hpp"
+
+namespace linkem::control {
+
+/// A server that cannot start (bad endpoint, address in use, missing keys): linkemd exits 2.
+class ServerError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct ServerOptions {
+    std::string control = proto::kDefaultControl;      // empty: no control socket
+    std::string telemetry = proto::kDefaultTelemetry;  // empty: no telemetry socket
+    /// CURVE: the server's key pair (a zcert .key_secret file) and a directory of allowed
+    /// client public keys (*.key). Both or neither.
+    std::string curve_secret;
+    std::string curve_allow;
+    /// Bind a non-loopback address without CURVE (warned about at start).
+    bool insecure_listen = false;
+};
+
+/// True for ipc://, inproc:// and tcp:// endpoints on a loopback address (127.0.0.0/8,
+/// ::1, localhost): the ones that need no CURVE.
+bool is_local_endpoint(const std::string& endpoint);
+
+class Backend {
+  public:
+    virtual ~Backend() = default;
+    /// Answers one request: the result object, or throws proto::ProtocolError (an error
+    /// reply with its code) or ParamError (invalid_params naming the field). `source` names
+    /// the client (its hello "client" name, or peer-<hex>) for events.
+    virtual nlohmann::json handle(const proto::Request& request, const std::string& source) = 0;
+};
+
+class Server {
+  public:
+    /// Binds the sockets (and the ZAP handler). Throws ServerError saying what is wrong.
+    /// `warn` receives start-up warnings (--insecure-listen).
+    Server(const ServerOptions& options, Backend& backend, std::string instance_id,
+           std::function<TimeNs()> clock, const std::function<void(const std::string&)>& warn);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// Waits up to `timeout` for requests (and ZAP requests, and `extra_fd` if >= 0),
+    /// answers every request that arrived, and returns whether extra_fd became readable.
+    bool serve(std::chrono::milliseconds timeout, int extra_fd = -1);
+
+    /// Publishes a telemetry message: `body` gets the header (v, instance_id, seq per topic,
+    /// t_ns = clock() unless body has t_ns). Returns the body as sent.
+    nlohmann::json publish(const std::string& topic, nlohmann::json body);
+    /// Publishes an `event`.
+    void event(const proto::Event& e);
+    /// The seq the next message of `topic` will carry.
+    std::uint64_t next_seq(const std::string& topic) const;
+
+    const std::string& instance_id() const { return instance_id_; }
+    /// The endpoints actually bound (a tcp port of 0 or * becomes the port chosen).
+    const std::string& control_endpoint() const { return control_bound_; }
+    const std::string& telemetry_endpoint() const { return telemetry_bound_; }
+
+    /// Requests answered and refused since start (for tests and logs).
+    std::uint64_t answered() const { return answered_; }
+    std::uint64_t refused() const { return refused_; }
+
+  private:
+    struct Sockets;
+    void handle_control();
+    void handle_zap();
+    std::string source_of(const std::string& identity) const;
+
+    Backend& backend_;
+    std::string instance_id_;
+    std::function<TimeNs()> clock_;
+    std::unique_ptr<Sockets> s_;
+    std::string control_bound_, telemetry_bound_;
+    std::map<std::string, std::uint64_t> seq_;
+    std::map<std::string, std::string> names_;  // ROUTER identity -> hello's client name
+    std::vector<std::string> allowed_keys_;     // CURVE: 32-byte client public keys
+    std::uint64_t answered_ = 0, refused_ = 0;
+};
+
+}  // namespace linkem::control

@@ -1,0 +1,315 @@
+#include "controller.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace linkem::linkemd {
+
+using nlohmann::json;
+using proto::ErrorCode;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+void log(const std::string& msg) {
+    std::fprintf(stderr, "linkemd: %s\n", msg.c_str());
+}
+
+[[noreturn]] void refuse(ErrorCode code, const std::string& message,
+                         const std::string& field = "") {
+    throw proto::ProtocolError(proto::Error{code, message, field});
+}
+
+// Methods without parameters refuse any.
+void no_params(const proto::Request& r) {
+    if (!r.params.empty())
+        refuse(ErrorCode::invalid_params,
+               "'" + r.method + "' takes no parameters; got '" + r.params.begin().key() + "'",
+               "params." + r.params.begin().key());
+}
+
+// Settings the running data plane cannot change: they need a restart.
+std::vector<std::string> restart_needed(const Options& running, const Options& next) {
+    const dp::DataplaneConfig& a = running.dataplane;
+    const dp::DataplaneConfig& b = next.dataplane;
+    std::vector<std::string> out;
+    if (a.port_a != b.port_a) out.push_back("port_a");
+    if (a.port_b != b.port_b) out.push_back("port_b");
+    if (a.layout != b.layout) out.push_back("lcores");
+    if (a.burst != b.burst) out.push_back("burst");
+    if (next.mbufs_given && a.mbufs != b.mbufs) out.push_back("mbufs");
+    if (a.delay_samples_per_s != b.delay_samples_per_s) out.push_back("delay_samples_per_s");
+    if (!(running.control == next.control)) out.push_back("control/telemetry settings");
+    return out;
+}
+
+}  // namespace
+
+Controller::Controller(const CommandLine& cl, const Options& options, dp::Dataplane& dp,
+                       std::string instance_id)
+    : cl_(cl), options_(options), dp_(dp), instance_id_(std::move(instance_id)) {}
+
+void Controller::attach(control::Server* server) {
+    server_ = server;
+}
+
+json Controller::handle(const proto::Request& r, const std::string& source) {
+    if (r.method == "hello") {
+        for (const auto& [key, value] : r.params.items())
+            if (key != "client")
+                refuse(ErrorCode::invalid_params, "unknown parameter '" + key + "'; known: client",
+                       "params." + key);
+        return hello();
+    }
+    if (r.method == "get_link") {
+        no_params(r);
+        return link_result(dp_.generation(), dp_.link());
+    }
+    if (r.method == "set_link") return set_link(r.params, source);
+    if (r.method == "get_stats") {
+        no_params(r);
+        return last_stats_;
+    }
+    if (r.method == "save_config") {
+        no_params(r);
+        return save_config();
+    }
+    if (r.method == "load_config") {
+        no_params(r);
+        return load_config(source);
+    }
+    if (r.method == "shutdown") {
+        no_params(r);
+        if (!options_.control.allow_remote_shutdown)
+            refuse(ErrorCode::not_permitted,
+                   "shutdown is not allowed; start linkemd with --allow-remote-shutdown");
+        log("shutdown requested by " + source + ", stopping");
+        shutdown_ = true;
+        return json::object();
+    }
+    refuse(ErrorCode::unknown_method, "unknown method '" + r.method + "'", "method");
+}
+
+json Controller::hello() const {
+    const dp::DataplaneStats s = dp_.stats();
+    json ports = json::array();
+    for (unsigned p = 0; p < s.ports; ++p)
+        ports.push_back({{"port", kPortNames[p]},
+                         {"device", s.port[p].name},
+                         {"link_up", s.port[p].link_up},
+                         {"speed_mbps", s.port[p].speed_mbps}});
+    json dirs = json::array();
+    for (unsigned d = 0; d < dp_.directions(); ++d)
+        dirs.push_back(kDirectionNames[d]);
+    const TimeNs now = dp::now_ns();
+    return {{"protocol_version", proto::kVersion},
+            {"linkemd_version", version()},
+            {"instance_id", instance_id_},
+            {"uptime_ns", now},
+            {"t_ns", now},
+            {"directions", std::move(dirs)},
+            {"ports", std::move(ports)},
+            {"params_generation", dp_.generation()},
+            {"link_params_schema", link_params_schema()},
+            {"telemetry",
+             {{"endpoint", server_ ? server_->telemetry_endpoint() : ""},
+              {"stats_hz", options_.control.telemetry_hz},
+              {"delay_hz", kNsPerSec / dp::kReportPeriod},
+              {"delay_samples_per_s", options_.dataplane.delay_samples_per_s}}},
+            {"capabilities",
+             {{"save_config", !options_.config_path.empty()},
+              {"load_config", !options_.config_path.empty()},
+              {"shutdown", options_.control.allow_remote_shutdown}}}};
+}
+
+json Controller::link_result(std::uint64_t generation, const LinkConfig& link) const {
+    json j = proto::link_to_json(link, dp_.directions());
+    j["params_generation"] = generation;
+    return j;
+}
+
+void Controller::applied(std::uint64_t generation, const std::string& source) {
+    event(proto::Event{
+        "params_applied", "info",
+        "parameters applied (generation " + std::to_string(generation) + ") from " + source,
+        json{{"params_generation", generation}, {"source", source}}});
+}
+
+json Controller::set_link(const json& params, const std::string& source) {
+    const unsigned dirs = dp_.directions();
+    // Merged into the parameters in force under the data plane's lock: a ParamError names
+    // the dotted field and leaves everything as it was.
+    const auto [gen, link] = dp_.update(
+        [&](const LinkConfig& current) { return proto::apply_link_update(params, current, dirs); });
+    const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
+    json result = link_result(gen, link);
+    result["applied"] = ok;
+    applied(gen, source);
+    return result;
+}
+
+json Controller::load_config(const std::string& source) {
+    if (cl_.config.empty())
+        refuse(ErrorCode::unavailable,
+               "linkemd was started without --config: there is no file to load");
+    Options next;
+    try {
+        next = build_options(cl_);
+    } catch (const UsageError& e) {
+        refuse(ErrorCode::invalid_params, std::string(e.what()) + "; nothing changed");
+    }
+    const std::vector<std::string> ignored = restart_needed(options_, next);
+    const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next.dataplane.link; });
+    const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
+    json result = link_result(gen, link);
+    result["applied"] = ok;
+    result["ignored"] = ignored;
+    applied(gen, source);
+    return result;
+}
+
+void Controller::reload(const std::string& source) {
+    if (cl_.config.empty()) {
+        log("SIGHUP: no --config file to re-read; nothing changed");
+        return;
+    }
+    try {
+        const json r = load_config(source);
+        if (!r["ignored"].empty()) {
+            std::string list;
+            for (const auto& k : r["ignored"])
+                list += (list.empty() ? "" : ", ") + k.get<std::string>();
+            log("SIGHUP: " + list + " need a restart; those changes are ignored");
+        }
+        const std::string gen = std::to_string(r["params_generation"].get<std::uint64_t>());
+        log("SIGHUP: " + cl_.config +
+            (r["applied"].get<bool>()
+                 ? " applied (generation " + gen + ")"
+                 : " published (generation " + gen + "), not yet acknowledged by the data plane"));
+    } catch (const proto::ProtocolError& e) {
+        log("SIGHUP: config not applied, nothing changed: " + e.error().message);
+    } catch (const ParamError& e) {
+        log(std::string("SIGHUP: config not applied, nothing changed: ") + e.what());
+    }
+}
+
+json Controller::save_config() {
+    const std::string& path = options_.config_path;
+    if (path.empty())
+        refuse(ErrorCode::unavailable,
+               "linkemd was started without --config: there is no file to save to");
+    json file;
+    {
+        std::ifstream in(path);
+        if (!in) refuse(ErrorCode::failed, "cannot read " + path + ": " + std::strerror(errno));
+        try {
+            file = json::parse(in);
+        } catch (const json::exception& e) {
+            refuse(ErrorCode::failed,
+                   path + " is not valid JSON now (" + e.what() + "); not overwritten");
+        }
+    }
+    if (!file.is_object())
+        refuse(ErrorCode::failed, path + " is not a JSON object; not overwritten");
+    // Link parameters per direction, every key, with the seeds in use; the other keys stay.
+    for (const LinkParamFlag& f : link_param_flags())
+        file.erase(f.key);
+    const LinkConfig link = dp_.link();
+    const std::uint64_t gen = dp_.generation();
+    const json dirs = proto::link_to_json(link, dp_.directions());
+    for (const auto& [key, value] : dirs.items())
+        file[key] = value;
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        if (!out) refuse(ErrorCode::failed, "cannot write " + tmp + ": " + std::strerror(errno));
+        out << file.dump(2) << "\n";
+        out.flush();
+        if (!out) {
+            std::remove(tmp.c_str());
+            refuse(ErrorCode::failed, "cannot write " + tmp + ": " + std::strerror(errno));
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        refuse(ErrorCode::failed, "cannot replace " + path + ": " + why);
+    }
+    event(proto::Event{"config_saved", "info",
+                       "parameters (generation " + std::to_string(gen) + ") saved to " + path,
+                       json{{"path", path}, {"params_generation", gen}}});
+    std::error_code ec;
+    const std::string abs = std::filesystem::absolute(path, ec).string();
+    return json{{"path", ec ? path : abs}, {"params_generation", gen}};
+}
+
+void Controller::event(const proto::Event& e) {
+    log(e.message);
+    if (server_) server_->event(e);
+}
+
+void Controller::publish_stats() {
+    const dp::DataplaneStats s = dp_.stats();
+    json body = to_json(s, false);
+    last_stats_ = server_ ? server_->publish(proto::kTopicStats, std::move(body))
+                          : proto::stats_message(proto::Header{instance_id_, 0, s.t_ns}, s, false);
+}
+
+void Controller::publish_final(const dp::DataplaneStats& s) {
+    if (server_) server_->publish(proto::kTopicStats, to_json(s, true));
+}
+
+void Controller::publish_delay() {
+    dp_.take_telemetry(batch_);
+    proto::DelayMessage m;
+    m.directions = dp_.directions();
+    bool any = false;
+    for (unsigned k = 0; k < m.directions; ++k) {
+        const auto& reports = batch_.reports[k];
+        DirectionDelay& d = m.dir[k];
+        if (!reports.empty()) {
+            any = true;
+            d.start_ns = reports.front().start_ns;
+            d.end_ns = reports.back().end_ns;
+            for (const IntervalReport& r : reports) {
+                d.delay.merge(r.delay);
+                d.lateness.merge(r.lateness);
+            }
+            d.samples_dropped = reports.back().samples_dropped;
+        }
+        d.samples = std::move(batch_.samples[k]);
+        any = any || !d.samples.empty();
+    }
+    if (!any || !server_) return;
+    json body = proto::delay_message(proto::Header{}, m);
+    body.erase("v");
+    body.erase("instance_id");
+    body.erase("seq");
+    body.erase("t_ns");
+    server_->publish(proto::kTopicDelay, std::move(body));
+}
+
+Clock::time_point Controller::tick(Clock::time_point now) {
+    const auto stats_period = std::chrono::nanoseconds(kNsPerSec / options_.control.telemetry_hz);
+    const auto delay_period = std::chrono::nanoseconds(dp::kReportPeriod);
+    if (now >= next_stats_) {
+        publish_stats();
+        next_stats_ =
+            next_stats_ == Clock::time_point{} ? now + stats_period : next_stats_ + stats_period;
+        if (next_stats_ <= now) next_stats_ = now + stats_period;
+    }
+    if (now >= next_delay_) {
+        publish_delay();
+        next_delay_ =
+            next_delay_ == Clock::time_point{} ? now + delay_period : next_delay_ + delay_period;
+        if (next_delay_ <= now) next_delay_ = now + delay_period;
+    }
+    return std::min(next_stats_, next_delay_);
+}
+
+}  // namespace linkem::linkemd

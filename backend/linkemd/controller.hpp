@@ -1,0 +1,63 @@
+// linkemd's controller: the one place that changes the running link and reports on it. It
+// serves the control protocol's methods (as the Backend of control::Server), the SIGHUP
+// reload, and the telemetry pump (stats and delay messages from the data plane's interval
+// reports and samples).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "linkem/dataplane/dataplane.hpp"
+#include "options.hpp"
+#include "server.hpp"
+
+namespace linkem::linkemd {
+
+class Controller : public control::Backend {
+  public:
+    Controller(const CommandLine& cl, const Options& options, dp::Dataplane& dp,
+               std::string instance_id);
+
+    /// The server to publish on (none: --no-control; events then only go to stderr).
+    void attach(control::Server* server);
+
+    nlohmann::json handle(const proto::Request& request, const std::string& source) override;
+
+    /// SIGHUP: re-reads --config and applies it, logging what happened (never throws).
+    void reload(const std::string& source);
+
+    /// Periodic work on the main thread: publishes a `delay` message every kReportPeriod and
+    /// a `stats` message at --telemetry-hz. Returns when it wants to be called next.
+    std::chrono::steady_clock::time_point tick(std::chrono::steady_clock::time_point now);
+    /// Publishes an event (and prints its message on stderr).
+    void event(const proto::Event& e);
+    /// The last `stats` message, sent with final = true at stop.
+    void publish_final(const dp::DataplaneStats& s);
+
+    bool shutdown_requested() const { return shutdown_; }
+
+  private:
+    nlohmann::json hello() const;
+    nlohmann::json link_result(std::uint64_t generation, const LinkConfig& link) const;
+    nlohmann::json set_link(const nlohmann::json& params, const std::string& source);
+    nlohmann::json load_config(const std::string& source);
+    nlohmann::json save_config();
+    void applied(std::uint64_t generation, const std::string& source);
+    void publish_stats();
+    void publish_delay();
+
+    const CommandLine& cl_;
+    const Options& options_;
+    dp::Dataplane& dp_;
+    std::string instance_id_;
+    control::Server* server_ = nullptr;
+    bool shutdown_ = false;
+    nlohmann::json last_stats_;  // the newest stats message (get_stats answers it)
+    dp::TelemetryBatch batch_;
+    std::chrono::steady_clock::time_point next_delay_{}, next_stats_{};
+};
+
+}  // namespace linkem::linkemd
