@@ -27,8 +27,8 @@
 # back or drops them: this measures cost, not policy. With 10 ms of delay, pps x 10 ms
 # packets are in flight, so linkemd gets a large pool (--mbufs, half per direction): at
 # ~23 Mpps a direction, correlated 10 ms +- 3 ms wanders up to ~19 ms, ~440 k packets,
-# which 2^20 buffers in all did not cover (0.2-0.4% buffer_full drops); a non-zero
-# rx_nombuf or drops_buffer_full means the pool, not the CPU, limited the rate. "stalled"
+# more than half of 2^20 buffers leaves free beside the rings and caches (hence 2^21); a
+# non-zero rx_nombuf or drops_buffer_full means the pool, not the CPU, limited the rate. "stalled"
 # is the share of the measured time linkemd's lcore did not poll (its stall counters; under
 # --rt mostly the kernel's real-time throttling, ~5%, which testpmd gets alike). Other load
 # on the machine shows as a wide min..max; testpmd runs right before linkemd for each size
@@ -67,7 +67,7 @@ while [[ $# -gt 0 ]]; do
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --one-way) ONE_WAY=1; shift ;;
-        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done

@@ -183,7 +183,7 @@ double thread_cpu_seconds() {
 // each): both see the same noise, slice for slice, and the median of the per-pair ratios is
 // the comparison least moved by load that drifts during the run. The order within a pair
 // alternates so that a trend favours neither.
-//   --paired:    10^6 in flight, one emulator per strategy (issue #2's target).
+//   --paired:    10^6 in flight, one emulator per strategy (the target <= 1.3).
 //   --paired-dp: the data plane's regime on one lcore: two directions (emulators stepped in
 //                turn) of 2*10^5 in flight each, i.e. 20 Mpps each at 10 ms. A quick proxy
 //                for linkemd's reordered/correlated, without the PMD's own work.

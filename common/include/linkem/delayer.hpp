@@ -88,12 +88,10 @@ class Delayer {
     /// draws, as n calls of next(), with the EMA state and the generator in registers.
     ///
     /// Each loop below works on a copy of the generator of its own, and the normal law's
-    /// slow paths run on a copy of that (normal_slow_copy). GCC keeps a variable whose
-    /// address reaches a call anywhere in a function in memory throughout that function:
-    /// with one shared copy, the gamma law's out-of-line calls alone kept the normal loops'
-    /// generator in memory. Per delay (docs/performance.md, section 1): correlated normal
-    /// 4.6 ns with neither copy, 3.3-3.4 with one of the two, 2.5 with both; reordered
-    /// normal 2.5 and 1.7 ns.
+    /// slow paths run on a copy of that (normal_slow_copy): GCC keeps a variable whose
+    /// address reaches a call anywhere in a function in memory throughout that function,
+    /// so one shared copy would put the generator through memory on every draw (figures:
+    /// docs/performance.md, "Delay draws in registers").
     void next_n(Rng& rng, double* out, std::size_t n) {
         std::size_t i = 0;
         if (constant_) {
