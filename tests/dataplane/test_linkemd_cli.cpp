@@ -45,8 +45,10 @@ Result run_shell(const std::string& command) {
     return r;
 }
 
+// --no-control: these tests run beside others (ctest -j2) that may hold the default control
+// endpoints; the protocol's own tests choose endpoints of their own.
 Result run(const std::string& args) {
-    return run_shell(std::string(LINKEMD_PATH) + " " + args);
+    return run_shell(std::string(LINKEMD_PATH) + " --no-control " + args);
 }
 
 std::vector<json> json_lines(const std::string& out) {
@@ -266,7 +268,7 @@ TEST(LinkemdCli, CountsAndReportsStalls) {
     const std::string out = "/tmp/linkemd_cli_stall_" + std::to_string(getpid()) + ".out";
     const Result r =
         run_shell(std::string(LINKEMD_PATH) +
-                  " --port-a net_null0 --port-b net_null1 --mean-delay 1ms --duration 3s "
+                  " --no-control --port-a net_null0 --port-b net_null1 --mean-delay 1ms --duration 3s "
                   "--stats-interval 200ms --stats-json --mbufs 16384 >" +
                   out + " & pid=$!; i=0; while [ ! -s " + out +
                   " ] && [ $i -lt 300 ]; do sleep 0.05; "

@@ -140,7 +140,7 @@ start_forwarder() {
                  --vdev "net_af_packet0,iface=$VA" --vdev "net_af_packet1,iface=$VB"
                  -- --forward-mode=io --total-num-mbufs=16384 --stats-period 5 --auto-start)
     else
-        FWD_CMD=("${rt[@]}" timeout -s TERM "$max_s" "$LINKEMD" --port-a "$VA" --port-b "$VB"
+        FWD_CMD=("${rt[@]}" timeout -s TERM "$max_s" "$LINKEMD" --no-control --port-a "$VA" --port-b "$VB"
                  --lcores shared --stats-json --stats-interval 1s "$@"
                  ${LINKEMD_EXTRA_ARGS:-} -- --file-prefix "linkem-it-$TAG" ${LINKEMD_EAL_ARGS:-})
     fi
