@@ -1,5 +1,7 @@
 #include "controller.hpp"
 
+#include "linkem/presets.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -217,13 +219,8 @@ json Controller::save_config() {
     if (!file.is_object())
         refuse(ErrorCode::failed, path + " is not a JSON object; not overwritten");
     // Link parameters per direction, every key, with the seeds in use; the other keys stay.
-    for (const LinkParamFlag& f : link_param_flags())
-        file.erase(f.key);
-    const LinkConfig link = dp_.link();
     const std::uint64_t gen = dp_.generation();
-    const json dirs = proto::link_to_json(link, dp_.directions());
-    for (const auto& [key, value] : dirs.items())
-        file[key] = value;
+    file = scenario_to_json(dp_.link(), dp_.directions(), file);
     const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp, std::ios::trunc);
