@@ -1,6 +1,7 @@
 #include "controller.hpp"
 
 #include "linkem/presets.hpp"
+#include "linkem/units.hpp"
 
 #include <unistd.h>
 
@@ -53,8 +54,13 @@ std::vector<std::string> restart_needed(const Options& running, const Options& n
 }  // namespace
 
 Controller::Controller(const CommandLine& cl, const Options& options, dp::Dataplane& dp,
-                       std::string instance_id)
-    : cl_(cl), options_(options), dp_(dp), instance_id_(std::move(instance_id)) {}
+                       std::string instance_id, gen::Generator* generator)
+    : cl_(cl),
+      options_(options),
+      dp_(dp),
+      instance_id_(std::move(instance_id)),
+      generator_(generator),
+      traffic_run_(generator ? generator->run_number() : 0) {}
 
 void Controller::attach(control::Server* server) {
     server_ = server;
@@ -85,6 +91,11 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
         no_params(r);
         return load_config(source);
     }
+    if (r.method == "get_traffic") {
+        no_params(r);
+        return traffic_result();
+    }
+    if (r.method == "set_traffic") return set_traffic(r.params, source);
     if (r.method == "shutdown") {
         no_params(r);
         if (!options_.control.allow_remote_shutdown)
@@ -126,7 +137,8 @@ json Controller::hello() const {
             {"capabilities",
              {{"save_config", !options_.config_path.empty()},
               {"load_config", !options_.config_path.empty()},
-              {"shutdown", options_.control.allow_remote_shutdown}}}};
+              {"shutdown", options_.control.allow_remote_shutdown},
+              {"traffic", generator_ != nullptr}}}};
 }
 
 json Controller::link_result(std::uint64_t generation, const LinkConfig& link) const {
@@ -135,7 +147,46 @@ json Controller::link_result(std::uint64_t generation, const LinkConfig& link) c
     return j;
 }
 
+json Controller::traffic_result() const {
+    if (!generator_) return json{{"available", false}};
+    json j = to_json(generator_->config());
+    j["available"] = true;
+    j["run"] = traffic_run_;
+    j["frames_per_s"] =
+        generator_->config().spec.rate_bps / generator_->config().spec.bits_per_packet();
+    return j;
+}
+
+json Controller::set_traffic(const json& params, const std::string& source) {
+    if (!generator_)
+        refuse(ErrorCode::unavailable,
+               "this linkemd has no built-in traffic: it runs on virtual ports only (linkemd "
+               "--demo, or --port-a virtual --port-b virtual)");
+    TrafficConfig next;
+    try {
+        next = traffic_from_json(params, generator_->config());
+    } catch (const ParamError& e) {
+        throw ParamError(e.field(), e.message());
+    }
+    traffic_run_ = generator_->apply(next);
+    for (RunningStats& m : measured_since_)
+        m = RunningStats{};
+    const json result = traffic_result();
+    event(proto::Event{"traffic", "info",
+                       std::string("built-in traffic ") +
+                           (next.running ? "sending " + format_rate(next.spec.rate_bps) + " " +
+                                               std::string(to_string(next.spec.pattern)) + ", " +
+                                               std::to_string(next.spec.frame_bytes) + " B frames"
+                                         : "stopped") +
+                           " (from " + source + ")",
+                       json{{"source", source}, {"traffic", to_json(next)}}});
+    return result;
+}
+
 void Controller::applied(std::uint64_t generation, const std::string& source) {
+    // The measured delay is compared with the parameters in force: start it again.
+    for (RunningStats& m : measured_since_)
+        m = RunningStats{};
     event(proto::Event{
         "params_applied", "info",
         "parameters applied (generation " + std::to_string(generation) + ") from " + source,
@@ -253,6 +304,19 @@ void Controller::event(const proto::Event& e) {
 void Controller::publish_stats() {
     const dp::DataplaneStats s = dp_.stats();
     json body = to_json(s, false);
+    if (generator_) {
+        take_traffic(nullptr, nullptr);
+        for (unsigned d = 0; d < generator_->directions(); ++d) {
+            const TrafficCounts& c = traffic_counts_[d];
+            body[kDirectionNames[d]]["traffic"] = {{"run", traffic_run_},
+                                                   {"sent", c.sent},
+                                                   {"received", c.received},
+                                                   {"lost", c.lost},
+                                                   {"out_of_order", c.out_of_order},
+                                                   {"samples_dropped", c.samples_dropped},
+                                                   {"delay", to_json(measured_since_[d])}};
+        }
+    }
     last_stats_ = server_ ? server_->publish(proto::kTopicStats, std::move(body))
                           : proto::stats_message(proto::Header{instance_id_, 0, s.t_ns}, s, false);
 }
@@ -283,12 +347,46 @@ void Controller::publish_delay() {
         any = any || !d.samples.empty();
     }
     if (!any || !server_) return;
+    json measured = json::object();
+    if (generator_) take_traffic(&m, &measured);
     json body = proto::delay_message(proto::Header{}, m);
+    for (const auto& [dir, value] : measured.items())
+        for (const auto& [key, v] : value.items())
+            body[dir][key] = v;
     body.erase("v");
     body.erase("instance_id");
     body.erase("seq");
     body.erase("t_ns");
     server_->publish(proto::kTopicDelay, std::move(body));
+}
+
+// Moves the generator's reports in: counts for stats, the measured delay since the parameters
+// in force (for stats), and, for a delay message (m), each direction's measured samples and
+// the measured delay of the interval.
+void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
+    traffic_reports_.clear();
+    generator_->take(traffic_reports_, traffic_samples_);
+    RunningStats interval[2];
+    for (const TrafficReport& r : traffic_reports_) {
+        if (r.run != traffic_run_) continue;  // a report of the run before a set_traffic
+        for (unsigned d = 0; d < generator_->directions(); ++d) {
+            traffic_counts_[d] = r.counts[d];
+            measured_since_[d].merge(r.delay[d]);
+            interval[d].merge(r.delay[d]);
+        }
+    }
+    if (!m || !measured) return;
+    for (unsigned d = 0; d < generator_->directions() && d < m->directions; ++d) {
+        json send = json::array(), delay = json::array();
+        for (const MeasuredSample& s : traffic_samples_[d]) {
+            send.push_back(s.send_ns);
+            delay.push_back(s.delay_ns);
+        }
+        traffic_samples_[d].clear();
+        (*measured)[kDirectionNames[d]] = {
+            {"measured", {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay)}}},
+            {"measured_delay", to_json(interval[d])}};
+    }
 }
 
 Clock::time_point Controller::tick(Clock::time_point now) {

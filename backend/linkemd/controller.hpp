@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generator.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "options.hpp"
 #include "server.hpp"
@@ -18,8 +19,9 @@ namespace linkem::linkemd {
 
 class Controller : public control::Backend {
   public:
+    /// generator: the built-in traffic (virtual ports), or nullptr.
     Controller(const CommandLine& cl, const Options& options, dp::Dataplane& dp,
-               std::string instance_id);
+               std::string instance_id, gen::Generator* generator);
 
     /// The server to publish on (none: --no-control; events then only go to stderr).
     void attach(control::Server* server);
@@ -48,6 +50,10 @@ class Controller : public control::Backend {
     void applied(std::uint64_t generation, const std::string& source);
     void publish_stats();
     void publish_delay();
+    nlohmann::json traffic_result() const;
+    nlohmann::json set_traffic(const nlohmann::json& params, const std::string& source);
+    // Measured traffic: the generator's reports, accumulated for the stats topic.
+    void take_traffic(proto::DelayMessage* m, nlohmann::json* measured);
 
     const CommandLine& cl_;
     const Options& options_;
@@ -57,6 +63,12 @@ class Controller : public control::Backend {
     bool shutdown_ = false;
     nlohmann::json last_stats_;  // the newest stats message (get_stats answers it)
     dp::TelemetryBatch batch_;
+    gen::Generator* generator_;
+    std::vector<TrafficReport> traffic_reports_;
+    std::vector<MeasuredSample> traffic_samples_[2];
+    TrafficCounts traffic_counts_[2];
+    RunningStats measured_since_[2];  // measured delay since the parameters in force applied
+    std::uint32_t traffic_run_ = 0;
     std::chrono::steady_clock::time_point next_delay_{}, next_stats_{};
 };
 

@@ -11,9 +11,13 @@
 #include <iostream>
 #include <optional>
 
+#include "linkem/units.hpp"
+
 #include "controller.hpp"
+#include "generator.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
+#include "linkem/dataplane/virtual_port.hpp"
 #include "monitor.hpp"
 #include "options.hpp"
 #include "server.hpp"
@@ -44,25 +48,46 @@ int run(const CommandLine& cl, const Options& o) {
     const int sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
     if (sfd < 0) throw std::runtime_error("signalfd failed");
 
-    const dp::DataplaneConfig& dc = o.dataplane;
+    dp::DataplaneConfig dc = o.dataplane;
     const unsigned n_dirs = dc.port_b.empty() ? 1 : 2;
+    const bool virt = virtual_ports(o);
     dp::EalOptions eo;
     eo.worker_lcores = dp::worker_lcores_needed(dc.layout, n_dirs);
     eo.memory_mib = dp::eal_memory_mib(dc.mbufs);
     for (const std::string& port : {dc.port_a, dc.port_b})
-        if (!port.empty()) {
+        if (!port.empty() && !virt) {
             const dp::PortSpec spec = dp::resolve_port(port, "port");
             if (spec.pci) eo.pci_devices.push_back(spec.name);
         }
     eo.raw_args = o.eal_args;
 
     dp::Eal eal(eo);
+    // Virtual ports: created here, so that they outlive the data plane that uses them.
+    std::optional<dp::VirtualPort> virt_a, virt_b;
+    if (virt) {
+        virt_a.emplace(eal, "lk_a");
+        dc.port_a = virt_a->name();
+        if (n_dirs == 2) {
+            virt_b.emplace(eal, "lk_b");
+            dc.port_b = virt_b->name();
+        }
+        log("virtual ports " + dc.port_a + (n_dirs == 2 ? " and " + dc.port_b : std::string()) +
+            ": the built-in traffic generator " +
+            (o.traffic.running ? "sends " + format_rate(o.traffic.spec.rate_bps) + " of " +
+                                     std::string(to_string(o.traffic.spec.pattern)) + " traffic, " +
+                                     std::to_string(o.traffic.spec.frame_bytes) + " B frames, " +
+                                     "in each direction"
+                               : "is stopped (set_traffic starts it)"));
+    }
     dp::Dataplane dataplane(eal, dc);
     log("a_to_b seed " + std::to_string(dataplane.seed(0)) +
         (n_dirs == 2 ? ", b_to_a seed " + std::to_string(dataplane.seed(1)) : std::string()));
 
     const std::string instance_id = proto::new_instance_id();
-    Controller controller(cl, o, dataplane, instance_id);
+    std::optional<gen::Generator> generator;
+    if (virt)
+        generator.emplace(&*virt_a, virt_b ? &*virt_b : nullptr, dc.delay_samples_per_s, o.traffic);
+    Controller controller(cl, o, dataplane, instance_id, generator ? &*generator : nullptr);
     std::optional<control::Server> server;
     if (o.control.enabled) {
         control::ServerOptions so;
@@ -78,6 +103,7 @@ int run(const CommandLine& cl, const Options& o) {
             server->telemetry_endpoint() + " (instance " + instance_id + ")");
     }
     dataplane.start();
+    if (generator) generator->start();
     controller.event(proto::Event{
         "started", "info",
         "linkemd " + std::string(version()) + " running (instance " + instance_id + ")"});
@@ -135,6 +161,7 @@ int run(const CommandLine& cl, const Options& o) {
         // Let a shutdown request's reply leave before the sockets close.
         server->serve(std::chrono::milliseconds(0));
     }
+    if (generator) generator->stop();
     dataplane.stop();
     const dp::DataplaneStats final_stats = dataplane.stats();
     printer.print(final_stats, true);

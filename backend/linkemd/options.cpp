@@ -176,6 +176,30 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_flag("--allow-remote-shutdown", cl.allow_remote_shutdown,
                  "let clients stop linkemd (the shutdown method)")
         ->group(kControl);
+    const char* kTraffic = "Built-in traffic (virtual ports only) and the demo";
+    app.add_flag("--demo", cl.demo,
+                 "run the demo: virtual ports (no root, no NIC), built-in traffic, a link of "
+                 "20ms +- 4ms correlated delay, a 200Mbit/s spacer and 0.5% loss; other flags "
+                 "and --config still apply on top")
+        ->group(kTraffic);
+    app.add_option("--traffic", cl.traffic,
+                   "built-in traffic pattern: cbr, poisson or sine (starts the generator; needs "
+                   "--port-a virtual [--port-b virtual] or --demo)")
+        ->type_name("NAME")
+        ->group(kTraffic);
+    app.add_option("--traffic-rate", cl.traffic_rate,
+                   "rate of the built-in traffic (sine: its peak), e.g. 100Mbit (default 10 000 "
+                   "frames/s of --frame-size)")
+        ->type_name("RATE")
+        ->group(kTraffic);
+    app.add_option("--frame-size", cl.frame_size,
+                   "frame size of the built-in traffic, 64..1518 "
+                   "bytes with FCS (default 1518)")
+        ->type_name("BYTES")
+        ->group(kTraffic);
+    app.add_option("--period", cl.period, "period of the sine traffic (default 30s)")
+        ->type_name("DURATION")
+        ->group(kTraffic);
     bool show_version = false;
     app.add_flag("--version", show_version, "print linkemd's version and exit");
     try {
@@ -191,6 +215,10 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
         return std::nullopt;
     }
     return cl;
+}
+
+bool virtual_ports(const Options& o) {
+    return o.dataplane.port_a == kVirtualPort;
 }
 
 const char* version() {
@@ -219,6 +247,7 @@ Options build_options(const CommandLine& cl) {
         if (!file.is_object()) throw UsageError(src + ": expected a JSON object");
         for (const auto& [key, value] : file.items()) {
             static const auto known = {"port_a",
+                                       "traffic",
                                        "port_b",
                                        "lcores",
                                        "burst",
@@ -247,6 +276,18 @@ Options build_options(const CommandLine& cl) {
         }
     }
 
+    // The demo: settings under the file's and the flags'.
+    o.demo = cl.demo;
+    if (cl.demo) {
+        const json demo = {{"port_a", kVirtualPort},        {"port_b", kVirtualPort},
+                           {"mean_delay_us", 20000},        {"jitter_us", 4000},
+                           {"limiter", "spacer"},           {"rate_bps", 200e6},
+                           {"loss_model", "bernoulli"},     {"loss_probability", 0.005},
+                           {"traffic", {{"running", true}}}};
+        for (const auto& [key, value] : demo.items())
+            if (!file.contains(key)) file[key] = value;
+    }
+
     // Ports.
     dp::DataplaneConfig& dc = o.dataplane;
     dc.port_a = !cl.port_a.empty()        ? cl.port_a
@@ -260,8 +301,14 @@ Options build_options(const CommandLine& cl) {
         throw UsageError("port_a: required (--port-a DEV or \"port_a\" in the config file)");
     const unsigned n_dirs = dc.port_b.empty() ? 1 : 2;
     try {
-        dp::resolve_port(dc.port_a, "port_a");
-        if (n_dirs == 2) dp::resolve_port(dc.port_b, "port_b");
+        if (n_dirs == 2 && (dc.port_a == kVirtualPort) != (dc.port_b == kVirtualPort))
+            throw ParamError(dc.port_a == kVirtualPort ? "port_b" : "port_a",
+                             "virtual ports come in pairs: give both ports as 'virtual' (or "
+                             "only --port-a virtual for one direction)");
+        if (dc.port_a != kVirtualPort) {
+            dp::resolve_port(dc.port_a, "port_a");
+            if (n_dirs == 2) dp::resolve_port(dc.port_b, "port_b");
+        }
     } catch (const ParamError& e) {
         throw UsageError(std::string(e.what()) +
                          (e.field() == "port_a" ? " (--port-a)" : " (--port-b)"));
@@ -365,6 +412,68 @@ Options build_options(const CommandLine& cl) {
             throw UsageError((e == &co.control ? "control" : std::string("telemetry")) + ": '" +
                              *e +
                              "' is not a ZeroMQ endpoint; allowed tcp://HOST:PORT or ipc://PATH");
+    // Built-in traffic: the file's "traffic" object, then the flags. A pattern given on the
+    // command line starts it.
+    {
+        TrafficSpec& ts = o.traffic.spec;
+        ts.rate_bps = 10000 * ts.bits_per_packet();  // 10 000 frames/s by default
+        try {
+            if (file.contains("traffic")) {
+                if (!file["traffic"].is_object())
+                    throw UsageError(src +
+                                     ": traffic: expected an object (running, pattern, "
+                                     "rate_bps, frame_size_bytes, period_us)");
+                const json& t = file["traffic"];
+                if (t.contains("frame_size_bytes") && !t.contains("rate_bps")) {
+                    // Keep 10 000 frames/s when only the frame size is given.
+                    o.traffic = traffic_from_json(json{{"frame_size_bytes", t["frame_size_bytes"]}},
+                                                  o.traffic);
+                    ts.rate_bps = 10000 * ts.bits_per_packet();
+                }
+                o.traffic = traffic_from_json(t, o.traffic);
+            }
+        } catch (const ParamError& e) {
+            throw UsageError(src + ": traffic." + e.field() + ": " + e.message());
+        }
+        json flags = json::object();
+        auto flag = [&](const std::string& v, const char* name, const char* key, auto parse) {
+            if (v.empty()) return;
+            const auto x = parse(v);
+            if (!x)
+                throw UsageError(std::string(name) + ": '" + v + "' is not allowed (see --help)");
+            flags[key] = *x;
+        };
+        if (!cl.traffic.empty()) {
+            flags["pattern"] = cl.traffic;
+            flags["running"] = true;
+        }
+        flag(cl.traffic_rate, "--traffic-rate", "rate_bps", parse_rate);
+        flag(cl.frame_size, "--frame-size", "frame_size_bytes", parse_bytes);
+        flag(cl.period, "--period", "period_us", [](const std::string& v) -> std::optional<double> {
+            const auto d = parse_duration(v);
+            if (!d) return std::nullopt;
+            return static_cast<double>(*d) / kNsPerUs;
+        });
+        if (flags.contains("frame_size_bytes") && !flags.contains("rate_bps") &&
+            !(file.contains("traffic") && file["traffic"].contains("rate_bps")))
+            flags["rate_bps"] = 10000 * 8.0 * flags["frame_size_bytes"].get<double>();
+        try {
+            o.traffic = traffic_from_json(flags, o.traffic);
+        } catch (const ParamError& e) {
+            const std::map<std::string, std::string> name = {{"pattern", "--traffic"},
+                                                             {"rate_bps", "--traffic-rate"},
+                                                             {"frame_size_bytes", "--frame-size"},
+                                                             {"period_us", "--period"}};
+            const auto it = name.find(e.field());
+            throw UsageError((it != name.end() ? it->second : e.field()) + " [" + e.field() +
+                             "]: " + e.message());
+        }
+        if (o.traffic.running && dc.port_a != kVirtualPort)
+            throw UsageError(
+                "--traffic: the built-in traffic runs on virtual ports only; give --port-a "
+                "virtual --port-b virtual (or --demo), or send your own traffic through the "
+                "ports");
+    }
     if (co.enabled && co.control == co.telemetry)
         throw UsageError("control and telemetry: both are '" + co.control +
                          "'; give them different endpoints");
@@ -463,6 +572,7 @@ json to_json(const Options& o) {
     if (!co.curve_allow.empty()) j["curve_allow"] = co.curve_allow;
     j["insecure_listen"] = co.insecure_listen;
     j["allow_remote_shutdown"] = co.allow_remote_shutdown;
+    if (virtual_ports(o)) j["traffic"] = to_json(o.traffic);
     j["a_to_b"] = to_json(dc.link.a_to_b);
     if (!dc.port_b.empty()) j["b_to_a"] = to_json(dc.link.b_to_a);
     return j;

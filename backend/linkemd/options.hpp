@@ -17,6 +17,7 @@
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/protocol.hpp"
 #include "linkem/time.hpp"
+#include "linkem/traffic.hpp"
 
 namespace linkem::linkemd {
 
@@ -33,6 +34,9 @@ struct CommandLine {
     // Control and telemetry (docs/protocol.md).
     std::string control, telemetry, telemetry_hz, delay_samples_per_s, curve_secret, curve_allow;
     bool no_control = false, insecure_listen = false, allow_remote_shutdown = false;
+    // Built-in traffic and the demo.
+    std::string traffic, traffic_rate, frame_size, period;
+    bool demo = false;
     // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
     std::vector<std::array<std::string, 3>> params;
     std::vector<std::string> eal_args;  // after "--"
@@ -60,7 +64,16 @@ struct Options {
     std::string config_path;
     std::vector<std::string> eal_args;
     ControlOptions control;
+    /// The built-in traffic generator's settings (it exists when the ports are virtual).
+    TrafficConfig traffic;
+    bool demo = false;
 };
+
+/// A port given as this is a virtual port (dp::VirtualPort) that linkemd creates and whose
+/// far end only the built-in traffic generator uses.
+inline constexpr const char* kVirtualPort = "virtual";
+/// Whether the options' ports are linkemd's own virtual ports.
+bool virtual_ports(const Options& o);
 
 /// linkemd's version ("0.1.0").
 const char* version();

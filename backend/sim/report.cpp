@@ -76,18 +76,6 @@ const std::vector<MetricDef>& metric_defs() {
     return kDefs;
 }
 
-std::string to_string(TrafficPattern p) {
-    switch (p) {
-        case TrafficPattern::cbr:
-            return "cbr";
-        case TrafficPattern::poisson:
-            return "poisson";
-        case TrafficPattern::sine:
-            return "sine";
-    }
-    return "?";
-}
-
 nlohmann::json to_json(const RunResult& r) {
     nlohmann::json j = {{"seed", r.seed}, {"duration_s", r.duration_s}};
     for (const MetricDef& m : metric_defs()) {

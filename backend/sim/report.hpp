@@ -33,7 +33,6 @@ const std::vector<MetricDef>& metric_defs();
 
 nlohmann::json to_json(const RunResult& r);
 nlohmann::json to_json(const SimConfig& cfg);
-std::string to_string(TrafficPattern p);
 
 /// The whole report: configuration, every run, and the summary over runs.
 nlohmann::json report_json(const SimConfig& cfg, const std::vector<RunResult>& runs);

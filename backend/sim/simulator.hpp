@@ -15,7 +15,7 @@
 #include <string>
 
 #include "linkem/link_params.hpp"
-#include "traffic.hpp"
+#include "linkem/traffic.hpp"
 
 namespace linkem::sim {
 

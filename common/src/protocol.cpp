@@ -36,8 +36,9 @@ std::string join(const std::vector<std::string>& v) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-    static const std::vector<std::string> kMethods = {
-        "hello", "get_link", "set_link", "get_stats", "save_config", "load_config", "shutdown"};
+    static const std::vector<std::string> kMethods = {"hello",       "get_link",    "set_link",
+                                                      "get_stats",   "save_config", "load_config",
+                                                      "get_traffic", "set_traffic", "shutdown"};
     return kMethods;
 }
 

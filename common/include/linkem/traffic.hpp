@@ -1,18 +1,23 @@
-// Traffic sources of the simulator: arrival times of packets of one frame size.
+// Traffic: arrival times of packets of one frame size, for the simulator's run loop and
+// linkemd's built-in traffic generator, and the settings that describe it (the same names
+// in linkem-sim's and linkemd's flags, and in the protocol's set_traffic).
 //
-// Every source is a plain class with next() -> arrival time in integer nanoseconds
-// (non-decreasing); the run loop is a template over the source type, so the per-packet
+// Every source is a plain class with next() -> arrival time in integer nanoseconds from 0
+// (non-decreasing); a run loop can be a template over the source type, so the per-packet
 // call is inlined and CBR arrivals are computed (k * interval), never queued.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "linkem/rng.hpp"
 #include "linkem/time.hpp"
 
-namespace linkem::sim {
+namespace linkem {
 
 /// Nearest integer nanosecond of a non-negative time (inline; std::llround is a libm call
 /// and cost 7 % of the CBR run loop).
@@ -21,6 +26,7 @@ inline TimeNs round_ns(double t) {
 }
 
 enum class TrafficPattern : std::uint8_t { cbr, poisson, sine };
+std::string_view to_string(TrafficPattern p);
 
 struct TrafficSpec {
     TrafficPattern pattern = TrafficPattern::cbr;
@@ -32,7 +38,28 @@ struct TrafficSpec {
 
     double bits_per_packet() const { return 8.0 * frame_bytes; }
     double interval_ns() const { return bits_per_packet() * 1e9 / rate_bps; }
+    bool operator==(const TrafficSpec&) const = default;
 };
+
+/// The built-in generator's settings: a spec, and whether it sends.
+struct TrafficConfig {
+    bool running = false;
+    TrafficSpec spec;
+    bool operator==(const TrafficConfig&) const = default;
+};
+
+/// Limits of linkemd's generator (the simulator has its own, wider ones).
+struct TrafficLimits {
+    static constexpr double kMinRate = 1e3, kMaxRate = 1e11;          // bit/s
+    static constexpr std::uint32_t kMinFrame = 64, kMaxFrame = 1518;  // bytes, with FCS
+    static constexpr DurationNs kMinPeriod = kNsPerMs, kMaxPeriod = 3600 * kNsPerSec;
+};
+
+/// {"running":..,"pattern":"cbr","rate_bps":..,"frame_size_bytes":..,"period_us":..}
+nlohmann::json to_json(const TrafficConfig& t);
+/// Applies the keys of `j` on top of `base` and checks the result against TrafficLimits.
+/// Throws ParamError naming the key ("rate_bps") and what is allowed; base never changes.
+TrafficConfig traffic_from_json(const nlohmann::json& j, const TrafficConfig& base);
 
 /// Constant bit rate: packet k arrives at round(k * interval).
 class CbrSource {
@@ -113,4 +140,4 @@ class SineSource {
     std::uint64_t k_ = 0;
 };
 
-}  // namespace linkem::sim
+}  // namespace linkem

@@ -1,0 +1,209 @@
+#include "generator.hpp"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <variant>
+
+#include "linkem/dataplane/eal.hpp"
+#include "linkem/dataplane/virtual_port.hpp"
+
+namespace linkem::gen {
+
+namespace {
+
+using Source = std::variant<CbrSource, PoissonSource, SineSource>;
+
+Source make_source(const TrafficSpec& s, std::uint64_t seed) {
+    switch (s.pattern) {
+        case TrafficPattern::poisson:
+            return PoissonSource(s, seed);
+        case TrafficPattern::sine:
+            return SineSource(s);
+        case TrafficPattern::cbr:
+            break;
+    }
+    return CbrSource(s);
+}
+
+// One direction's state on the generator thread.
+struct Flow {
+    dp::VirtualPort* in = nullptr;  // where its frames enter the emulator
+    std::optional<Source> source;
+    TimeNs start = 0, next = 0;  // the run's start; the next frame's due time
+    std::uint64_t seq = 0;
+    TrafficMeter meter;
+    TimeNs next_sample = 0;
+};
+
+}  // namespace
+
+Generator::Generator(dp::VirtualPort* a, dp::VirtualPort* b, unsigned samples_per_s,
+                     const TrafficConfig& initial)
+    : a_(a),
+      b_(b),
+      sample_period_(samples_per_s ? kNsPerSec / samples_per_s : 0),
+      pending_(initial) {
+    for (auto& s : samples_)
+        s = std::make_unique<SpscRing<MeasuredSample>>(std::max(1024u, samples_per_s / 2));
+}
+
+Generator::~Generator() {
+    stop();
+}
+
+void Generator::start() {
+    if (go_.exchange(true)) return;
+    thread_ = std::thread([this] { run(); });
+}
+
+void Generator::stop() {
+    if (!go_.exchange(false)) return;
+    if (thread_.joinable()) thread_.join();
+}
+
+std::uint32_t Generator::apply(const TrafficConfig& c) {
+    std::lock_guard lock(mu_);
+    if (!(c.spec == pending_.spec)) ++run_;
+    pending_ = c;
+    changes_.fetch_add(1, std::memory_order_release);
+    return run_;
+}
+
+std::uint32_t Generator::run_number() const {
+    std::lock_guard lock(mu_);
+    return run_;
+}
+
+TrafficConfig Generator::config() const {
+    std::lock_guard lock(mu_);
+    return pending_;
+}
+
+void Generator::take(std::vector<TrafficReport>& reports, std::vector<MeasuredSample> samples[2]) {
+    TrafficReport r[16];
+    std::size_t n;
+    while ((n = reports_.pop(r, 16)) > 0)
+        reports.insert(reports.end(), r, r + n);
+    for (int d = 0; d < 2; ++d) {
+        MeasuredSample s[256];
+        while ((n = samples_[d]->pop(s, 256)) > 0)
+            samples[d].insert(samples[d].end(), s, s + n);
+    }
+}
+
+void Generator::run() {
+    // Sleeps of tens of microseconds: without this the kernel may add 50 us of slack to each.
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    const unsigned dirs = directions();
+    Flow flow[2];
+    flow[0].in = a_;
+    flow[1].in = b_;
+    TrafficConfig cfg;
+    std::uint32_t run = 0;
+    std::uint64_t seen_changes = ~std::uint64_t{0};
+    TimeNs report_start = dp::now_ns(), next_report = report_start + kReportPeriod;
+    std::vector<std::uint8_t> templ;
+    dp::VirtualPort* sinks[2] = {b_ ? b_ : a_, b_ ? a_ : nullptr};
+    while (go_.load(std::memory_order_relaxed)) {
+        TimeNs now = dp::now_ns();
+        if (changes_.load(std::memory_order_acquire) != seen_changes) {
+            TrafficConfig next;
+            std::uint32_t next_run;
+            {
+                std::lock_guard lock(mu_);
+                seen_changes = changes_.load(std::memory_order_relaxed);
+                next = pending_;
+                next_run = run_;
+            }
+            const bool restart = next_run != run || (next.running && !cfg.running);
+            if (restart) {
+                for (unsigned d = 0; d < dirs; ++d) {
+                    Flow& f = flow[d];
+                    f.source = make_source(next.spec, 0x6c696e6b656d + d);
+                    f.start = now;
+                    f.next = now + std::visit([](auto& s) { return s.next(); }, *f.source);
+                    if (next_run != run) {
+                        f.seq = 0;
+                        f.meter.reset();
+                    }
+                }
+                templ.assign(next.spec.frame_bytes - 4, 0);  // the mbuf holds no FCS
+            }
+            run = next_run;
+            cfg = next;
+        }
+        // Send what is due, one burst per direction per pass (a pass late by a stall sends
+        // the backlog in bursts of up to 256 frames until it has caught up).
+        if (cfg.running) {
+            for (unsigned d = 0; d < dirs; ++d) {
+                Flow& f = flow[d];
+                std::size_t k = 0;
+                while (f.next <= now && k < 256) {
+                    ++k;
+                    f.next = f.start + std::visit([](auto& s) { return s.next(); }, *f.source);
+                }
+                if (k == 0) continue;
+                const TimeNs stamp = dp::now_ns();
+                const std::uint64_t base = f.seq;
+                const std::size_t sent = f.in->send_burst(
+                    k, templ.size(), [&](std::size_t i, std::span<std::uint8_t> frame) {
+                        GenHeader h;
+                        h.direction = static_cast<std::uint8_t>(d);
+                        h.run = run;
+                        h.seq = base + i;
+                        h.send_ns = stamp;
+                        std::copy(templ.begin(), templ.end(), frame.begin());
+                        write_gen_frame(frame, h);
+                    });
+                f.seq += sent;
+            }
+        }
+        // Receive: each frame's delay from its own send time; the receive time is taken once
+        // per burst, after the burst was taken from the port's transmit ring.
+        for (dp::VirtualPort* port : sinks) {
+            if (!port) continue;
+            std::optional<TimeNs> at;
+            port->receive(
+                [&](std::span<const std::uint8_t> frame) {
+                    if (!at) at = dp::now_ns();
+                    const auto h = read_gen_frame(frame);
+                    if (!h || h->direction >= dirs || h->run != run) return;  // another run's
+                    Flow& f = flow[h->direction];
+                    const DurationNs d = f.meter.on_frame(h->seq, h->send_ns, *at);
+                    if (sample_period_ && *at >= f.next_sample) {
+                        f.next_sample =
+                            std::max(f.next_sample + sample_period_, *at - sample_period_);
+                        if (!samples_[h->direction]->try_push(MeasuredSample{h->send_ns, d}))
+                            f.meter.sample_dropped();
+                    }
+                },
+                512);
+        }
+        now = dp::now_ns();
+        if (now >= next_report) {
+            TrafficReport r;
+            r.start_ns = report_start;
+            r.end_ns = now;
+            r.run = run;
+            for (unsigned d = 0; d < dirs; ++d) {
+                r.counts[d] = flow[d].meter.counts(flow[d].seq);
+                r.delay[d] = flow[d].meter.take_interval();
+            }
+            reports_.try_push(r);
+            report_start = now;
+            next_report = now + kReportPeriod;
+        }
+        // Sleep until the next frame is due, at most a poll period (the sink's lateness).
+        TimeNs wake = now + kPollPeriod;
+        if (cfg.running)
+            for (unsigned d = 0; d < dirs; ++d)
+                wake = std::min(wake, flow[d].next);
+        if (wake > now + 2 * kNsPerUs)
+            std::this_thread::sleep_for(std::chrono::nanoseconds(wake - now));
+    }
+}
+
+}  // namespace linkem::gen

@@ -1,0 +1,101 @@
+// The frames of linkemd's built-in traffic generator, and what its receiving side measures
+// from them: one-way delay from the send time each frame carries, loss from gaps in the
+// sequence numbers, and out-of-order arrivals, independently of the emulator's counters
+// (as the DPDS paper measures with a separate traffic generator, Section VI).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "linkem/telemetry.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+/// A generated frame: Ethernet (02:4c:4b:00:00:02 <- 02:4c:4b:00:00:01, ethertype 0x88B5,
+/// IEEE's local experimental type) followed by this header, then zeros to the frame size.
+struct GenHeader {
+    static constexpr std::uint32_t kMagic = 0x4c4b474e;  // "LKGN"
+    static constexpr std::uint16_t kEtherType = 0x88b5;
+    static constexpr std::size_t kOffset = 14;  // after the Ethernet header
+    std::uint8_t direction = 0;                 // 0 a_to_b, 1 b_to_a
+    std::uint32_t run = 0;                      // changes with every set_traffic
+    std::uint64_t seq = 0;                      // 0, 1, 2, ... per direction and run
+    TimeNs send_ns = 0;                         // when it was handed to the port
+};
+/// Bytes of Ethernet header plus GenHeader: the smallest frame (60 bytes without FCS) fits.
+inline constexpr std::size_t kGenFrameMin = GenHeader::kOffset + 32;
+
+/// Writes the Ethernet header and h at the start of `frame` (at least kGenFrameMin bytes).
+void write_gen_frame(std::span<std::uint8_t> frame, const GenHeader& h);
+/// Only the header's seq and send_ns (for a frame already written once).
+void restamp_gen_frame(std::span<std::uint8_t> frame, std::uint64_t seq, TimeNs send_ns);
+/// The header, if `frame` is a generated frame.
+std::optional<GenHeader> read_gen_frame(std::span<const std::uint8_t> frame);
+
+/// One measured frame: when it was sent and how long it took (receive - send).
+struct MeasuredSample {
+    TimeNs send_ns = 0;
+    DurationNs delay_ns = 0;
+};
+
+/// What the receiving side saw of one direction's frames (cumulative since the run began).
+struct TrafficCounts {
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;
+    std::uint64_t lost = 0;          // sequence numbers below the highest received, not received
+    std::uint64_t out_of_order = 0;  // arrived after a frame with a higher sequence number
+    std::uint64_t samples_dropped = 0;
+    bool operator==(const TrafficCounts&) const = default;
+};
+
+/// The receive side of one direction. Loss counts the gaps below the highest sequence
+/// number received, so a frame that is still in flight behind a later one (reordering)
+/// counts as lost until it arrives, then as out of order.
+class TrafficMeter {
+  public:
+    /// A new run: counts and statistics start again.
+    void reset() { *this = TrafficMeter{}; }
+    /// A frame of this run arrived at recv_ns. Returns its measured delay.
+    DurationNs on_frame(std::uint64_t seq, TimeNs send_ns, TimeNs recv_ns) {
+        const DurationNs d = recv_ns - send_ns;
+        ++counts_.received;
+        if (counts_.received == 1 || seq > max_seq_) {
+            max_seq_ = seq;
+        } else {
+            ++counts_.out_of_order;
+        }
+        counts_.lost = max_seq_ + 1 > counts_.received ? max_seq_ + 1 - counts_.received : 0;
+        interval_.add(static_cast<double>(d));
+        return d;
+    }
+    /// A measured sample did not fit into the telemetry ring.
+    void sample_dropped() { ++counts_.samples_dropped; }
+    TrafficCounts counts(std::uint64_t sent) const {
+        TrafficCounts c = counts_;
+        c.sent = sent;
+        return c;
+    }
+    /// The delay statistics since the previous call (and starts the next interval).
+    RunningStats take_interval() {
+        RunningStats r = interval_;
+        interval_.reset(r.count ? r.mean() : 0);
+        return r;
+    }
+
+  private:
+    TrafficCounts counts_;
+    std::uint64_t max_seq_ = 0;
+    RunningStats interval_;
+};
+
+/// What the generator reports every ~50 ms (like the data plane's IntervalReport).
+struct TrafficReport {
+    TimeNs start_ns = 0, end_ns = 0;
+    std::uint32_t run = 0;
+    TrafficCounts counts[2];
+    RunningStats delay[2];  // measured delay of the frames received in the interval, ns
+};
+
+}  // namespace linkem
