@@ -248,6 +248,16 @@ void Server::handle_control() {
                 json{{"source", source_of(identity)},
                      {"method", method},
                      {"code", "invalid_params"}}});
+        } catch (const std::exception& e) {
+            // A Backend that failed in a way it did not describe (a bug, or a resource
+            // gone): the client learns so, and the server goes on serving.
+            const proto::Error err{proto::ErrorCode::failed, method + " failed: " + e.what(), ""};
+            reply = proto::encode_error(id, err);
+            ++refused_;
+            event(proto::Event{
+                "request_refused", "warning",
+                "request " + method + " from " + source_of(identity) + " failed: " + e.what(),
+                json{{"source", source_of(identity)}, {"method", method}, {"code", "failed"}}});
         }
         std::vector<zmq::const_buffer> out;
         out.push_back(zmq::buffer(identity));
