@@ -81,6 +81,9 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
     if (r.method == "set_link") return set_link(r.params, source);
     if (r.method == "get_stats") {
         no_params(r);
+        // A request served before the first tick: publish the first message now, so that
+        // the reply is still the newest `stats` message.
+        if (last_stats_.is_null()) publish_stats();
         return last_stats_;
     }
     if (r.method == "save_config") {
