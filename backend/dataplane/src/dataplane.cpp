@@ -99,6 +99,13 @@ struct Dataplane::Impl {
                 ds.counters = latest[k]->counters;
                 ds.delay_samples_dropped = latest[k]->samples_dropped;
                 if (k == 0) s.t_ns = latest[k]->end_ns;
+            } else if (live) {
+                // Running, but no report yet (its first kReportPeriod): the lcore's counters
+                // cannot be read consistently from here, so show those of the start (zero),
+                // which balance.
+                ds.params_generation = d.acked.load(std::memory_order_acquire);
+                ds.counters = {};
+                ds.delay_samples_dropped = 0;
             } else {
                 // Before the counters: an interval whose two ends show the same generation
                 // was spent entirely under that parameter block.
