@@ -1,0 +1,231 @@
+"""Plumbing for the control-server tests: start linkemd on DPDK virtual ports with its own
+--file-prefix and ipc:// endpoints in a temporary directory, talk to it with pyzmq (Debian's
+python3-zmq) as docs/protocol.md describes, and stop it.
+
+Exit codes follow ctest: 0 pass, 1 fail, 77 skip.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import zmq
+except ImportError:  # pragma: no cover - reported as a skip
+    zmq = None
+
+SKIP = 77
+DIRECTIONS = ("a_to_b", "b_to_a")
+DROPS = ("drops_loss", "drops_policer", "drops_spacer", "drops_buffer_full")
+
+
+class Fail(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def log(name, msg):
+    print("[%s] %s" % (name, msg), flush=True)
+
+
+def require_zmq():
+    if zmq is None:
+        raise Skip("python3-zmq is not installed for %s" % sys.executable)
+
+
+def balance_error(stats):
+    """The directions whose counters do not balance, as 'dir: in=… out=… …' strings."""
+    bad = []
+    for d in DIRECTIONS:
+        c = stats.get(d)
+        if c is None:
+            continue
+        rhs = c["packets_out"] + sum(c[k] for k in DROPS) + c["in_flight"]
+        if c["packets_in"] != rhs:
+            bad.append("%s: packets_in %d != out %d + drops %d + in_flight %d" % (
+                d, c["packets_in"], c["packets_out"], sum(c[k] for k in DROPS), c["in_flight"]))
+    return bad
+
+
+class Linkemd:
+    """One linkemd process. `args` are linkemd flags; control and telemetry get ipc://
+    endpoints in a fresh directory unless given."""
+
+    def __init__(self, binary, name, args, control=None, telemetry=None, eal=(), env=None):
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix="linkem-ctl-%s-" % name)
+        self.control = control or "ipc://%s/control" % self.dir
+        self.telemetry = telemetry or "ipc://%s/telemetry" % self.dir
+        self.prefix = "lkctl-%d-%s" % (os.getpid(), name)
+        self.cmd = [binary] + list(args)
+        if "--no-control" not in args:
+            self.cmd += ["--control", self.control, "--telemetry", self.telemetry]
+        self.cmd += ["--stats-interval", "0", "--", "--file-prefix", self.prefix] + list(eal)
+        self.out = open(os.path.join(self.dir, "stdout"), "w+")
+        self.err_path = os.path.join(self.dir, "stderr")
+        self.err = open(self.err_path, "w+")
+        log(name, "start: " + " ".join(self.cmd))
+        self.proc = subprocess.Popen(self.cmd, stdout=self.out, stderr=self.err,
+                                     stdin=subprocess.DEVNULL, env=env)
+
+    def stderr(self):
+        with open(self.err_path) as f:
+            return f.read()
+
+    def wait_ready(self, timeout=60.0):
+        """Until the control socket answers hello; returns its result."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise Fail("linkemd exited with %d during start:\n%s" % (
+                    self.proc.returncode, self.stderr()[-3000:]))
+            if "control on " in self.stderr():
+                c = Client(self.control, timeout=5.0)
+                try:
+                    return c.call("hello", {"client": "test " + self.name})
+                finally:
+                    c.close()
+            time.sleep(0.1)
+        raise Fail("linkemd did not open its control socket within %.0f s:\n%s" % (
+            timeout, self.stderr()[-3000:]))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self, timeout=20.0):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def close(self, keep=False):
+        self.stop()
+        self.out.close()
+        self.err.close()
+        shutil.rmtree("/var/run/dpdk/" + self.prefix, ignore_errors=True)
+        if not keep and not os.environ.get("LINKEM_KEEP_LOGS"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_ctx = None
+
+
+def context():
+    global _ctx
+    if _ctx is None:
+        _ctx = zmq.Context()
+    return _ctx
+
+
+class Client:
+    """A DEALER client: one request at a time, replies matched by id, a timeout per call."""
+
+    def __init__(self, endpoint, timeout=5.0, curve=None):
+        self.sock = context().socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        if curve:
+            self.sock.curve_secretkey = curve["secret"]
+            self.sock.curve_publickey = curve["public"]
+            self.sock.curve_serverkey = curve["server"]
+        self.sock.connect(endpoint)
+        self.timeout = timeout
+        self.next_id = 1
+
+    def close(self):
+        self.sock.close(0)
+
+    def send_raw(self, parts):
+        self.sock.send_multipart(parts)
+
+    def recv(self, timeout=None):
+        """One reply (the parts after an optional empty delimiter), or None on timeout."""
+        t = self.timeout if timeout is None else timeout
+        if not self.sock.poll(int(t * 1000)):
+            return None
+        parts = self.sock.recv_multipart()
+        if len(parts) > 1 and parts[0] == b"":
+            parts = parts[1:]
+        return parts
+
+    def request(self, method, params=None, id_=None):
+        """Sends a request and returns the whole reply object (result or error)."""
+        if id_ is None:
+            id_ = self.next_id
+            self.next_id += 1
+        req = {"v": 1, "id": id_, "method": method}
+        if params is not None:
+            req["params"] = params
+        self.sock.send(json.dumps(req).encode())
+        deadline = time.monotonic() + self.timeout
+        while True:
+            left = deadline - time.monotonic()
+            parts = self.recv(max(left, 0))
+            if parts is None:
+                raise Fail("no reply to %s (id %r) within %.1f s" % (method, id_, self.timeout))
+            reply = json.loads(parts[-1])
+            if reply.get("id") == id_:
+                return reply
+
+    def call(self, method, params=None):
+        reply = self.request(method, params)
+        if "error" in reply:
+            raise Fail("%s refused: %s" % (method, reply["error"]))
+        return reply["result"]
+
+
+class Subscriber:
+    def __init__(self, endpoint, topics=(b"",), curve=None, hwm=100000):
+        self.sock = context().socket(zmq.SUB)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.RCVHWM, hwm)
+        if curve:
+            self.sock.curve_secretkey = curve["secret"]
+            self.sock.curve_publickey = curve["public"]
+            self.sock.curve_serverkey = curve["server"]
+        for t in topics:
+            self.sock.setsockopt(zmq.SUBSCRIBE, t)
+        self.sock.connect(endpoint)
+
+    def recv(self, timeout=2.0):
+        """(topic, body) or None on timeout."""
+        if not self.sock.poll(int(timeout * 1000)):
+            return None
+        topic, body = self.sock.recv_multipart()
+        return topic.decode(), json.loads(body)
+
+    def wait_for(self, topic, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            m = self.recv(max(deadline - time.monotonic(), 0.01))
+            if m and m[0] == topic:
+                return m[1]
+        raise Fail("no %s message within %.1f s" % (topic, timeout))
+
+    def close(self):
+        self.sock.close(0)
+
+
+def main(name, fn):
+    """Runs fn() and maps Fail/Skip to ctest's exit codes."""
+    try:
+        fn()
+    except Skip as e:
+        log(name, "SKIP: %s" % e)
+        sys.exit(SKIP)
+    except Fail as e:
+        log(name, "FAIL: %s" % e)
+        sys.exit(1)
+    log(name, "PASS")
+    sys.exit(0)

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# set_link through the control socket moves the ping RTT through the namespaces from 20 ms
+# (10 ms constant delay per direction) to 60 ms (30 ms) within a second of the reply, and no
+# ping is lost. Pings every 20 ms, timestamped (-D); the set_link reply's time is taken on
+# the same clock (CLOCK_REALTIME).
+# Usage: test_set_link_ping.sh LINKEMD
+TEST_NAME=control.set_link_ping
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/../integration/lib.sh"
+require_env "${1:-}"
+$PY -c "import zmq" 2>/dev/null || skip "python3-zmq not installed for $PY"
+setup_topology
+
+CTL="ipc://$WORK/control"
+TEL="ipc://$WORK/telemetry"
+FWD_OUT="$WORK/fwd.out"
+FWD_ERR="$WORK/fwd.err"
+FWD_CMD=(timeout -s TERM 150 "$LINKEMD" --control "$CTL" --telemetry "$TEL" --port-a "$VA"
+         --port-b "$VB" --lcores shared --stats-json --stats-interval 1s
+         --distribution constant --mean-delay 10ms --seed 1 -- --file-prefix "linkem-it-$TAG")
+log "start: ${FWD_CMD[*]}"
+"${FWD_CMD[@]}" >"$FWD_OUT" 2>"$FWD_ERR" </dev/null &
+FWD_PID=$!
+ok=0
+for i in $(seq 60); do
+    kill -0 "$FWD_PID" 2>/dev/null || { dump_forwarder; fail "linkemd exited during start"; }
+    if nsx "$NS1" ping -c1 -W1 -q "$IP2" >/dev/null 2>&1; then ok=1; break; fi
+    sleep 0.5
+done
+[[ $ok == 1 ]] || { dump_forwarder; fail "no ping crossed linkemd"; }
+nsx "$NS2" ping -c1 -W1 -q "$IP1" >/dev/null 2>&1
+
+COUNT=150  # 3 s at 20 ms
+nsx "$NS1" timeout 30 ping -D -c "$COUNT" -i 0.02 "$IP2" >"$WORK/ping.out" 2>&1 &
+PING_PID=$!
+BG_PIDS+=("$PING_PID")
+sleep 1.0
+# set_link; prints the wall-clock time the reply arrived and its generation.
+$PY - "$CTL" >"$WORK/set_link.out" <<'EOF' || { cat "$WORK/set_link.out"; dump_forwarder; fail "set_link failed"; }
+import json, sys, time, zmq
+s = zmq.Context().socket(zmq.REQ)
+s.setsockopt(zmq.LINGER, 0)
+s.connect(sys.argv[1])
+s.send_json({"v": 1, "id": 1, "method": "set_link", "params": {"mean_delay_us": 30000}})
+if not s.poll(5000):
+    print("no reply"); sys.exit(1)
+r = s.recv_json()
+t = time.time()
+if "result" not in r or not r["result"]["applied"]:
+    print(json.dumps(r)); sys.exit(1)
+print("%.6f %d" % (t, r["result"]["params_generation"]))
+EOF
+read -r T_REPLY GEN <"$WORK/set_link.out"
+log "set_link mean_delay_us 30000 answered at $T_REPLY (generation $GEN)"
+wait "$PING_PID"
+stop_forwarder
+
+# Each reply line: [epoch] ... icmp_seq=N ... time=RTT ms; its request left at epoch - RTT.
+$PY - "$WORK/ping.out" "$T_REPLY" "$COUNT" "$FWD_OUT" <<'EOF'
+import json, re, statistics, sys
+lines = open(sys.argv[1]).read().splitlines()
+t_reply, count = float(sys.argv[2]), int(sys.argv[3])
+rows = []
+for l in lines:
+    m = re.match(r"\[(\d+\.\d+)\].*icmp_seq=(\d+).*time=([\d.]+) ms", l)
+    if m:
+        t, rtt = float(m.group(1)), float(m.group(3))
+        rows.append((t - rtt / 1000.0, int(m.group(2)), rtt))
+before = [r for s, _, r in rows if s < t_reply - 0.1]
+after = [r for s, _, r in rows if s > t_reply + 1.0]
+between = [(round(s - t_reply, 3), r) for s, _, r in rows if t_reply - 0.1 <= s <= t_reply + 1.0]
+print("    %d/%d replies; before the change: %d, median %.2f ms; from 1 s after the reply: %d, "
+      "median %.2f ms, min %.2f, max %.2f" % (
+          len(rows), count, len(before), statistics.median(before) if before else -1,
+          len(after), statistics.median(after) if after else -1,
+          min(after) if after else -1, max(after) if after else -1))
+print("    around the change (sent s after the reply, RTT ms): %s" % between[:12])
+# The run's own stall figures: a disturbed data plane excuses the timing bounds, not loss.
+stalled = 0
+for l in open(sys.argv[4]):
+    if l.startswith("{"):
+        try:
+            j = json.loads(l)
+        except ValueError:
+            continue
+        stalled = max(stalled, max(j[d].get("longest_stall_ns", 0) for d in ("a_to_b", "b_to_a")))
+fails = []
+if len(rows) != count:
+    fails.append("lost %d of %d pings" % (count - len(rows), count))
+if len(before) < 20 or len(after) < 40:
+    fails.append("too few pings before (%d) or after (%d) the change" % (len(before), len(after)))
+else:
+    mb, ma = statistics.median(before), statistics.median(after)
+    bound = abs(mb - 20) <= 1.5 and abs(ma - 60) <= 1.5 and min(after) >= 59.0
+    if not bound:
+        if stalled > 2_000_000:
+            print("    timing bound skipped: linkemd's lcore stalled up to %.1f ms (its stall "
+                  "counters), so the RTTs say nothing about the change" % (stalled / 1e6))
+        else:
+            fails.append("RTT median %.2f ms before (want 20 +- 1.5), %.2f ms from 1 s after the "
+                         "reply (want 60 +- 1.5, min %.2f >= 59)" % (mb, ma, min(after)))
+for f in fails:
+    print("    " + f)
+sys.exit(1 if fails else 0)
+EOF
+rc=$?
+show_forwarder_counters
+[[ $rc == 0 ]] || fail "see above"
+log "PASS"
