@@ -15,6 +15,11 @@ packages=(
   # the GUI's desktop files: validators (ctest packaging.desktop_files) and the icon renderer
   # (scripts/render-icons.sh)
   desktop-file-utils appstream librsvg2-bin
+  # the Debian packages (cpack, ctest packaging.debs): dpkg-shlibdeps, man pages from
+  # --help, lintian, systemd-analyze for the unit
+  dpkg-dev help2man lintian systemd
+  # the demo's check of linkemd's stats (scripts/demo.sh)
+  python3-zmq
 )
 
 missing=()

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The demo: installs what is needed (scripts/install-deps.sh), builds everything (the GUI
+# too when Qt 6 is there) in build-demo/, then starts `linkemd --demo` (two virtual ports,
+# built-in traffic both ways, a 20 ms +- 4 ms correlated link with a 200 Mbit/s spacer and
+# 0.5 % loss; control and telemetry on loopback, no root and no NIC needed) and shows it:
+#   - linkem-gui connected to it when DISPLAY or WAYLAND_DISPLAY is set,
+#   - otherwise `linkemctl watch` in the terminal,
+#   - and if neither program is built, a one-line-a-second view of linkemd's telemetry.
+# First it checks that traffic flows both ways and that the delay the built-in traffic
+# measures is within 5 % of the configured mean, and prints what it saw. Ctrl+C (or
+# closing the GUI) stops both.
+#   scripts/demo.sh [--check] [--duration SECONDS] [--no-build] [--build-dir DIR]
+#     --check       only start linkemd, run the check above (at most 10 s), stop; exit 0 if
+#                   it passed, 1 if not (what CI or a headless machine can run)
+#     --duration S  stop after S seconds
+#     --no-build    use the build directory as it is
+#     --build-dir D build in D (default build-demo)
+# linkemd's own output goes to linkemd-demo.log in the build directory. Endpoints:
+# linkemd's defaults (tcp://127.0.0.1:7710 and :7711); LINKEM_DEMO_CONTROL and
+# LINKEM_DEMO_TELEMETRY override them (then linkemctl and linkem-gui, which connect to the
+# defaults, are not started; the telemetry view is shown instead).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build-demo
+check_only=0
+duration=0
+do_build=1
+while (($#)); do
+  case $1 in
+    --check) check_only=1 ;;
+    --duration) duration=${2:?--duration needs a number of seconds}; shift ;;
+    --no-build) do_build=0 ;;
+    --build-dir) build=${2:?--build-dir needs a directory}; shift ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "demo.sh: unknown argument '$1'; allowed: --check, --duration SECONDS, --no-build, --build-dir DIR" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $duration =~ ^[0-9]+$ ]] || { echo "demo.sh: --duration: '$duration' is not a whole number of seconds" >&2; exit 2; }
+
+if ((do_build)); then
+  scripts/install-deps.sh
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLINKEM_WITH_GUI=ON \
+        -DLINKEM_BUILD_TESTS=OFF -DLINKEM_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$build" -j"$(nproc)"
+fi
+
+program() {  # the built program $1, or nothing
+  find "$build" -maxdepth 4 -type f -name "$1" -perm -u+x 2>/dev/null | head -1
+}
+linkemd=$(program linkemd)
+linkemctl=$(program linkemctl)
+gui=$(program linkem-gui)
+[[ -n $linkemd ]] || { echo "demo.sh: no linkemd in $build (DPDK missing? see the cmake output)" >&2; exit 1; }
+
+control=${LINKEM_DEMO_CONTROL:-tcp://127.0.0.1:7710}
+telemetry=${LINKEM_DEMO_TELEMETRY:-tcp://127.0.0.1:7711}
+custom_endpoints=0
+[[ -n ${LINKEM_DEMO_CONTROL:-}${LINKEM_DEMO_TELEMETRY:-} ]] && custom_endpoints=1
+
+# Debian's python3 (python3-zmq is installed for it), not another one earlier in PATH.
+py=/usr/bin/python3
+log=$build/linkemd-demo.log
+# (linkemd gives itself a DPDK runtime directory of its own: it runs beside other DPDK
+# programs.)
+"$linkemd" --demo --control "$control" --telemetry "$telemetry" --stats-interval 0 >"$log" 2>&1 &
+pid=$!
+stop() {
+  trap - INT TERM EXIT
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid" 2>/dev/null || true
+  echo "demo: linkemd stopped (its log: $log)"
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+# The check: stats over the control socket (get_stats, get_link; docs/protocol.md).
+"$py" - "$control" "$pid" <<'EOF' || { echo "demo: the check failed; linkemd's log ($log):"; tail -20 "$log"; exit 1; }
+import json, os, sys, time
+import zmq
+control, pid = sys.argv[1], int(sys.argv[2])
+ctx = zmq.Context()
+def call(method, n=[0]):
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(control)
+    n[0] += 1
+    s.send_json({"v": 1, "id": n[0], "method": method})
+    ok = s.poll(500)
+    reply = s.recv_json() if ok else None
+    s.close()
+    if reply is not None and "error" in reply:
+        sys.exit(f"demo: {method}: {reply['error']}")
+    return reply["result"] if reply else None
+start = time.monotonic()
+link = stats = None
+verdict = ""
+busy = False
+while time.monotonic() - start < 10:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        sys.exit("demo: linkemd exited")
+    link = link or call("get_link")
+    stats = call("get_stats") if link else None
+    if stats:
+        lines, good, busy = [], True, False
+        for d in ("a_to_b", "b_to_a"):
+            t = stats.get(d, {}).get("traffic", {})
+            m = t.get("delay", {})
+            want = link[d]["mean_delay_us"] / 1e3
+            got = m.get("mean_ns", float("nan")) / 1e6
+            dev = (got - want) / want * 100 if want else 0.0
+            ok = t.get("received", 0) > 0 and m.get("count", 0) >= 100 and abs(dev) <= 5
+            good = good and ok
+            stalled = stats[d].get("stall_ns", 0) / max(stats.get("t_ns", 1), 1) * 100
+            lines.append(f"  {d}: sent {t.get('sent', 0)}, received {t.get('received', 0)}, "
+                         f"lost {t.get('lost', 0)}; measured delay mean {got:.3f} ms, "
+                         f"sd {m.get('sd_ns', float('nan')) / 1e6:.3f} ms over {m.get('count', 0)} "
+                         f"packets; configured mean {want:g} ms ({dev:+.2f} %); data plane "
+                         f"stalled {stalled:.1f} % of the time")
+            if stalled >= 5:
+                busy = True
+        verdict = "\n".join(lines)
+        if good:
+            print(f"demo: traffic both ways after {time.monotonic() - start:.1f} s, measured "
+                  f"mean delay within 5 % of the configured one:\n{verdict}")
+            sys.exit(0)
+    time.sleep(0.5)
+sys.exit("demo: within 10 s, no traffic both ways with a measured mean delay within 5 % "
+         "of the configured one" + (":\n" + verdict if verdict else " (no answer from " +
+         control + ")") + ("\ndemo: linkemd's data plane did not run for 5 % of the time or "
+         "more (stalls: other programs on its CPU, README \"Stalls\"); packets waited that "
+         "long on top of the link's delay" if busy else ""))
+EOF
+if ((check_only)); then exit 0; fi
+
+deadline=()
+((duration > 0)) && deadline=(timeout --foreground -s INT "$duration")
+if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} && -n $gui ]] && ((!custom_endpoints)); then
+  echo "demo: linkem-gui (close its window to stop the demo)"
+  "${deadline[@]}" "$gui" || true
+elif [[ -n $linkemctl ]] && ((!custom_endpoints)); then
+  [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} ]] && echo "demo: linkem-gui is not built here; showing linkemctl watch"
+  echo "demo: linkemctl watch (Ctrl+C stops the demo)"
+  "${deadline[@]}" "$linkemctl" watch || true
+else
+  echo "demo: linkemctl and linkem-gui are not built here; linkemd's telemetry, once a second (Ctrl+C stops the demo)"
+  "${deadline[@]}" "$py" - "$telemetry" <<'EOF' || true
+import sys, zmq
+s = zmq.Context().socket(zmq.SUB)
+s.connect(sys.argv[1])
+s.setsockopt_string(zmq.SUBSCRIBE, "stats")
+last = {}
+try:
+    while True:
+        _, body = s.recv_multipart()
+        m = __import__("json").loads(body)
+        if m["seq"] % 10:
+            continue
+        out = []
+        for d in ("a_to_b", "b_to_a"):
+            t, x = m[d].get("traffic", {}), m[d]
+            prev = last.get(d, (m["t_ns"], x["packets_out"]))
+            dt = (m["t_ns"] - prev[0]) / 1e9
+            pps = (x["packets_out"] - prev[1]) / dt if dt > 0 else 0
+            last[d] = (m["t_ns"], x["packets_out"])
+            dl = t.get("delay", {})
+            out.append(f"{d} {pps:8.0f} pps out, measured delay {dl.get('mean_ns', 0) / 1e6:7.3f} ms "
+                       f"(sd {dl.get('sd_ns', 0) / 1e6:.3f}), lost {t.get('lost', 0)}")
+        print(" | ".join(out), flush=True)
+except KeyboardInterrupt:
+    pass
+EOF
+fi
