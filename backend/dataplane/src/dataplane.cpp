@@ -358,7 +358,7 @@ void Dataplane::stop() {
             static_cast<double>(p.headers) / n, static_cast<double>(p.tx) / n,
             static_cast<unsigned long long>(p.packets),
             static_cast<double>(p.packets) / static_cast<double>(p.tx_calls ? p.tx_calls : 1),
-            static_cast<double>(rte_get_tsc_hz()) * 1e-9);
+            tsc_hz() * 1e-9);
     }
 #endif
     for (unsigned k = 0; k < m.n_dirs; ++k)

@@ -18,6 +18,7 @@
 
 #include "linkem/emulator.hpp"
 #include "linkem/time.hpp"
+#include "linkem/tsc_clock.hpp"
 
 namespace linkem {
 
@@ -119,18 +120,18 @@ namespace linkem::dp::detail {
 
 using MbufEmulator = Emulator<HeldPacket>;
 
-// ns = (tsc - base) * mult / 2^32 with mult = 1e9 * 2^32 / hz, in 128-bit arithmetic: no
-// overflow for centuries, and the rounding of mult costs < 1 ns per second of drift.
-struct Tsc {
-    std::uint64_t base = 0;
-    std::uint64_t mult = 0;
-};
-extern Tsc g_tsc;
+// The data plane's one clock: TSC ticks to ns at the rate measured against
+// CLOCK_MONOTONIC_RAW at start and re-checked in the background (linkem/tsc_clock.hpp;
+// eal.cpp). Every timestamp, due time, stall length and rate estimate comes from here.
+extern TscClock g_clock;
 void init_tsc();
+/// Starts/stops the background re-check of the TSC rate (eal.cpp), on the control side.
+void start_tsc_recheck();
+void stop_tsc_recheck();
+double tsc_hz();
 
 inline TimeNs tsc_now() {
-    const std::uint64_t d = rte_rdtsc() - g_tsc.base;
-    return static_cast<TimeNs>((static_cast<unsigned __int128>(d) * g_tsc.mult) >> 32);
+    return g_clock.to_ns(rte_rdtsc());
 }
 
 void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

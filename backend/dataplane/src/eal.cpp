@@ -1,10 +1,14 @@
 #include "linkem/dataplane/eal.hpp"
 
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <rte_eal.h>
@@ -25,12 +30,104 @@ namespace linkem::dp {
 
 namespace detail {
 
-Tsc g_tsc;
+TscClock g_clock;
+
+namespace {
+
+// Start-up calibration: two pairings this far apart. Each pairing is uncertain by half its
+// width (~20-40 ns here, the clock_gettime call), so 250 ms pin the rate to ~0.2 ppm.
+constexpr auto kCalibration = std::chrono::milliseconds(250);
+// The background re-check: a pairing this often, the rate from the oldest kept pairing
+// (up to an hour back); a change is adopted when it exceeds kAdoptPpm, announced when it
+// exceeds kLogPpm, and takes effect kAnchorAhead in the future (TscScale::reanchor).
+constexpr auto kRecheckPeriod = std::chrono::seconds(10);
+constexpr double kAdoptPpm = 0.2;
+constexpr double kLogPpm = 2.0;
+constexpr double kAnchorAheadS = 0.02;
+
+std::atomic<double> g_hz{0};
+ClockPair g_start_pair;
+
+double ppm(double a, double b) {
+    return (a / b - 1.0) * 1e6;
+}
+
+struct Recheck {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    std::thread thread;
+};
+Recheck g_recheck;
+
+void recheck_loop() {
+    TscRateTracker tracker(g_start_pair);
+    std::unique_lock lock(g_recheck.mu);
+    while (!g_recheck.cv.wait_for(lock, kRecheckPeriod, [] { return g_recheck.stop; })) {
+        lock.unlock();
+        const ClockPair p = read_clock_pair(rte_rdtsc);
+        const double hz = tracker.add(p);
+        const double used = g_hz.load(std::memory_order_relaxed);
+        const double diff = ppm(hz, used);
+        if (std::fabs(diff) >= kAdoptPpm && std::fabs(diff) > tracker.error_ppm()) {
+            const std::uint64_t at = rte_rdtsc() + static_cast<std::uint64_t>(used * kAnchorAheadS);
+            g_clock.publish(g_clock.scale().reanchor(at, TscScale::mult_for(hz)));
+            g_hz.store(hz, std::memory_order_relaxed);
+            if (std::fabs(diff) >= kLogPpm)
+                log("TSC rate re-checked over %.0f s against CLOCK_MONOTONIC_RAW: %.0f Hz "
+                    "(%+.1f ppm), adopted",
+                    static_cast<double>(tracker.baseline()) / 1e9, hz, diff);
+        }
+        lock.lock();
+    }
+}
+
+}  // namespace
 
 void init_tsc() {
-    const std::uint64_t hz = rte_get_tsc_hz();
-    g_tsc.mult = static_cast<std::uint64_t>((static_cast<unsigned __int128>(kNsPerSec) << 32) / hz);
-    g_tsc.base = rte_rdtsc();
+    const double dpdk_hz = static_cast<double>(rte_get_tsc_hz());
+    const ClockPair a = read_clock_pair(rte_rdtsc);
+    std::this_thread::sleep_for(kCalibration);
+    const ClockPair b = read_clock_pair(rte_rdtsc);
+    double hz = rate_between(a, b);
+    // A TSC that is not a steady clock (or a clock_gettime that fails) shows as a rate far
+    // from the platform's: then the platform's figure it is.
+    if (!(b.ns > a.ns) || !(std::fabs(ppm(hz, dpdk_hz)) < 50'000)) {
+        log("TSC: calibration against CLOCK_MONOTONIC_RAW gave %.0f Hz, too far from "
+            "rte_get_tsc_hz() %.0f Hz: using the latter",
+            hz, dpdk_hz);
+        hz = dpdk_hz;
+    } else {
+        log("TSC %.0f Hz by CLOCK_MONOTONIC_RAW over %.0f ms, +-%.2f ppm (rte_get_tsc_hz() "
+            "%.0f Hz: %+.0f ppm from it); re-checked every %lld s",
+            hz, static_cast<double>(b.ns - a.ns) / 1e6, rate_error_ppm(a, b), dpdk_hz,
+            ppm(hz, dpdk_hz), static_cast<long long>(kRecheckPeriod.count()));
+    }
+    g_start_pair = a;
+    g_hz.store(hz, std::memory_order_relaxed);
+    g_clock.publish(TscScale::start(a.tick, 0, hz));
+}
+
+double tsc_hz() {
+    return g_hz.load(std::memory_order_relaxed);
+}
+
+void start_tsc_recheck() {
+    std::lock_guard lock(g_recheck.mu);
+    if (g_recheck.thread.joinable()) return;
+    g_recheck.stop = false;
+    g_recheck.thread = std::thread(recheck_loop);
+    pthread_setname_np(g_recheck.thread.native_handle(), "linkem-tsc");
+}
+
+void stop_tsc_recheck() {
+    {
+        std::lock_guard lock(g_recheck.mu);
+        if (!g_recheck.thread.joinable()) return;
+        g_recheck.stop = true;
+    }
+    g_recheck.cv.notify_all();
+    g_recheck.thread.join();
 }
 
 void log(const char* fmt, ...) {
@@ -330,9 +427,11 @@ Eal::Eal(const EalOptions& o) {
                              " (EAL arguments:" + joined + ")");
     }
     detail::init_tsc();
+    detail::start_tsc_recheck();
 }
 
 Eal::~Eal() {
+    detail::stop_tsc_recheck();
     detail::collect_parked_pools();
     const std::string runtime_dir = rte_eal_get_runtime_dir();
     rte_eal_cleanup();
@@ -350,6 +449,10 @@ unsigned Eal::worker_lcores() const {
 
 TimeNs now_ns() {
     return detail::tsc_now();
+}
+
+double tsc_hz() {
+    return detail::tsc_hz();
 }
 
 }  // namespace linkem::dp

@@ -66,8 +66,11 @@ class Eal {
     std::string own_prefix_;  // the --file-prefix we chose (its runtime dir is removed)
 };
 
-/// Nanoseconds since the EAL started, from the TSC (one clock for the data plane, the
-/// tests and the traffic generator). Valid once an Eal exists.
+/// Nanoseconds since the EAL started, from the TSC at the rate measured against
+/// CLOCK_MONOTONIC_RAW (one clock for the data plane, the tests and the traffic
+/// generator; re-checked every 10 s without steps). Valid once an Eal exists.
 TimeNs now_ns();
+/// The TSC rate now_ns() uses, ticks per second.
+double tsc_hz();
 
 }  // namespace linkem::dp
