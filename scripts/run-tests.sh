@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds everything that can be built here and runs the whole test
 # suite. Tests that need root or network namespaces skip with a message when they can't run.
+# Then the sanitizer build (-DLINKEM_SANITIZE=ON: ASan + UBSan) of the unit and control-server
+# tests, in its own build directory (<build-dir>-asan), without DPDK: the DPDK-linked tests
+# (dataplane.*, linkemd on virtual ports) are not run under the sanitizers. LINKEM_NO_ASAN=1
+# skips that step.
 #   scripts/run-tests.sh [build-dir]      (default: build-tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,3 +14,14 @@ scripts/install-deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINKEM_WITH_GUI=OFF
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure --timeout 900
+
+if [[ ${LINKEM_NO_ASAN:-0} != 1 ]]; then
+    asan="$build-asan"
+    cmake -S . -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINKEM_SANITIZE=ON \
+        -DLINKEM_WITH_DPDK=OFF -DLINKEM_WITH_GUI=OFF -DLINKEM_BUILD_BENCH=OFF
+    cmake --build "$asan" -j"$(nproc)" --target linkem_unit_tests linkem_control_tests
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    "$asan/tests/unit/linkem_unit_tests"
+    "$asan/tests/control/linkem_control_tests"
+fi

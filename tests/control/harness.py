@@ -80,7 +80,7 @@ class Linkemd:
         with open(self.err_path) as f:
             return f.read()
 
-    def wait_ready(self, timeout=60.0):
+    def wait_ready(self, timeout=150.0):
         """Until the control socket answers hello; returns its result."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -54,7 +54,7 @@ def write_cert(path, public, secret=None):
             f.write('    secret-key = "%s"\n' % secret.decode())
 
 
-def run_to_exit(binary, args, timeout=60):
+def run_to_exit(binary, args, timeout=150):
     prefix = "lkctl-%d-%d" % (os.getpid(), int(time.monotonic() * 1000))
     p = subprocess.run([binary] + args + ["--stats-interval", "0", "--duration", "1s", "--",
                                           "--file-prefix", prefix],
@@ -125,7 +125,7 @@ def checks(binary, work):
         "--curve-secret", os.path.join(work, "server.key_secret"), "--curve-allow", allow],
         control="tcp://127.0.0.1:%d" % cport, telemetry="tcp://127.0.0.1:%d" % tport)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 150
         while "control on " not in lk.stderr():
             if not lk.alive() or time.monotonic() > deadline:
                 raise h.Fail("linkemd with CURVE did not start:\n" + lk.stderr()[-2000:])

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Control and telemetry benchmark (docs/performance.md, "Control and telemetry"), on the
+# virtual ports of scripts/bench-dataplane.sh (two net_null devices, which generate and
+# absorb packets at no cost):
+#
+#  1. set_link round trip: N changes (mean delay 100 us <-> 200 us) while linkemd forwards
+#     at full rate, each timed from sending the request to the reply, which linkemd sends
+#     after the data plane adopted the change (Dataplane::wait_applied): p50, p90, p99, max.
+#  2. Forwarding rate with control and telemetry on (--delay-samples-per-s 20000, and a
+#     subscriber taking the `delay` topic as fast as it comes) / the same run with
+#     --no-control, same ports and link (correlated 1 ms +- 200 us), in alternated pairs
+#     (on, off, then off, on, ...); the figure is the median of the per-pair ratios.
+#
+#   scripts/bench-control.sh [--linkemd PATH] [--changes 1000] [--rounds 3] [--seconds 6]
+#                            [--warmup 2] [--size 64] [--mbufs 262144] [--rt PRIO]
+#                            [--skip-roundtrip] [--skip-ratio] [--keep DIR]
+#
+# Needs root (DPDK EAL), Debian's /usr/bin/python3 with python3-zmq, no NIC, no hugepages.
+# Rates come from linkemd's --stats-json counters (scripts/dataplane/bench_parse.py, as in
+# bench-dataplane.sh); "stalled" is the share of the window linkemd's lcore did not poll.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+PY=/usr/bin/python3
+PARSE="$HERE/dataplane/bench_parse.py"
+CTL_PY="$HERE/control/bench_control.py"
+
+LINKEMD=""
+CHANGES=1000
+ROUNDS=3
+SECONDS_RUN=6
+WARMUP=2
+SIZE=64
+MBUFS=262144
+RT=()
+DO_RTT=1
+DO_RATIO=1
+KEEP=""
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --linkemd) LINKEMD=$2; shift 2 ;;
+        --changes) CHANGES=$2; shift 2 ;;
+        --rounds) ROUNDS=$2; shift 2 ;;
+        --seconds) SECONDS_RUN=$2; shift 2 ;;
+        --warmup) WARMUP=$2; shift 2 ;;
+        --size) SIZE=$2; shift 2 ;;
+        --mbufs) MBUFS=$2; shift 2 ;;
+        --rt) RT=(chrt -f "$2"); shift 2 ;;
+        --skip-roundtrip) DO_RTT=0; shift ;;
+        --skip-ratio) DO_RATIO=0; shift ;;
+        --keep) KEEP=$2; shift 2 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+if [[ -z $LINKEMD ]]; then
+    for d in build-release build build-dp; do
+        if [[ -x $ROOT/$d/backend/linkemd/linkemd ]]; then LINKEMD=$ROOT/$d/backend/linkemd/linkemd; break; fi
+    done
+fi
+[[ $(id -u) -eq 0 ]] || { echo "bench-control: needs root (DPDK EAL)" >&2; exit 1; }
+[[ -n $LINKEMD && -x $LINKEMD ]] || { echo "bench-control: linkemd not found (build it or pass --linkemd)" >&2; exit 1; }
+$PY -c "import zmq" 2>/dev/null || { echo "bench-control: $PY lacks python3-zmq" >&2; exit 1; }
+
+WORK=$(mktemp -d /tmp/linkem-bench-control.XXXXXX)
+RESULTS=$WORK/results.jsonl
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf /var/run/dpdk/lkbctl-$$-* 2>/dev/null
+    if [[ -n $KEEP ]]; then mkdir -p "$KEEP" && cp -r "$WORK"/. "$KEEP"/; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+PORTS=(--port-a "net_null0,size=$SIZE" --port-b "net_null1,size=$SIZE")
+LINK=(--mean-delay 1ms --jitter 200us --seed 42)
+echo "# linkem control benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# linkemd: $LINKEMD; ${SIZE} B frames on two net_null ports, --lcores shared, --mbufs $MBUFS"
+[[ ${#RT[@]} -gt 0 ]] && echo "# real-time scheduling: ${RT[*]}"
+
+if [[ $DO_RTT == 1 ]]; then
+    name=roundtrip
+    echo "# $name: $CHANGES set_link changes"
+    timeout -s INT -k 10 600 "${RT[@]}" "$LINKEMD" "${PORTS[@]}" --lcores shared --mbufs "$MBUFS" \
+        --mean-delay 100us --seed 42 --control "ipc://$WORK/c-$name" --telemetry "ipc://$WORK/t-$name" \
+        --stats-interval 0 -- --file-prefix "lkbctl-$$-$name" >"$WORK/$name.log" 2>"$WORK/$name.err" </dev/null &
+    pid=$!
+    PIDS+=("$pid")
+    $PY "$CTL_PY" roundtrip "ipc://$WORK/c-$name" "$CHANGES" | tee "$WORK/$name.out" | grep -v '^{'
+    kill -INT "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+fi
+
+if [[ $DO_RATIO == 1 ]]; then
+    TOTAL=$((WARMUP + SECONDS_RUN + 1))
+    echo "# forwarding rate: control+telemetry (--delay-samples-per-s 20000, a delay subscriber) vs --no-control; $ROUNDS pairs, warm-up ${WARMUP}s, measure ${SECONDS_RUN}s"
+    for ((round = 0; round < ROUNDS; ++round)); do
+        order="on off"
+        ((round % 2)) && order="off on"
+        for mode in $order; do
+            name="$mode-r$round"
+            extra=(--no-control)
+            [[ $mode == on ]] && extra=(--control "ipc://$WORK/c-$name" --telemetry "ipc://$WORK/t-$name"
+                                        --delay-samples-per-s 20000)
+            echo "#   $name"
+            timeout -s INT -k 10 $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" "${PORTS[@]}" --lcores shared \
+                --mbufs "$MBUFS" "${LINK[@]}" "${extra[@]}" --stats-json --stats-interval 1s \
+                --duration "${TOTAL}s" -- --file-prefix "lkbctl-$$-$name" \
+                >"$WORK/$name.log" 2>"$WORK/$name.err" </dev/null &
+            pid=$!
+            PIDS+=("$pid")
+            sub=""
+            if [[ $mode == on ]]; then
+                $PY "$CTL_PY" wait "ipc://$WORK/c-$name" >/dev/null
+                $PY "$CTL_PY" subscribe "ipc://$WORK/t-$name" "$((TOTAL - 1))" >"$WORK/$name.sub" &
+                sub=$!
+            fi
+            wait "$pid"
+            rc=$?
+            [[ -n $sub ]] && wait "$sub"
+            if [[ $rc -ne 0 ]]; then
+                echo "#   exit code $rc; stderr tail:"; tail -n 8 "$WORK/$name.err" | sed 's/^/#     /'
+            fi
+            $PY - "$PARSE" "$WORK/$name.log" "$WARMUP" "$mode" "$SIZE" "$round" "$WORK/$name.sub" >>"$RESULTS" <<'EOF'
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("bench_parse", sys.argv[1])
+bp = importlib.util.module_from_spec(spec); spec.loader.exec_module(bp)
+rec = bp.record("linkemd", sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), 1)
+rec["round"] = int(sys.argv[6])
+if os.path.exists(sys.argv[7]):
+    lines = [l for l in open(sys.argv[7]) if l.startswith("{")]
+    if lines:
+        rec["subscriber"] = json.loads(lines[-1])
+print(json.dumps(rec))
+EOF
+        done
+    done
+    echo
+    $PY "$CTL_PY" ratio "$RESULTS"
+fi
