@@ -127,7 +127,7 @@ void Generator::run() {
                     f.next = now + std::visit([](auto& s) { return s.next(); }, *f.source);
                     if (next_run != run) {
                         f.seq = 0;
-                        f.meter.reset();
+                        f.meter.start_run(next_run);
                     }
                 }
                 templ.assign(next.spec.frame_bytes - 4, 0);  // the mbuf holds no FCS
@@ -170,13 +170,15 @@ void Generator::run() {
                 [&](std::span<const std::uint8_t> frame) {
                     if (!at) at = dp::now_ns();
                     const auto h = read_gen_frame(frame);
-                    if (!h || h->direction >= dirs || h->run != run) return;  // another run's
+                    if (!h || h->direction >= dirs) return;
                     Flow& f = flow[h->direction];
-                    const DurationNs d = f.meter.on_frame(h->seq, h->send_ns, *at);
+                    // Another run's frames and duplicates give no delay sample.
+                    const auto d = f.meter.on_frame(h->run, h->seq, h->send_ns, *at);
+                    if (!d) return;
                     if (sample_period_ && *at >= f.next_sample) {
                         f.next_sample =
                             std::max(f.next_sample + sample_period_, *at - sample_period_);
-                        if (!samples_[h->direction]->try_push(MeasuredSample{h->send_ns, d}))
+                        if (!samples_[h->direction]->try_push(MeasuredSample{h->send_ns, *d}))
                             f.meter.sample_dropped();
                     }
                 },

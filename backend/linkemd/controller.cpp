@@ -316,6 +316,7 @@ void Controller::publish_stats() {
                                                    {"received", c.received},
                                                    {"lost", c.lost},
                                                    {"out_of_order", c.out_of_order},
+                                                   {"duplicates", c.duplicates},
                                                    {"samples_dropped", c.samples_dropped},
                                                    {"delay", to_json(measured_since_[d])}};
         }

@@ -123,7 +123,9 @@ setup_topology() {
 }
 
 # start_forwarder LINK_FLAGS...: starts linkemd (or testpmd) between VA and VB and waits
-# until a ping crosses. Link flags are linkemd's; testpmd ignores them.
+# until a ping crosses. Link flags are linkemd's; testpmd ignores them. FWD_PORT_A and
+# FWD_PORT_B, when set, are linkemd's --port-a/--port-b values instead of the bare interface
+# names (e.g. net_af_packet devargs of their own).
 start_forwarder() {
     local max_s=${FWD_MAX_S:-150}
     FWD_OUT="$WORK/fwd.out"
@@ -140,7 +142,8 @@ start_forwarder() {
                  --vdev "net_af_packet0,iface=$VA" --vdev "net_af_packet1,iface=$VB"
                  -- --forward-mode=io --total-num-mbufs=16384 --stats-period 5 --auto-start)
     else
-        FWD_CMD=("${rt[@]}" timeout -s TERM "$max_s" "$LINKEMD" --no-control --port-a "$VA" --port-b "$VB"
+        FWD_CMD=("${rt[@]}" timeout -s TERM "$max_s" "$LINKEMD" --no-control
+                 --port-a "${FWD_PORT_A:-$VA}" --port-b "${FWD_PORT_B:-$VB}"
                  --lcores shared --stats-json --stats-interval 1s "$@"
                  ${LINKEMD_EXTRA_ARGS:-} -- --file-prefix "linkem-it-$TAG" ${LINKEMD_EAL_ARGS:-})
     fi

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <string>
 
 #include <rte_dev.h>
@@ -11,6 +13,7 @@
 #include "direction.hpp"
 #include "dpdk.hpp"
 #include "linkem/dataplane/dataplane.hpp"
+#include "packet_socket.hpp"
 
 namespace linkem::dp::detail {
 
@@ -18,6 +21,8 @@ class EthPort {
   public:
     explicit EthPort(const PortSpec& spec) : spec_(spec) {
         if (rte_eth_dev_get_port_by_name(spec.name.c_str(), &id_) == 0) return;  // exists
+        const std::string iface = af_packet_iface(spec.devargs);
+        const std::set<int> before = iface.empty() ? std::set<int>{} : packet_sockets(0);
         const int ret = rte_dev_probe(spec.devargs.c_str());
         if (ret < 0)
             throw DataplaneError("cannot probe port '" + spec.text + "' (devargs '" + spec.devargs +
@@ -36,9 +41,17 @@ class EthPort {
                 throw DataplaneError("port '" + spec.text + "' was probed but no ethdev appeared");
         }
         owned_ = true;
+        if (!iface.empty()) {
+            kernel_ = std::make_unique<PacketSocketStats>(iface, before);
+            if (!kernel_->active())
+                log("port %s: the kernel's drop counters of its AF_PACKET socket were not "
+                    "found; frames the kernel drops will not show in rx_missed",
+                    spec.text.c_str());
+        }
     }
     ~EthPort() {
         detail::set_rx_pool(id_, nullptr);
+        if (kernel_) kernel_->close();
         if (started_) rte_eth_dev_stop(id_);
         if (owned_) {
             rte_eth_dev_info info{};
@@ -75,10 +88,12 @@ class EthPort {
         started_ = true;
         detail::set_rx_pool(id_, rx_pool);
         rte_eth_stats_reset(id_);
+        if (kernel_) kernel_->reset();
     }
 
     void stop() {
         detail::set_rx_pool(id_, nullptr);
+        if (kernel_) kernel_->close();  // the PMD closes its sockets when it stops
         if (started_) rte_eth_dev_stop(id_);
         started_ = false;
     }
@@ -99,7 +114,9 @@ class EthPort {
         if (rte_eth_stats_get(id_, &st) == 0) {
             ps.rx = st.ipackets;
             ps.tx = st.opackets;
-            ps.rx_missed = st.imissed;
+            // net_af_packet: the frames the kernel dropped because the PMD's receive ring
+            // was full (PACKET_STATISTICS); the PMD itself reports none.
+            ps.rx_missed = st.imissed + (kernel_ ? kernel_->drops() : 0);
             ps.rx_nombuf = st.rx_nombuf;
             ps.tx_failed = st.oerrors;
         }
@@ -131,6 +148,7 @@ class EthPort {
     bool started_ = false;
     std::uint16_t nb_rxd_ = 0, nb_txd_ = 0;
     rte_dev_iterator iter_{};
+    std::unique_ptr<PacketSocketStats> kernel_;  // net_af_packet only
 };
 
 }  // namespace linkem::dp::detail

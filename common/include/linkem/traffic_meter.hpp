@@ -4,6 +4,8 @@
 // (as the DPDS paper measures with a separate traffic generator, Section VI).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -43,30 +45,62 @@ struct MeasuredSample {
 /// What the receiving side saw of one direction's frames (cumulative since the run began).
 struct TrafficCounts {
     std::uint64_t sent = 0;
-    std::uint64_t received = 0;
+    std::uint64_t received = 0;      // distinct frames of the run (duplicates not counted)
     std::uint64_t lost = 0;          // sequence numbers below the highest received, not received
     std::uint64_t out_of_order = 0;  // arrived after a frame with a higher sequence number
+    std::uint64_t duplicates = 0;    // a second copy of a frame already received
     std::uint64_t samples_dropped = 0;
     bool operator==(const TrafficCounts&) const = default;
 };
 
 /// The receive side of one direction. Loss counts the gaps below the highest sequence
 /// number received, so a frame that is still in flight behind a later one (reordering)
-/// counts as lost until it arrives, then as out of order.
+/// counts as lost until it arrives, then as out of order. Duplicates are recognised among
+/// the last kWindow sequence numbers below the highest (a frame older than that is taken
+/// as a late first copy).
 class TrafficMeter {
   public:
-    /// A new run: counts and statistics start again.
-    void reset() { *this = TrafficMeter{}; }
-    /// A frame of this run arrived at recv_ns. Returns its measured delay.
-    DurationNs on_frame(std::uint64_t seq, TimeNs send_ns, TimeNs recv_ns) {
-        const DurationNs d = recv_ns - send_ns;
-        ++counts_.received;
-        if (counts_.received == 1 || seq > max_seq_) {
+    static constexpr std::uint64_t kWindow = 1 << 16;
+
+    /// A new run: counts and statistics start again; frames of other runs are ignored.
+    void start_run(std::uint32_t run) {
+        *this = TrafficMeter{};
+        run_ = run;
+    }
+    std::uint32_t run() const { return run_; }
+
+    /// A frame arrived at recv_ns. Returns its measured delay, or nothing when it belongs
+    /// to another run (not counted) or is a duplicate (counted as such only).
+    std::optional<DurationNs> on_frame(std::uint32_t run, std::uint64_t seq, TimeNs send_ns,
+                                       TimeNs recv_ns) {
+        if (run != run_) return std::nullopt;
+        if (counts_.received == 0 && counts_.duplicates == 0) {
             max_seq_ = seq;
-        } else {
+            mark(seq);
+        } else if (seq > max_seq_) {
+            // Forget the bits of the sequence numbers the window slides over.
+            const std::uint64_t from =
+                std::max(max_seq_ + 1, seq >= kWindow ? seq - kWindow + 1 : 0);
+            if (seq - from + 1 >= kWindow)
+                seen_.fill(0);
+            else
+                for (std::uint64_t s = from; s <= seq; ++s)
+                    clear(s);
+            max_seq_ = seq;
+            mark(seq);
+        } else if (max_seq_ - seq < kWindow) {
+            if (test(seq)) {
+                ++counts_.duplicates;
+                return std::nullopt;
+            }
+            mark(seq);
             ++counts_.out_of_order;
+        } else {
+            ++counts_.out_of_order;  // too old to tell: a late first copy
         }
+        ++counts_.received;
         counts_.lost = max_seq_ + 1 > counts_.received ? max_seq_ + 1 - counts_.received : 0;
+        const DurationNs d = recv_ns - send_ns;
         interval_.add(static_cast<double>(d));
         return d;
     }
@@ -85,8 +119,14 @@ class TrafficMeter {
     }
 
   private:
+    bool test(std::uint64_t s) const { return (seen_[(s % kWindow) / 64] >> (s % 64)) & 1; }
+    void mark(std::uint64_t s) { seen_[(s % kWindow) / 64] |= std::uint64_t{1} << (s % 64); }
+    void clear(std::uint64_t s) { seen_[(s % kWindow) / 64] &= ~(std::uint64_t{1} << (s % 64)); }
+
+    std::uint32_t run_ = 0;
     TrafficCounts counts_;
     std::uint64_t max_seq_ = 0;
+    std::array<std::uint64_t, kWindow / 64> seen_{};
     RunningStats interval_;
 };
 

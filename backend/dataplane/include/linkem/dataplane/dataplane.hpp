@@ -51,10 +51,14 @@ struct PortSpec {
     bool pci = false;
     bool interface = false;  // a kernel interface, driven through net_af_packet
 };
+/// The net_af_packet settings linkemd adds for a port given by its interface name (the
+/// receive and transmit rings: 8192 frames of 2048 bytes in blocks of 64 KiB, 16 MiB each).
+inline constexpr const char* kAfPacketDevargs =
+    "blocksz=65536,framesz=2048,framecnt=8192,qdisc_bypass=1";
 /// Resolves a --port-a/--port-b value: a DPDK device name or devargs ("net_null0",
 /// "net_tap0,iface=lk0"), a PCI address ("0000:3b:00.0"), or a kernel interface name
-/// ("veth1" -> "net_af_packet_veth1,iface=veth1"). Throws ParamError(field) when it is
-/// none of these.
+/// ("veth1" -> "net_af_packet_veth1,iface=veth1,<kAfPacketDevargs>"). Throws ParamError(field) when
+/// it is none of these.
 PortSpec resolve_port(const std::string& text, const std::string& field);
 
 /// Default mbuf count: enough for the largest configured rate (limiter rate, or 10 GbE
