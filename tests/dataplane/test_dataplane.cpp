@@ -106,6 +106,11 @@ struct Gaps {
     DurationNs total = 0;
     // Whether a frame due at `due` and received at `received` may have waited for us: it
     // was received right after a gap that ended after it was due.
+    Gaps& operator+=(const Gaps& o) {
+        spans.insert(spans.end(), o.spans.begin(), o.spans.end());
+        total += o.total;
+        return *this;
+    }
     bool explains(TimeNs due, TimeNs received) const {
         for (const auto& [from, to] : spans)
             if (to >= due && received >= to && received - to <= kCatchUp) return true;
@@ -132,15 +137,115 @@ DurationNs runqueue_wait() {
     return any ? sum : -1;
 }
 
+// What the machine took from a flow, from the run's own measurements: every data-plane
+// stall in both directions (their number and total time, not only the longest), the time
+// this process's threads (the polling lcores and the test's sending and receiving thread)
+// waited for a CPU, and this thread's own gaps (its lateness against its sending schedule
+// and in reading what came out). A timing bound is only meaningful when all are small;
+// exact properties (every frame once, intact, never early, order, conservation, pool
+// whole) do not depend on them and are checked in every run.
+class Disturbance {
+  public:
+    explicit Disturbance(const Dataplane& dp)
+        : dp_(dp), t0_(now_ns()), wait0_(runqueue_wait()), s0_(dp.stats()) {}
+    /// The flow is over; `gaps`: those of the thread that sent and received it.
+    void finish(const Gaps& gaps) {
+        run_ = now_ns() - t0_;
+        waited_ = wait0_ < 0 ? 0 : runqueue_wait() - wait0_;
+        const DataplaneStats s1 = dp_.stats();
+        for (unsigned d = 0; d < s1.directions; ++d) {
+            stalls_ += s1.dir[d].stalls - s0_.dir[d].stalls;
+            stall_ns_ += static_cast<DurationNs>(s1.dir[d].stall_ns - s0_.dir[d].stall_ns);
+            if (s1.dir[d].longest_stall_ns > s0_.dir[d].longest_stall_ns)
+                longest_ = std::max(longest_, static_cast<DurationNs>(s1.dir[d].longest_stall_ns));
+        }
+        directions_ = s1.directions;
+        gaps_ = gaps.total;
+        gap_n_ = gaps.spans.size();
+        std::printf(
+            "disturbance over the %.0f ms flow: %llu data-plane stalls, %.3f ms in all%s; "
+            "our threads waited %.3f ms for a CPU; this thread's gaps %zu, %.3f ms\n",
+            static_cast<double>(run_) / 1e6, static_cast<unsigned long long>(stalls_),
+            static_cast<double>(stall_ns_) / 1e6,
+            longest_ ? (", longest " + std::to_string(longest_ / kNsPerUs) + " us").c_str() : "",
+            static_cast<double>(waited_) / 1e6, gap_n_, static_cast<double>(gaps_) / 1e6);
+    }
+    /// Why the run was too disturbed for a tight timing bound; empty when it was not.
+    /// `share`: the part of the flow (per direction for stalls) the machine may take.
+    std::string reason(double share = 0.01) const {
+        std::string r;
+        auto add = [&](const std::string& s) { r += (r.empty() ? "" : "; ") + s; };
+        const double run = static_cast<double>(run_);
+        const double per_dir = run * std::max(1u, directions_);
+        if (static_cast<double>(stall_ns_) > share * per_dir)
+            add("the data plane stalled " + ms(stall_ns_) + " in " + std::to_string(stalls_) +
+                " stalls (over " + pct(share) + " of the flow)");
+        // Quiet here: ~12 stalls per second of 0.1-3 ms.
+        else if (static_cast<double>(stalls_) > 40 * per_dir / 1e9)
+            add("the data plane stalled " + std::to_string(stalls_) + " times (" + ms(stall_ns_) +
+                ")");
+        if (longest_ >= 10 * kNsPerMs) add("one stall lasted " + ms(longest_));
+        if (static_cast<double>(waited_) > share * run)
+            add("our threads waited " + ms(waited_) + " for a CPU (over " + pct(share) +
+                " of the flow)");
+        if (static_cast<double>(gaps_) > 2 * share * run)
+            add("the sending and receiving thread was preempted for " + ms(gaps_) + " (over " +
+                pct(2 * share) + ")");
+        return r;
+    }
+    DurationNs stall_ns() const { return stall_ns_; }
+    std::uint64_t stalls() const { return stalls_; }
+
+  private:
+    static std::string ms(DurationNs ns) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f ms", static_cast<double>(ns) / 1e6);
+        return b;
+    }
+    static std::string pct(double x) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g %%", x * 100);
+        return b;
+    }
+    const Dataplane& dp_;
+    TimeNs t0_;
+    DurationNs wait0_;
+    DataplaneStats s0_;
+    DurationNs run_ = 0, waited_ = 0, stall_ns_ = 0, longest_ = 0, gaps_ = 0;
+    std::uint64_t stalls_ = 0;
+    std::size_t gap_n_ = 0;
+    unsigned directions_ = 1;
+};
+
+std::string join_reasons(std::string a, const std::string& b) {
+    if (a.empty()) return b;
+    if (!b.empty()) a += "; " + b;
+    return a;
+}
+
+// The verdict on a timing bound, one greppable line ("timing bound: checked (...)" or
+// "timing bound: skipped (...: why)"); a disturbed run skips the rest of the test, whose
+// exact checks must come before.
+#define TIMING_BOUND_OR_SKIP(what, why)                                             \
+    do {                                                                            \
+        const std::string why_ = (why);                                             \
+        if (!why_.empty()) {                                                        \
+            std::printf("timing bound: skipped (%s: %s)\n", what, why_.c_str());    \
+            GTEST_SKIP() << "machine busy: " << (what) << " not checked: " << why_; \
+        }                                                                           \
+        std::printf("timing bound: checked (%s)\n", what);                          \
+    } while (0)
+
 // Sends every flow's frames paced at its rate (catching up in bursts after a preemption,
 // with the real send time) and collects what comes out (frames go to their flow by tag),
-// until all frames are sent and `drain_time` has passed since the last one or everything
-// has come back. `tick(now)`, when given, is called on every round of the loop. Returns this
+// until all frames are sent and either everything has come back or nothing has been sent
+// or received for `drain_time` (on a loaded machine the data plane may fall seconds behind
+// and still deliver every frame). `tick(now)`, when given, is called on every round of the loop. Returns this
 // thread's own gaps.
 Gaps run_flows(std::vector<Flow*> flows, DurationNs drain_time,
                const std::function<void(TimeNs)>& tick = {}) {
     const TimeNs start = now_ns();
-    TimeNs last_send = start;
+    TimeNs last_progress = start;
     Gaps gaps;
     TimeNs prev = start;
     std::vector<VirtualPort*> outs;
@@ -166,7 +271,7 @@ Gaps run_flows(std::vector<Flow*> flows, DurationNs drain_time,
                         write_frame(b, f->sent + i, now, f->tag);
                     });
                 f->sent += n;
-                last_send = now;
+                last_progress = now;
             }
         }
         for (VirtualPort* out : outs) {
@@ -179,6 +284,7 @@ Gaps run_flows(std::vector<Flow*> flows, DurationNs drain_time,
                     std::memcpy(&tag, b.data() + kTagOff, 4);
                     p.received = now_ns();
                     p.length = b.size();
+                    last_progress = p.received;
                     for (Flow* f : flows)
                         if (f->tag == tag) {
                             f->got.push_back(p);
@@ -192,7 +298,7 @@ Gaps run_flows(std::vector<Flow*> flows, DurationNs drain_time,
             all_sent = all_sent && f->sent == f->count;
             all_back = all_back && f->got.size() == f->count;
         }
-        if (all_sent && (all_back || now - last_send > drain_time)) break;
+        if (all_sent && (all_back || now - last_progress > drain_time)) break;
         if (now - start > 60 * kNsPerSec) {
             ADD_FAILURE() << "traffic did not complete within 60 s";
             for (Flow* f : flows)
@@ -241,6 +347,10 @@ bool in_order(const std::vector<Probe>& got) {
 struct Noise {
     double p99_us = 0;
     bool quiet() const { return p99_us <= 150; }
+    std::string reason() const {
+        return quiet() ? ""
+                       : "zero-delay latency p99 " + std::to_string(p99_us) + " us before the flow";
+    }
 };
 
 Noise measure_noise(Dataplane& dp, VirtualPort& a, VirtualPort& b, double pps) {
@@ -388,8 +498,10 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
     Dataplane dp(*g_eal, two_port(a, b, p));
     dp.start();
     Flow ab(&a, &b, 30000, 30000, 64), ba(&b, &a, 30000, 30000, 1000);
-    run_flows({&ab, &ba}, 2000 * kNsPerMs);
+    Disturbance dist(dp);
+    dist.finish(run_flows({&ab, &ba}, 2000 * kNsPerMs));
     dp.stop();
+    std::vector<double> medians;
     EXPECT_EQ(dp.pool_check(), "");
     for (Flow* f : {&ab, &ba}) {
         SCOPED_TRACE(f == &ab ? "a_to_b, 64 B" : "b_to_a, 1000 B");
@@ -410,10 +522,16 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
         }
         EXPECT_EQ(bad, 0u) << "frames out of range, twice, of the wrong length or early";
         EXPECT_GT(inversions, f->sent / 10) << "reordered mode reorders";
-        // Mean 5 ms, sd 2 ms; the median does not move with a preempted lcore's late tail.
-        EXPECT_NEAR(quantile(d, 0.5), 5.0, 0.5);
+        medians.push_back(d.empty() ? 0 : quantile(d, 0.5));
     }
     expect_conservation(dp.stats(), 2);
+    std::printf("reordered: median delay %.3f ms (a_to_b), %.3f ms (b_to_a)\n", medians[0],
+                medians[1]);
+    // Mean 5 ms, sd 2 ms; the median does not move with a preempted lcore's late tail, but
+    // it does when the lcore or this thread lose the CPU for a good part of the flow.
+    TIMING_BOUND_OR_SKIP("reordered median delay 5 +- 0.5 ms", dist.reason());
+    for (double m : medians)
+        EXPECT_NEAR(m, 5.0, 0.5);
 }
 
 // A constant delay is met by every packet: none is early (exact: the emulator schedules on
@@ -431,13 +549,9 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     dp.start();
     const Noise noise = measure_noise(dp, a, b, 10000);
     Flow f(&a, &b, 20000, 10000);
-    const TimeNs t0 = now_ns();
-    const DurationNs wait0 = runqueue_wait();
-    const DirectionStats before = dp.stats().dir[0];
+    Disturbance dist(dp);
     const Gaps gaps = run_flows({&f}, 2000 * kNsPerMs);
-    const DurationNs run = now_ns() - t0;
-    const DurationNs waited = wait0 < 0 ? -1 : runqueue_wait() - wait0;
-    const DirectionStats after = dp.stats().dir[0];
+    dist.finish(gaps);
     dp.stop();
     EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(f.got.size(), f.sent);
@@ -458,28 +572,17 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     }
     std::printf(
         "constant 5 ms: error p0 %.1f us, p50 %.1f us, p99 %.1f us, max %.1f us; "
-        "%zu late frames received right after this thread's own %zu gaps (%.1f ms in "
-        "all); our threads waited %.1f ms for a CPU during the %.0f ms run\n",
+        "%zu late frames received right after this thread's own %zu gaps\n",
         quantile(err, 0), quantile(err, 0.5), quantile(err, 0.99), quantile(err, 1), ours,
-        gaps.spans.size(), static_cast<double>(gaps.total) / 1e6, static_cast<double>(waited) / 1e6,
-        static_cast<double>(run) / 1e6);
+        gaps.spans.size());
     EXPECT_EQ(early, 0u) << "packets that left before their delay";
-    if (!noise.quiet()) GTEST_SKIP() << "machine busy: the 200 us bound was not checked";
     // Each ms the lcore or this thread waits for a CPU makes ~10 frames late (10 kpps).
-    if (waited > run / 200)
-        GTEST_SKIP() << "machine busy during the run: our threads waited " << waited / kNsPerUs
-                     << " us for a CPU (over 0.5% of the run); the 200 us bound was not checked";
-    if (gaps.total > run / 50)
-        GTEST_SKIP() << "this thread was preempted for " << gaps.total / kNsPerUs
-                     << " us of the run (over 2%): the 200 us bound was not checked";
+    TIMING_BOUND_OR_SKIP("constant delay: 99 % within 200 us",
+                         join_reasons(noise.reason(), dist.reason(0.005)));
     // The data plane's own record of the time it did not run (stalls of 100 us or more, the
     // machine's: ~0.5% of the time on these VMs). A frame due during a stall leaves late,
     // so each 100 us of stall excuses one frame (10 kpps) beyond the 1%.
-    const std::uint64_t stalled = after.stall_ns - before.stall_ns;
-    const std::size_t excused = static_cast<std::size_t>(stalled / (100 * kNsPerUs));
-    std::printf("data-plane stalls during the flow: %llu, %.3f ms in all (excuse %zu frames)\n",
-                static_cast<unsigned long long>(after.stalls - before.stalls),
-                static_cast<double>(stalled) / 1e6, excused);
+    const std::size_t excused = static_cast<std::size_t>(dist.stall_ns() / (100 * kNsPerUs));
     EXPECT_LE(late, f.got.size() / 100 + excused)
         << "packets more than 200 us late (not explained by this thread's gaps or the data "
            "plane's stalls), worst "
@@ -496,9 +599,9 @@ TEST(Dataplane, ConstantDelayPerPacket) {
 // The tight checks use the median and the interquartile range (IQR / 1.349), which for the
 // normal law the delays follow estimate its mean and standard deviation: on a 2-CPU machine
 // the lcore and this thread both poll, every other thread on the machine preempts one of
-// them, and a preempted lcore sends the frames due meanwhile a few ms late. In one session
-// our threads waited 140-170 ms for a CPU per 10 s run; 0.2 % of the frames came out over
-// 15 ms (5 sd above the mean), few of them right after a gap of this thread; that tail
+// them, and a preempted lcore sends the frames due meanwhile a few ms late. On this machine under
+// load (2026-12-01) our threads waited 140-170 ms for a CPU per 10 s run; 0.2 % of the frames came
+// out over 15 ms (5 sd above the mean), few of them right after a gap of this thread; that tail
 // moved the sample sd to 1.04-1.28 ms while the IQR estimate stayed at 0.97-1.01 ms. The
 // sample mean and sd are still checked, loosely, for gross errors.
 TEST(Dataplane, CorrelatedMeanAndJitter) {
@@ -510,19 +613,19 @@ TEST(Dataplane, CorrelatedMeanAndJitter) {
     Dataplane dp(*g_eal, two_port(a, b, p));
     dp.start();
     const Noise noise = measure_noise(dp, a, b, 50000);
-    const DirectionStats before = dp.stats().dir[0];
     Flow f(&a, &b, 400000, 50000);
+    Disturbance dist(dp);
     // R as the counters show it while the flow runs (from 1 s to 7 s of its 8 s), every
     // 20 ms: each value is one 10 ms interval (T_min), which a preemption of this (sending)
     // thread stretches; a single value read at the end fell to 35 kpps in one CI run.
     std::vector<double> rates;
     const TimeNs t0 = now_ns();
     TimeNs next_sample = t0 + kNsPerSec;
-    run_flows({&f}, 2000 * kNsPerMs, [&](TimeNs now) {
+    dist.finish(run_flows({&f}, 2000 * kNsPerMs, [&](TimeNs now) {
         if (now < next_sample || now > t0 + 7 * kNsPerSec) return;
         rates.push_back(dp.stats().dir[0].counters.rate_pps);
         next_sample = now + 20 * kNsPerMs;
-    });
+    }));
     dp.stop();
     ASSERT_EQ(f.got.size(), f.sent);
     EXPECT_TRUE(in_order(f.got));
@@ -546,22 +649,13 @@ TEST(Dataplane, CorrelatedMeanAndJitter) {
     const DataplaneStats s = dp.stats();
     EXPECT_GT(s.dir[0].counters.alpha, 0.99);  // t_h R ~ 1000 packets
     EXPECT_GE(quantile(d, 0), 5.0);  // normal, 1 ms sd: 5 sd below the mean is ~never reached
-    if (!noise.quiet()) GTEST_SKIP() << "machine busy: rate, mean and jitter bounds not checked";
     // The data plane's own record of the times it did not run during the flow. Here (VMs,
     // no isolated CPUs) it stalls ~100 times in the 8 s for 0.1-3 ms, 0.5% of the time in
-    // all, which moves none of the figures below; after a benchmark run it once stalled for
-    // ~35 ms (p99.9 at 45 ms, mean 10.6 ms). Such a stall is the machine's, not a fault of
-    // the emulation: the bounds are then not checked, and the test says so.
-    const DirectionStats after = s.dir[0];
-    const double longest_ms = static_cast<double>(after.longest_stall_ns) / 1e6;
-    std::printf(
-        "data-plane stalls during the flow: %llu, %.3f ms in all (longest since start "
-        "%.3f ms)\n",
-        static_cast<unsigned long long>(after.stalls - before.stalls),
-        static_cast<double>(after.stall_ns - before.stall_ns) / 1e6, longest_ms);
-    if (after.longest_stall_ns > before.longest_stall_ns && longest_ms >= 10)
-        GTEST_SKIP() << "the data plane did not run for " << longest_ms
-                     << " ms at once during the flow: rate, mean and jitter bounds not checked";
+    // all, which moves none of the figures below; under load it stalled 320 ms in 8 s
+    // (longest 8 ms) and the sample sd grew to 1.55 ms. Such stalls are the machine's, not
+    // a fault of the emulation: the bounds are then not checked, and the test says so.
+    TIMING_BOUND_OR_SKIP("correlated rate, mean and jitter",
+                         join_reasons(noise.reason(), dist.reason()));
     ASSERT_GT(rates.size(), 100u);
     std::printf(
         "rate estimate during the flow: median %.0f pps, min %.0f, max %.0f (%zu samples)\n",
@@ -582,17 +676,19 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     p.distribution = Distribution::constant;
     Dataplane dp(*g_eal, two_port(a, b, p));
     dp.start();
+    Disturbance dist(dp);
     Flow f1(&a, &b, 1000, 10000);  // 100 ms of packets, all queued at the change
-    run_flows({&f1}, 0);
+    Gaps gaps = run_flows({&f1}, 0);
     ASSERT_TRUE(wait_ingested(dp, 0, 1000));
     LinkParams q = p;
     q.mean_delay = 20 * kNsPerMs;
     const std::uint64_t gen = dp.apply({q, q});
     ASSERT_TRUE(dp.wait_applied(gen, std::chrono::seconds(1)));
     EXPECT_GT(dp.stats().dir[0].counters.in_flight, 900u);
-    run_flows({&f1}, 2000 * kNsPerMs);  // collect the rest
+    gaps += run_flows({&f1}, 2000 * kNsPerMs);  // collect the rest
     Flow f2(&a, &b, 1000, 10000);
-    run_flows({&f2}, 2000 * kNsPerMs);
+    gaps += run_flows({&f2}, 2000 * kNsPerMs);
+    dist.finish(gaps);
     dp.stop();
     EXPECT_EQ(dp.pool_check(), "");
     ASSERT_EQ(f1.got.size(), 1000u);
@@ -607,12 +703,13 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     for (const Probe& pr : f2.got)
         d2.push_back(pr.delay_ms());
     EXPECT_GE(quantile(d1, 0), 199.999);
-    EXPECT_LT(quantile(d1, 0.5), 260.0);
     EXPECT_GE(quantile(d2, 0), 19.999);
-    EXPECT_LT(quantile(d2, 0.5), 80.0);
     const DataplaneStats s = dp.stats();
     EXPECT_EQ(s.dir[0].counters.drops(), 0u);
     expect_conservation(s, 2);
+    TIMING_BOUND_OR_SKIP("delay change: medians under 260 and 80 ms", dist.reason(0.05));
+    EXPECT_LT(quantile(d1, 0.5), 260.0);
+    EXPECT_LT(quantile(d2, 0.5), 80.0);
 }
 
 // A spacer rate change while a backlog is queued: no loss; packets that arrive after the
@@ -625,14 +722,16 @@ TEST(Dataplane, SpacerRateChangeWhileQueued) {
     p.spacer_limit_bytes = 64u << 20;  // no spacer drops in this test
     Dataplane dp(*g_eal, two_port(a, b, p));
     dp.start();
+    Disturbance dist(dp);
     Flow f1(&a, &b, 500, 1e6, 1000);  // a burst: half a second of backlog
-    run_flows({&f1}, 0);
+    Gaps gaps = run_flows({&f1}, 0);
     ASSERT_TRUE(wait_ingested(dp, 0, 500));  // all scheduled at the old rate
     LinkParams q = p;
     q.rate_bps = 80e6;
     ASSERT_TRUE(dp.wait_applied(dp.apply({q, q}), std::chrono::seconds(1)));
     Flow f2(&a, &b, 4000, 1e6, 1000);
-    run_flows({&f1, &f2}, 3000 * kNsPerMs);
+    gaps += run_flows({&f1, &f2}, 3000 * kNsPerMs);
+    dist.finish(gaps);
     dp.stop();
     ASSERT_EQ(f1.got.size(), 500u);
     ASSERT_EQ(f2.got.size(), 4000u);
@@ -644,12 +743,13 @@ TEST(Dataplane, SpacerRateChangeWhileQueued) {
     const double new_rate =
         3999e9 / static_cast<double>(f2.got.back().received - f2.got.front().received);
     std::printf("spacer: %.0f pps before the change, %.0f pps after\n", old_rate, new_rate);
-    EXPECT_NEAR(old_rate, 996, 996 * 0.10);
-    EXPECT_NEAR(new_rate, 9960, 9960 * 0.15);
     EXPECT_GE(f2.got.front().received, f1.got.back().received);
     const DataplaneStats s = dp.stats();
     EXPECT_EQ(s.dir[0].counters.drops(), 0u);
     expect_conservation(s, 2);
+    TIMING_BOUND_OR_SKIP("spacer rates within 10 % and 15 %", dist.reason(0.02));
+    EXPECT_NEAR(old_rate, 996, 996 * 0.10);
+    EXPECT_NEAR(new_rate, 9960, 9960 * 0.15);
 }
 
 // Frames a NIC would put into the data plane's own pool have their buffers exchanged (the

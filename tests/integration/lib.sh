@@ -241,3 +241,93 @@ json_get() {
 float_in() {
     $PY -c 'import sys; v,l,h=map(float,sys.argv[1:]); sys.exit(0 if l<=v<=h else 1)' "$1" "$2" "$3"
 }
+
+# linkemd_pid: the linkemd process under the forwarder's `timeout` (empty if none).
+linkemd_pid() {
+    [[ -n "$FWD_PID" ]] || return 0
+    pgrep -P "$FWD_PID" | head -n1
+}
+
+# sched_wait_ns PID: time all threads of PID have spent runnable but waiting for a CPU
+# (second field of /proc/PID/task/*/schedstat), in ns; 0 when unknown.
+sched_wait_ns() {
+    local sum=0 t w
+    for t in /proc/"$1"/task/*/schedstat; do
+        read -r _ w _ <"$t" 2>/dev/null && sum=$((sum + w))
+    done 2>/dev/null
+    echo "$sum"
+}
+
+# lcore_cpus PID: the CPUs linkemd's polling lcores are bound to (DPDK names its worker
+# threads "rte-worker-N" in 22.11, "lcore-worker-N" in later releases), comma-separated.
+lcore_cpus() {
+    local t cpus=""
+    for t in /proc/"$1"/task/*; do
+        case $(cat "$t/comm" 2>/dev/null) in rte-worker-* | lcore-worker-*) ;; *) continue ;; esac
+        cpus+="$(taskset -cp "${t##*/}" 2>/dev/null | sed 's/.*: //'),"
+    done
+    echo "${cpus%,}"
+}
+
+# forwarder_stalls: "<stalls> <stall_ns> <longest_stall_ns>" summed over both directions
+# from linkemd's last stats line (its counters since start); "0 0 0" without one.
+forwarder_stalls() {
+    $PY - "$FWD_OUT" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        try: last = json.loads(line)
+        except ValueError: pass
+n = ns = lo = 0
+for d in ("a_to_b", "b_to_a"):
+    c = (last or {}).get(d) or {}
+    n += c.get("stalls", 0); ns += c.get("stall_ns", 0)
+    lo = max(lo, c.get("longest_stall_ns", 0))
+print(n, ns, lo)
+PYEOF
+}
+
+# A timing bound's verdict, one greppable line each (counted over loaded runs):
+# bound_checked WHAT, bound_skipped WHAT REASON.
+bound_checked() { log "timing bound: checked ($1)"; }
+bound_skipped() { log "timing bound: skipped ($1: $2)"; log "SKIP bound: $1 not checked: $2"; }
+
+# flow_begin / flow_end: bracket the traffic of a test (call flow_end before
+# stop_forwarder). flow_disturbance (after stop_forwarder, whose final stats line it reads)
+# then prints what the machine took from linkemd during the flow - all its stalls (count
+# and total time), the time its threads waited for a CPU - and sets DISTURBED to the reason
+# a timing bound cannot be judged (empty when the run was quiet enough). SHARE: the part of
+# the flow the machine may take (default 0.02).
+flow_begin() {
+    FLOW_LPID=$(linkemd_pid)
+    FLOW_T0=$(date +%s%N)
+    FLOW_W0=0
+    [[ -n "$FLOW_LPID" ]] && FLOW_W0=$(sched_wait_ns "$FLOW_LPID")
+    read -r FLOW_S0 FLOW_SNS0 _ <<<"$(forwarder_stalls)"
+}
+flow_end() {
+    FLOW_T1=$(date +%s%N)
+    FLOW_W1=$FLOW_W0
+    [[ -n "$FLOW_LPID" ]] && FLOW_W1=$(sched_wait_ns "$FLOW_LPID")
+}
+flow_disturbance() {
+    local share=${1:-0.02} s1 sns1 lo
+    read -r s1 sns1 lo <<<"$(forwarder_stalls)"
+    local run=$((FLOW_T1 - FLOW_T0)) stalls=$((s1 - FLOW_S0)) stall_ns=$((sns1 - FLOW_SNS0))
+    local waited=$((FLOW_W1 - FLOW_W0))
+    log "disturbance over the $((run / 1000000)) ms flow: linkemd stalled $stalls times, $((stall_ns / 1000)) us in all (longest since start $((lo / 1000)) us); its threads waited $((waited / 1000)) us for a CPU"
+    DISTURBED=$($PY -c '
+import sys
+run, stalls, stall_ns, waited, share = (float(x) for x in sys.argv[1:])
+r = []
+# Two directions poll: their stall time is counted per direction.
+if stall_ns > share * 2 * run:
+    r.append("linkemd stalled %.1f ms in %d stalls (over %g %% of the flow per direction)" % (stall_ns / 1e6, stalls, share * 100))
+elif stalls > 40 * 2 * run / 1e9:
+    r.append("linkemd stalled %d times (%.1f ms)" % (stalls, stall_ns / 1e6))
+if waited > share * run:
+    r.append("its threads waited %.1f ms for a CPU (over %g %% of the flow)" % (waited / 1e6, share * 100))
+print("; ".join(r))' "$run" "$stalls" "$stall_ns" "$waited" "$share")
+}

@@ -14,11 +14,14 @@ setup_topology
 start_forwarder --strategy "$MODE" --distribution normal --mean-delay 10ms --jitter 2ms --seed 7
 
 start_iperf_server
+flow_begin
 nsx "$NS1" timeout 60 iperf3 -c "$IP2" -u -b 50M -l 1000 -t 6 -J >"$WORK/client.json" 2>"$WORK/client.err" ||
     { cat "$WORK/client.err"; fail "iperf3 client failed"; }
 wait_iperf_server
+flow_end
 stop_forwarder
 show_forwarder_counters
+flow_disturbance
 
 # iperf3 3.12 reports out-of-order datagrams per stream (end.streams[].udp.out_of_order).
 read -r packets lost ooo <<<"$(json_get "$IPERF_SERVER_JSON" \
@@ -29,7 +32,14 @@ read -r packets lost ooo <<<"$(json_get "$IPERF_SERVER_JSON" \
     fail "could not parse the iperf3 server report"
 log "measured ($MODE): $packets datagrams, $lost lost, $ooo out of order"
 [[ $ooo != NA ]] || fail "iperf3 report has no out_of_order count"
-(( packets > 10000 )) || fail "only $packets datagrams arrived; expected ~37500"
+(( packets > 0 )) || fail "no datagram arrived"
+# How many datagrams iperf3 got through depends on how much CPU it and linkemd had.
+if [[ -n "$DISTURBED" ]]; then
+    bound_skipped "over 10000 datagrams" "$DISTURBED"
+else
+    bound_checked "over 10000 datagrams"
+    (( packets > 10000 )) || fail "only $packets datagrams arrived; expected ~37500"
+fi
 if [[ $MODE == correlated ]]; then
     (( ooo == 0 )) || fail "$ooo datagrams out of order with the correlated strategy (expected 0)"
 else
