@@ -9,7 +9,9 @@
 #  2. Forwarding rate with control and telemetry on (--delay-samples-per-s 20000, and a
 #     subscriber taking the `delay` topic as fast as it comes) / the same run with
 #     --no-control, same ports and link (correlated 1 ms +- 200 us), in alternated pairs
-#     (on, off, then off, on, ...); the figure is the median of the per-pair ratios.
+#     (on, off, then off, on, ...); the figure is the median of the per-pair ratios. The
+#     subscriber runs on CPU 0 beside linkemd's main thread (the EAL puts the main lcore on
+#     the first CPU, the data-plane lcore on the next), under --rt with linkemd's priority.
 #
 #   scripts/bench-control.sh [--linkemd PATH] [--changes 1000] [--rounds 3] [--seconds 6]
 #                            [--warmup 2] [--size 64] [--mbufs 262144] [--rt PRIO]
@@ -75,6 +77,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+PIN0=()
+command -v taskset >/dev/null && PIN0=(taskset -c 0)
 PORTS=(--port-a "net_null0,size=$SIZE" --port-b "net_null1,size=$SIZE")
 LINK=(--mean-delay 1ms --jitter 200us --seed 42)
 echo "# linkem control benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -115,7 +119,8 @@ if [[ $DO_RATIO == 1 ]]; then
             sub=""
             if [[ $mode == on ]]; then
                 $PY "$CTL_PY" wait "ipc://$WORK/c-$name" >/dev/null
-                $PY "$CTL_PY" subscribe "ipc://$WORK/t-$name" "$((TOTAL - 1))" >"$WORK/$name.sub" &
+                # On CPU 0 with linkemd's main thread: the data-plane lcore polls CPU 1.
+                "${PIN0[@]}" "${RT[@]}" $PY "$CTL_PY" subscribe "ipc://$WORK/t-$name" "$((TOTAL - 1))" >"$WORK/$name.sub" &
                 sub=$!
             fi
             wait "$pid"
