@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds everything that can be built here and runs the whole test
 # suite. Tests that need root or network namespaces skip with a message when they can't run.
+# Among them packaging.debs builds the Debian packages (cpack: BUILD-DIR/packages/*.deb) and
+# checks them: lintian, the desktop-file and AppStream validators, the unpacked programs.
 #   scripts/run-tests.sh [build-dir]      (default: build-tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
