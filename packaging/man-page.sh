@@ -8,7 +8,8 @@ help2man=$1 out=$2 version=$3 name=$4 program=$5
 page=${out%.gz}
 rm -f "$out" "$page"
 # Qt programs parse --help after creating their application object: no display needed.
-if QT_QPA_PLATFORM=offscreen "$help2man" --no-info --no-discard-stderr \
+# help2man runs PROGRAM --help (not --version: --version-string); 60 s at most.
+if QT_QPA_PLATFORM=offscreen timeout 60 "$help2man" --no-info --no-discard-stderr \
      --version-string="$version" --name="$name" --output="$page" "$program" 2>"$page.log"; then
   gzip -9nf "$page"
   rm -f "$page.log"

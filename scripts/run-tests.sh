@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds everything that can be built here and runs the whole test
 # suite. Tests that need root or network namespaces skip with a message when they can't run.
+# Among them packaging.debs builds the Debian packages (cpack: BUILD-DIR/packages/*.deb) and
+# checks them: lintian, the desktop-file and AppStream validators, the unpacked programs.
 # Then the sanitizer build (-DLINKEM_SANITIZE=ON: ASan + UBSan) of the unit and control-server
 # tests, in its own build directory (<build-dir>-asan), without DPDK: the DPDK-linked tests
 # (dataplane.*, linkemd on virtual ports) are not run under the sanitizers. LINKEM_NO_ASAN=1
