@@ -174,6 +174,8 @@ json Controller::set_traffic(const json& params, const std::string& source) {
     traffic_run_ = generator_->apply(next);
     for (RunningStats& m : measured_since_)
         m = RunningStats{};
+    for (RunningStats& m : measured_interval_)
+        m = RunningStats{};
     const json result = traffic_result();
     event(proto::Event{"traffic", "info",
                        std::string("built-in traffic ") +
@@ -370,13 +372,12 @@ void Controller::publish_delay() {
 void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
     traffic_reports_.clear();
     generator_->take(traffic_reports_, traffic_samples_);
-    RunningStats interval[2];
     for (const TrafficReport& r : traffic_reports_) {
         if (r.run != traffic_run_) continue;  // a report of the run before a set_traffic
         for (unsigned d = 0; d < generator_->directions(); ++d) {
             traffic_counts_[d] = r.counts[d];
             measured_since_[d].merge(r.delay[d]);
-            interval[d].merge(r.delay[d]);
+            measured_interval_[d].merge(r.delay[d]);  // also what stats took in between
         }
     }
     if (!m || !measured) return;
@@ -389,7 +390,8 @@ void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
         traffic_samples_[d].clear();
         (*measured)[kDirectionNames[d]] = {
             {"measured", {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay)}}},
-            {"measured_delay", to_json(interval[d])}};
+            {"measured_delay", to_json(measured_interval_[d])}};
+        measured_interval_[d] = RunningStats{};
     }
 }
 

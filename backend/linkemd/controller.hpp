@@ -67,7 +67,8 @@ class Controller : public control::Backend {
     std::vector<TrafficReport> traffic_reports_;
     std::vector<MeasuredSample> traffic_samples_[2];
     TrafficCounts traffic_counts_[2];
-    RunningStats measured_since_[2];  // measured delay since the parameters in force applied
+    RunningStats measured_since_[2];     // measured delay since the parameters in force applied
+    RunningStats measured_interval_[2];  // measured delay since the last delay message
     std::uint32_t traffic_run_ = 0;
     std::chrono::steady_clock::time_point next_delay_{}, next_stats_{};
 };

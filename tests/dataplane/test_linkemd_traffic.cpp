@@ -265,10 +265,15 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
 
     // The delay topic carries measured samples beside the applied delay.
     json m;
-    for (int i = 0; i < 60 && !(m.is_object() && m["a_to_b"].contains("measured") &&
-                                !m["a_to_b"]["measured"]["delay_ns"].empty() &&
-                                !m["b_to_a"]["measured"]["delay_ns"].empty());
-         ++i)
+    auto complete = [](const json& msg) {
+        if (!msg.is_object()) return false;
+        for (const char* dir : kDirs)
+            if (!msg[dir].contains("measured") || msg[dir]["measured"]["delay_ns"].empty() ||
+                msg[dir]["measured_delay"]["count"].get<std::uint64_t>() == 0)
+                return false;
+        return true;
+    };
+    for (int i = 0; i < 120 && !complete(m); ++i)
         m = d.delay_message(std::chrono::milliseconds(500));
     ASSERT_TRUE(m.is_object()) << "no delay message";
     for (const char* dir : kDirs) {
@@ -278,7 +283,8 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
         EXPECT_FALSE(ms["delay_ns"].empty()) << dir;
         for (const json& v : ms["delay_ns"])
             EXPECT_GT(v.get<double>(), 0.0);
-        EXPECT_TRUE(m[dir].contains("measured_delay")) << dir;
+        EXPECT_GT(m[dir]["measured_delay"]["count"].get<std::uint64_t>(), 0u) << dir;
+        EXPECT_GE(m[dir]["measured_delay"]["count"].get<std::uint64_t>(), ms["delay_ns"].size());
         EXPECT_TRUE(m[dir].contains("delay")) << dir;  // the applied delay, as before
     }
 
@@ -292,11 +298,11 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
         EXPECT_EQ(u(t, "received"), u(e, "packets_out")) << dir << f.dump();
         EXPECT_EQ(u(t, "sent") - u(t, "received"), drops(e)) << dir << f.dump();
         EXPECT_GT(u(e, "drops_loss"), 0u) << dir << ": the demo loses 0.5 %";
-        // Drops after the last frame that arrived leave no gap: at most a few. (When the
-        // machine holds the data plane up, the backlog it then takes at once can also
-        // overfill the demo's spacer: drops_spacer.)
+        // Drops after the last frame that arrived leave no gap: with random loss alone, at
+        // most a few. (When the machine holds the data plane up, the backlog it then takes
+        // at once can overfill the demo's spacer, drops_spacer, the last frames too.)
         EXPECT_LE(u(t, "lost"), drops(e)) << dir;
-        EXPECT_LE(drops(e) - u(t, "lost"), 3u) << dir << f.dump();
+        if (u(e, "drops_spacer") == 0) EXPECT_LE(drops(e) - u(t, "lost"), 3u) << dir << f.dump();
         EXPECT_EQ(u(e, "drops_policer") + u(e, "drops_buffer_full"), 0u) << dir;
     }
     if (!why.empty())
