@@ -15,6 +15,8 @@ packages=(
   # the GUI's desktop files: validators (ctest packaging.desktop_files) and the icon renderer
   # (scripts/render-icons.sh)
   desktop-file-utils appstream librsvg2-bin
+  # linkem-gui (Qt 6 Widgets + Charts) and its screenshot under a real X server (Xvfb)
+  qt6-base-dev qt6-charts-dev xvfb xauth
 )
 
 missing=()

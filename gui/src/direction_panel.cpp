@@ -133,6 +133,7 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const j
     f.setPointSizeF(f.pointSizeF() * 0.9);
     f.setItalic(true);
     help->setFont(f);
+    help->setProperty("linkem_small", true);  // scaled with the projector mode
     auto* err = new QLabel(box);
     err->setStyleSheet("color: #c00000;");
     err->setWordWrap(true);

@@ -94,6 +94,9 @@ void LinkSync::sendNow() {
         if (r.ok) {
             adopt(r.result);
             emit accepted(update);
+        } else if (r.code == "timeout" || r.code == "disconnected") {
+            // Not answered: the client reconnects and reloads what is in force.
+            emit unanswered(r.message);
         } else {
             // Nothing changed in linkemd: show the values in force again.
             emit refused(r.field, r.message);

@@ -54,6 +54,8 @@ class LinkSync : public QObject {
     void linkChanged(const nlohmann::json& applied, std::uint64_t generation);
     /// linkemd refused an update: `field` is its dotted path ("a_to_b.jitter_us") or empty.
     void refused(const QString& field, const QString& message);
+    /// An update got no answer (timeout, connection lost); linkemd may or may not have it.
+    void unanswered(const QString& message);
     /// An update was applied: the keys it set, per direction, for clearing field errors.
     void accepted(const nlohmann::json& update);
 

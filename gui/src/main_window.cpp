@@ -89,6 +89,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(&sync_, &LinkSync::linkChanged, this, &MainWindow::onLink);
     connect(&sync_, &LinkSync::refused, this, &MainWindow::onRefused);
     connect(&sync_, &LinkSync::accepted, this, &MainWindow::onAccepted);
+    connect(&sync_, &LinkSync::unanswered, this,
+            [this](const QString& m) { logLine("warning", "set_link not answered: " + m); });
 
     refresh_.setInterval(250);
     connect(&refresh_, &QTimer::timeout, this, [this] {
@@ -219,6 +221,7 @@ void MainWindow::buildDocks() {
     QFont f = preset_info_->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
     preset_info_->setFont(f);
+    preset_info_->setProperty("linkem_small", true);  // scaled with the projector mode
     controls_layout_->addWidget(preset_info_);
     connect(preset_combo_, &QComboBox::currentIndexChanged, this, [this](int) {
         const int i = preset_combo_->currentData().toInt();
@@ -867,6 +870,13 @@ void MainWindow::setProjectorMode(bool on) {
     QFont f = font();
     f.setPointSizeF(on ? base_font_pt_ * 1.6 : base_font_pt_);
     setFont(f);
+    // Labels with a font of their own (the smaller help lines) follow by hand.
+    for (QWidget* w : findChildren<QWidget*>())
+        if (w->property("linkem_small").toBool()) {
+            QFont small = w->font();
+            small.setPointSizeF(f.pointSizeF() * 0.9);
+            w->setFont(small);
+        }
     charts_set_projector(charts_, on);
 }
 
@@ -889,8 +899,11 @@ void MainWindow::readSettings() {
     restoreState(s.value("window/state").toByteArray());
     control_edit_->setText(s.value("endpoints/control").toString());
     telemetry_edit_->setText(s.value("endpoints/telemetry").toString());
-    options_.endpoints.server_key_file = s.value("endpoints/server_key_file").toString();
-    options_.endpoints.client_cert_file = s.value("endpoints/client_cert_file").toString();
+    if (options_.endpoints.server_key_file.isEmpty() &&
+        options_.endpoints.client_cert_file.isEmpty()) {
+        options_.endpoints.server_key_file = s.value("endpoints/server_key_file").toString();
+        options_.endpoints.client_cert_file = s.value("endpoints/client_cert_file").toString();
+    }
     setWindowSeconds(s.value("charts/window_s", 30).toInt());
 }
 

@@ -147,6 +147,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     QFont f = applied_label_->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
     applied_label_->setFont(f);
+    applied_label_->setProperty("linkem_small", true);  // scaled with the projector mode
     applied_label_->setStyleSheet("color: palette(mid);");
     grid->addWidget(applied_label_, 0, col++);
     error_label_ = new QLabel(this);

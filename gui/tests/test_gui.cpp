@@ -1,7 +1,9 @@
 // linkem-gui against a fake linkemd: the real window, the real client thread, the real
 // protocol over real ZeroMQ sockets (ipc:// in a temporary directory).
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -16,6 +18,7 @@
 
 #include <memory>
 
+#include "charts_bridge.hpp"
 #include "direction_panel.hpp"
 #include "fake_linkemd.hpp"
 #include "linkem/presets.hpp"
@@ -66,6 +69,8 @@ class GuiTest : public QObject {
     void userPresetsRoundTrip();
     void readoutsShowAchievedDelay();
     void trafficPanel();
+    void chartsGetDataAndExport();
+    void projectorModeAndPause();
 
   private:
     bool waitLink();
@@ -399,6 +404,52 @@ void GuiTest::trafficPanel() {
     QTest::mouseClick(apply, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!fake_->requests("set_traffic").empty(), kTimeout);
     QCOMPARE(fake_->requests("set_traffic").back().params["rate_bps"].get<double>(), 50e6);
+}
+
+void GuiTest::chartsGetDataAndExport() {
+#if LINKEM_GUI_HAVE_CHARTS
+    // The window feeds the charts every delay message: they plot points.
+    QTRY_VERIFY_WITH_TIMEOUT(charts_has_points(w_->charts()), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->windowStats(0).samples > 0, kTimeout);
+    const QString csv = dir_.path() + "/visible.csv";
+    QCOMPARE(charts_export_csv(w_->charts(), csv), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines.size() > 2, qPrintable(lines.join('\n')));
+    const QString png_dir = dir_.path() + "/png";
+    QDir().mkpath(png_dir);
+    QCOMPARE(charts_export_png(w_->charts(), png_dir), QString());
+    QVERIFY(QFile::exists(png_dir + "/delay.png"));
+#else
+    QSKIP("built without gui/charts");
+#endif
+}
+
+void GuiTest::projectorModeAndPause() {
+    const qreal before = w_->font().pointSizeF();
+    QAction* projector = nullptr;
+    QAction* pause = nullptr;
+    for (QAction* a : w_->findChildren<QAction*>()) {
+        if (a->shortcuts().contains(QKeySequence(Qt::Key_F11))) projector = a;
+        if (a->shortcut() == QKeySequence(Qt::Key_Space)) pause = a;
+    }
+    QVERIFY(projector && pause);
+    QVERIFY(projector->shortcuts().contains(QKeySequence("Ctrl+P")));
+    projector->trigger();
+    QVERIFY(w_->font().pointSizeF() > before * 1.4);
+    pause->trigger();
+#if LINKEM_GUI_HAVE_CHARTS
+    QVERIFY(w_->charts()->projectorMode());
+    QVERIFY(w_->charts()->paused());
+#endif
+    projector->trigger();
+    pause->trigger();
+    QCOMPARE(w_->font().pointSizeF(), before);
+#if LINKEM_GUI_HAVE_CHARTS
+    QVERIFY(!w_->charts()->projectorMode());
+    QVERIFY(!w_->charts()->paused());
+#endif
 }
 
 QTEST_MAIN(GuiTest)
