@@ -177,7 +177,7 @@ void MainWindow::buildDocks() {
     setCentralWidget(charts_widget(charts_, this));
 
     // Link controls.
-    auto* dock = new QDockWidget("&Link", this);
+    auto* dock = new QDockWidget("Link", this);
     dock->setObjectName("link_dock");
     auto* scroll = new QScrollArea(dock);
     scroll->setWidgetResizable(true);
@@ -256,7 +256,7 @@ void MainWindow::buildDocks() {
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     // Traffic.
-    auto* tdock = new QDockWidget("Built-in t&raffic", this);
+    auto* tdock = new QDockWidget("Built-in traffic", this);
     tdock->setObjectName("traffic_dock");
     traffic_box_ = new QWidget(tdock);
     auto* tf = new QFormLayout(traffic_box_);
@@ -307,15 +307,15 @@ void MainWindow::buildDocks() {
     });
     traffic_box_->setEnabled(false);
     tdock->setWidget(traffic_box_);
-    addDockWidget(Qt::LeftDockWidgetArea, tdock);
+    addDockWidget(Qt::BottomDockWidgetArea, tdock);
 
     // Readouts and events.
-    auto* rdock = new QDockWidget("Rea&douts", this);
+    auto* rdock = new QDockWidget("Readouts", this);
     rdock->setObjectName("readouts_dock");
     readouts_ = new Readouts(rdock);
     rdock->setWidget(readouts_);
     addDockWidget(Qt::BottomDockWidgetArea, rdock);
-    auto* edock = new QDockWidget("&Events", this);
+    auto* edock = new QDockWidget("Events", this);
     edock->setObjectName("events_dock");
     log_ = new QPlainTextEdit(edock);
     log_->setObjectName("event_log");
@@ -324,6 +324,12 @@ void MainWindow::buildDocks() {
     edock->setWidget(log_);
     addDockWidget(Qt::BottomDockWidgetArea, edock);
     splitDockWidget(rdock, edock, Qt::Horizontal);
+    tabifyDockWidget(edock, tdock);
+    edock->raise();
+    // A first layout (QSettings restores the user's): the controls of both directions side
+    // by side on the left, the charts in the middle, readouts and events below.
+    resizeDocks({dock}, {820}, Qt::Horizontal);
+    resizeDocks({rdock}, {330}, Qt::Vertical);
 }
 
 void MainWindow::buildControls(const json& schema) {

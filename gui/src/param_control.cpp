@@ -114,7 +114,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     spin_->setKeyboardTracking(false);  // typing "20" sends 20, not 2 first
     spin_->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
     spin_->setAccelerated(true);
-    spin_->setMinimumWidth(130);
+    spin_->setMinimumWidth(112);
     label_->setBuddy(spin_);
     const QString help = QString::fromStdString(schema.value("help", ""));
     tooltip_ = QString("<b>%1</b> (%2)<br>%3<br>range %4 .. %5%6, default %7%6")
@@ -131,7 +131,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
         slider_->setRange(0, scale_.steps);
         slider_->setSingleStep(1);
         slider_->setPageStep(scale_.steps / 20);
-        slider_->setMinimumWidth(120);
+        slider_->setMinimumWidth(70);
         slider_->setToolTip(
             tooltip_ +
             (scale_.log ? "<br><i>log-like scale: each step multiplies the value</i>" : ""));
@@ -143,7 +143,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     applied_label_ = new QLabel(this);
     applied_label_->setObjectName(QString::fromStdString(key) + "_applied");
     applied_label_->setToolTip("the value linkemd applied");
-    applied_label_->setMinimumWidth(90);
+    applied_label_->setMinimumWidth(72);
     QFont f = applied_label_->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
     applied_label_->setFont(f);
