@@ -15,6 +15,9 @@ packages=(
   # the GUI's desktop files: validators (ctest packaging.desktop_files) and the icon renderer
   # (scripts/render-icons.sh)
   desktop-file-utils appstream librsvg2-bin
+  # the GUI: Qt 6 Widgets and Charts (Qt6Charts' CMake package needs Qt6OpenGL's, which is in
+  # libqt6opengl6-dev; the charts draw without OpenGL)
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev
 )
 
 missing=()
