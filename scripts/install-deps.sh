@@ -15,8 +15,11 @@ packages=(
   # the GUI's desktop files: validators (ctest packaging.desktop_files) and the icon renderer
   # (scripts/render-icons.sh)
   desktop-file-utils appstream librsvg2-bin
-  # linkem-gui (Qt 6 Widgets + Charts) and its screenshot under a real X server (Xvfb)
-  qt6-base-dev qt6-charts-dev xvfb xauth
+  # the GUI: Qt 6 Widgets and Charts (Qt6Charts' CMake package needs Qt6OpenGL's, which is in
+  # libqt6opengl6-dev; the charts draw without OpenGL)
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev
+  # linkem-gui's screenshot under a real X server (scripts/gui-screenshot.sh, ctest gui.end_to_end)
+  xvfb xauth
 )
 
 missing=()
