@@ -1,0 +1,235 @@
+// The data behind linkem-gui's charts: a time-windowed store of the telemetry of both
+// directions (docs/protocol.md, section 4), independent of Qt.
+//
+// Memory. Delay samples are kept for kRetentionNs (5 minutes, the longest time window)
+// in chunks of up to kChunkSamples: a chunk holds its first arrival time as int64 ns and
+// each sample as a 32-bit offset from it plus three float microsecond values (16 bytes a
+// sample). At the protocol's maximum of 20 000 samples/s per direction that is
+// 2 x 6 000 000 x 16 bytes = 192 MB for a full 5-minute store; a hard cap of
+// kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s),
+// rates (one per `stats` message) and the measured samples of the built-in traffic are
+// small beside it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace linkem::gui {
+
+inline constexpr std::int64_t kNsPerS = 1'000'000'000;
+inline constexpr std::int64_t kRetentionNs = 300 * kNsPerS;
+inline constexpr std::size_t kChunkSamples = 4096;
+inline constexpr std::size_t kMaxSamplesPerDirection = 20'000 * 300 + 2 * kChunkSamples;
+inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
+
+/// Count, mean, sum of squared deviations (Welford), minimum and maximum; mergeable
+/// (Chan et al.). sd() is the population standard deviation, as the protocol's summaries.
+struct Moments {
+    std::uint64_t n = 0;
+    double mean = 0, m2 = 0;
+    double min = std::numeric_limits<double>::infinity();
+    double max = -std::numeric_limits<double>::infinity();
+
+    void add(double x) {
+        ++n;
+        const double d = x - mean;
+        mean += d / static_cast<double>(n);
+        m2 += d * (x - mean);
+        if (x < min) min = x;
+        if (x > max) max = x;
+    }
+    void merge(const Moments& o);
+    /// A protocol summary {count,min_ns,max_ns,mean_ns,sd_ns}, scaled by `scale` (e.g.
+    /// 1e-3 for microseconds). A summary with count 0 or missing keys gives n = 0.
+    static Moments fromSummary(const nlohmann::json& j, double scale);
+    double sd() const;
+};
+
+/// One sampled packet: its arrival (data-plane ns) and its delays in microseconds.
+struct DelayPoint {
+    std::int64_t t_ns = 0;
+    float delay_us = 0, scheduled_us = 0, actual_us = 0;
+};
+
+/// The samples of one direction in arrival order as received (departure order: arrivals
+/// are nearly, not strictly, increasing when packets reorder).
+class SampleRing {
+  public:
+    void add(const DelayPoint& p);
+    /// Drops whole chunks whose every sample arrived before t_ns.
+    void trimBefore(std::int64_t t_ns);
+    void clear();
+    std::size_t size() const { return size_; }
+
+    /// f(const DelayPoint&) for each sample with lo <= t_ns <= hi, in stored order.
+    template <class F>
+    void forEach(std::int64_t lo, std::int64_t hi, F&& f) const {
+        for (const Chunk& c : chunks_) {
+            if (c.max_t < lo || c.min_t > hi) continue;
+            for (const Stored& s : c.v) {
+                const std::int64_t t = c.base_ns + s.off_ns;
+                if (t < lo || t > hi) continue;
+                f(DelayPoint{t, s.delay_us, s.scheduled_us, s.actual_us});
+            }
+        }
+    }
+    /// Moments of actual_us over the samples with lo <= t_ns <= hi: chunks wholly inside
+    /// add their own summary, only the chunks at the edges are scanned.
+    Moments actual(std::int64_t lo, std::int64_t hi) const;
+    /// Samples with lo <= t_ns <= hi (same rule as actual()).
+    std::size_t count(std::int64_t lo, std::int64_t hi) const { return actual(lo, hi).n; }
+
+  private:
+    struct Stored {
+        std::int32_t off_ns;
+        float delay_us, scheduled_us, actual_us;
+    };
+    struct Chunk {
+        std::int64_t base_ns = 0, min_t = 0, max_t = 0;
+        Moments actual;
+        std::vector<Stored> v;
+    };
+    std::deque<Chunk> chunks_;
+    std::size_t size_ = 0;
+};
+
+/// Min/max decimation into fixed columns of time (column k covers [k w, (k+1) w) ns):
+/// each column keeps its smallest and largest value and when they occurred, so a series
+/// of any length is drawn with at most two points per column, in time order, and no
+/// extreme is lost. Values are added once, as they arrive.
+class ColumnDecimator {
+  public:
+    void reset(std::int64_t column_ns);
+    std::int64_t columnNs() const { return w_; }
+    void add(std::int64_t t_ns, float v);
+    void trimBefore(std::int64_t t_ns);
+    /// out(t_ns, value) for the columns overlapping [lo, hi]: the minimum and the maximum
+    /// of each column in the order they occurred (one point if they are the same sample).
+    template <class Out>
+    void visit(std::int64_t lo, std::int64_t hi, Out&& out) const {
+        if (w_ <= 0) return;
+        const std::int64_t k0 = floorDiv(lo, w_);
+        std::size_t i = k0 > first_ ? static_cast<std::size_t>(k0 - first_) : 0;
+        for (; i < cols_.size(); ++i) {
+            const Column& c = cols_[i];
+            if (c.n == 0) continue;
+            if (first_ + static_cast<std::int64_t>(i) > floorDiv(hi, w_)) break;
+            if (c.n == 1 || (c.t_min == c.t_max && c.v_min == c.v_max)) {
+                out(c.t_min, c.v_min);
+            } else if (c.t_min <= c.t_max) {
+                out(c.t_min, c.v_min);
+                out(c.t_max, c.v_max);
+            } else {
+                out(c.t_max, c.v_max);
+                out(c.t_min, c.v_min);
+            }
+        }
+    }
+    static std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+        const std::int64_t q = a / b;
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    }
+
+  private:
+    struct Column {
+        std::int64_t t_min = 0, t_max = 0;
+        float v_min = 0, v_max = 0;
+        std::uint32_t n = 0;
+    };
+    std::int64_t w_ = 0, first_ = 0;
+    std::deque<Column> cols_;
+};
+
+/// One `delay` message's interval of one direction.
+struct Interval {
+    std::int64_t start_ns = 0, end_ns = 0;
+    Moments delay_us;     // the drawn delay of every packet queued in the interval
+    Moments lateness_us;  // departure - scheduled departure of every packet that left
+    Moments measured_us;  // the built-in traffic's measured one-way delay (n 0 if none)
+};
+
+/// Rates of one direction between two `stats` messages (at the later one's t_ns).
+struct RatePoint {
+    std::int64_t t_ns = 0;
+    double in_bps = 0, out_bps = 0, in_pps = 0, out_pps = 0;
+    double drops_per_s[4] = {0, 0, 0, 0};  // kDropCauses order
+};
+inline constexpr const char* kDropCauses[4] = {"drops_loss", "drops_policer", "drops_spacer",
+                                               "drops_buffer_full"};
+
+/// The target in force from since_ns on (set by setLink).
+struct Target {
+    std::int64_t since_ns = std::numeric_limits<std::int64_t>::min();
+    double mean_us = 0, jitter_us = 0;
+    std::string distribution = "normal";
+    std::string strategy = "correlated";
+};
+
+/// A histogram of actual delays as a probability density per microsecond.
+struct Histogram {
+    double lo_us = 0, bin_us = 0;
+    std::vector<double> density;  // per bin, 1/us; sum(density) * bin_us = fraction in range
+    std::uint64_t samples = 0;    // samples in the window (the normalisation)
+    std::uint64_t used = 0;       // samples binned (every k-th when the window holds many)
+    double hi_us() const { return lo_us + bin_us * static_cast<double>(density.size()); }
+};
+
+/// The configured distribution's probability density (1/us) at x_us, for mean and sd as
+/// common/src/distributions.cpp parameterises it: normal; uniform on mean -+ sqrt(3) sd;
+/// gamma with shape mean^2/sd^2 and scale sd^2/mean; lognormal with sigma^2 = ln(1 + cv^2),
+/// mu = ln(mean) - sigma^2/2. Constant (or sd 0) has no density: returns 0 (drawn as a
+/// spike at the mean).
+double distributionDensity(const std::string& distribution, double mean_us, double sd_us,
+                           double x_us);
+
+/// Everything received, for both directions.
+class ChartData {
+  public:
+    struct Direction {
+        SampleRing samples;
+        SampleRing measured;  // built-in traffic: t = send_ns, actual_us = measured delay
+        std::deque<Interval> intervals;
+        std::deque<RatePoint> rates;
+        std::deque<Target> targets;                  // oldest first; the last is in force
+        ColumnDecimator actual_cols, measured_cols;  // of the last keep_ns (setColumns)
+        nlohmann::json last_stats = nlohmann::json::object();
+        // previous `stats` counters, for the rates
+        bool have_prev = false;
+        std::int64_t prev_t_ns = 0;
+        double prev[8] = {};  // packets_in, bytes_in, packets_out, bytes_out, drops x4
+    };
+
+    void addStats(const nlohmann::json& msg);
+    void addDelay(const nlohmann::json& msg);
+    void setLink(const nlohmann::json& link);
+    void clear();
+
+    /// Newest data-plane time seen in any message (0 before the first).
+    std::int64_t latestNs() const { return latest_ns_; }
+    bool hasData() const { return have_data_; }
+    const Direction& dir(int d) const { return dirs_[d]; }
+    Direction& dir(int d) { return dirs_[d]; }
+
+    /// Decimation columns of column_ns for the last keep_ns (the time window): rebuilt
+    /// from the stored samples when column_ns or keep_ns changes, then kept up to date.
+    void setColumns(std::int64_t column_ns, std::int64_t keep_ns);
+    std::int64_t columnNs() const { return column_ns_; }
+
+    Histogram histogram(int d, std::int64_t lo, std::int64_t hi, std::size_t max_used) const;
+
+  private:
+    void touch(std::int64_t t_ns);
+    void trim();
+    Direction dirs_[2];
+    std::int64_t latest_ns_ = 0;
+    bool have_data_ = false;
+    std::int64_t column_ns_ = 0, keep_ns_ = 0;
+};
+
+}  // namespace linkem::gui

@@ -1,0 +1,587 @@
+// QTest of linkem_gui_charts under QT_QPA_PLATFORM=offscreen: the charts get points and
+// decimate them, the window trims, rates come from counter deltas, the histogram is a
+// density comparable with the configured distribution's (sampled with the emulator's own
+// DelayDistribution), CSV and PNG exports, clear(), pause, readouts, bad input.
+#include <QChart>
+#include <QFile>
+#include <QImage>
+#include <QLineSeries>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "chart_data.hpp"
+#include "charts_panel.hpp"
+#include "linkem/distributions.hpp"
+#include "linkem/rng.hpp"
+
+using nlohmann::json;
+using namespace linkem::gui;
+
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000;
+
+// A `delay` body for one direction with the given samples (arrival ns, actual us); the
+// drawn delay is actual - 2 us and scheduled actual - 1 us.
+json delayMsg(int dir, std::int64_t start, std::int64_t end,
+              const std::vector<std::pair<std::int64_t, double>>& samples,
+              json summary = json{{"count", 0}}) {
+    json arr = json::array(), del = json::array(), sch = json::array(), act = json::array();
+    for (const auto& [t, us] : samples) {
+        arr.push_back(t);
+        del.push_back(std::llround((us - 2) * 1000));
+        sch.push_back(std::llround((us - 1) * 1000));
+        act.push_back(std::llround(us * 1000));
+    }
+    json body = {
+        {"start_ns", start},
+        {"end_ns", end},
+        {"samples",
+         {{"arrival_ns", arr}, {"delay_ns", del}, {"scheduled_ns", sch}, {"actual_ns", act}}},
+        {"delay", summary},
+        {"lateness", {{"count", 0}}},
+        {"samples_dropped", 0}};
+    return json{{"v", 1},
+                {"instance_id", "00000000000000aa"},
+                {"seq", 0},
+                {"t_ns", end},
+                {kDirectionKeys[dir], body}};
+}
+
+json linkMsg(double mean, double jitter, const char* dist = "normal") {
+    json one = {{"mean_delay_us", mean},
+                {"jitter_us", jitter},
+                {"distribution", dist},
+                {"strategy", "reordered"}};
+    return json{{"params_generation", 0}, {"a_to_b", one}, {"b_to_a", one}};
+}
+
+json statsMsg(std::int64_t t, std::uint64_t pin, std::uint64_t bin, std::uint64_t pout,
+              std::uint64_t bout, std::uint64_t loss, std::uint64_t policer) {
+    json d = {{"packets_in", pin}, {"bytes_in", bin},        {"packets_out", pout},
+              {"bytes_out", bout}, {"drops_loss", loss},     {"drops_policer", policer},
+              {"drops_spacer", 0}, {"drops_buffer_full", 0}, {"in_flight", 7},
+              {"alpha", 0.25},     {"rate_pps", 1234.5}};
+    return json{{"v", 1},         {"instance_id", "00000000000000aa"},
+                {"seq", 0},       {"t_ns", t},
+                {"final", false}, {"a_to_b", d}};
+}
+
+QLineSeries* seriesNamed(ChartsPanel& p, const QString& chart, const QString& name) {
+    for (QAbstractSeries* s : p.chart(chart)->series())
+        if (s->name() == name) return qobject_cast<QLineSeries*>(s);
+    return nullptr;
+}
+
+// Sections of an exported CSV: name -> rows (the header line first).
+std::map<QString, QList<QStringList>> readCsv(const QString& path) {
+    std::map<QString, QList<QStringList>> out;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return out;
+    QTextStream in(&f);
+    QString section;
+    while (!in.atEnd()) {
+        const QString line = in.readLine();
+        if (line.startsWith(QLatin1String("# ["))) {
+            section = line.mid(3, line.indexOf(QLatin1Char(']')) - 3);
+            out[section];
+            continue;
+        }
+        if (line.startsWith(QLatin1Char('#')) || line.isEmpty()) continue;
+        out[section].push_back(line.split(QLatin1Char(',')));
+    }
+    return out;
+}
+
+}  // namespace
+
+class ChartsTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void decimateKeepsColumnExtremesInOrder();
+    void chartsGetPointsAndDecimate();
+    void windowTrimsOldData();
+    void storeKeepsFiveMinutes();
+    void ratesFromCounterDeltas();
+    void densitiesIntegrateToOne();
+    void histogramMatchesEmulatorDraws_data();
+    void histogramMatchesEmulatorDraws();
+    void csvExportContent();
+    void pngExportWritesFourCharts();
+    void clearForgetsEverything();
+    void pauseStopsRedraws();
+    void windowStatsReadouts();
+    void badInputIsIgnored();
+    void windowIsClamped();
+};
+
+void ChartsTest::decimateKeepsColumnExtremesInOrder() {
+    // column 0: max before min; column 1: min before max; column 2: one point
+    const QList<QPointF> in = {{0.1, 5}, {0.2, 9},  {0.3, 7}, {0.5, 1}, {0.9, 4},
+                               {1.1, 3}, {1.2, -2}, {1.5, 8}, {1.7, 0}, {2.5, 6}};
+    const QList<QPointF> out = decimateMinMax(in, 0.0, 1.0);
+    const QList<QPointF> want = {{0.2, 9}, {0.5, 1}, {1.2, -2}, {1.5, 8}, {2.5, 6}};
+    QCOMPARE(out, want);
+
+    ColumnDecimator c;
+    c.reset(100);
+    for (std::int64_t t = 0; t < 1000; ++t)
+        c.add(t, static_cast<float>((t * 37) % 101));
+    c.add(450, 1000.0f);  // the largest of column 4
+    c.add(460, -5.0f);    // the smallest of column 4, after it
+    int points = 0;
+    std::int64_t last_t = -1;
+    bool saw_max = false, saw_min = false, ordered = true;
+    c.visit(0, 999, [&](std::int64_t t, float v) {
+        ++points;
+        if (t == 450 && v == 1000.0f) saw_max = true;
+        if (t == 460 && v == -5.0f) saw_min = saw_max;  // after the max
+        if (t / 100 == last_t / 100 && t < last_t) ordered = false;
+        last_t = t;
+    });
+    QCOMPARE(points, 20);
+    QVERIFY(saw_max);
+    QVERIFY(saw_min);
+    QVERIFY(ordered);
+}
+
+void ChartsTest::chartsGetPointsAndDecimate() {
+    ChartsPanel p;
+    p.resize(1200, 800);
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    p.setWindow(10);
+    p.setLink(linkMsg(20000, 4000));
+    // 100 000 samples over 10 s, in 200 messages; one spike up and one down
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> z(20000, 4000);
+    const int kMsgs = 200, kPer = 500;
+    for (int m = 0; m < kMsgs; ++m) {
+        std::vector<std::pair<std::int64_t, double>> s;
+        const std::int64_t start = m * (10 * kS / kMsgs), end = (m + 1) * (10 * kS / kMsgs);
+        for (int i = 0; i < kPer; ++i) {
+            const std::int64_t t = start + i * (end - start) / kPer;
+            double v = std::max(1.0, z(rng));
+            if (m == 100 && i == 10) v = 90000;
+            if (m == 100 && i == 20) v = 100;
+            s.emplace_back(t, v);
+        }
+        p.addDelay(delayMsg(0, start, end, s));
+    }
+    QCOMPARE(p.storedSamples(0), std::size_t(kMsgs * kPer));
+    const std::uint64_t before = p.redrawCount();
+    QTRY_VERIFY(p.redrawCount() > before);
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") > 0);
+    const int cols = p.plotColumns();
+    QVERIFY2(cols > 300, qPrintable(QString::number(cols)));
+    const int n = p.pointsDrawn("delay.samples");
+    QVERIFY2(n <= 2 * cols + 4,
+             qPrintable(QStringLiteral("%1 points for %2 columns").arg(n).arg(cols)));
+    QVERIFY2(n >= cols, qPrintable(QStringLiteral("%1 points for %2 columns").arg(n).arg(cols)));
+    // the whole delay chart (samples, target, band) stays within 2 points per pixel + a few
+    QVERIFY(p.pointsDrawn("delay") <= 2 * cols + 20);
+    // the spike and the dip are drawn (ms: the values are above 2 ms)
+    QLineSeries* s = seriesNamed(p, "delay", QStringLiteral("A→B actual"));
+    QVERIFY(s);
+    double lo = 1e300, hi = -1e300, prev_x = -1e300;
+    bool increasing = true;
+    for (const QPointF& q : s->points()) {
+        lo = std::min(lo, q.y());
+        hi = std::max(hi, q.y());
+        if (q.x() < prev_x) increasing = false;
+        prev_x = q.x();
+    }
+    QCOMPARE(hi, 90.0);
+    QCOMPARE(lo, 0.1);
+    QVERIFY(increasing);
+    QCOMPARE(p.pointsDrawn("nonsense"), -1);
+}
+
+void ChartsTest::windowTrimsOldData() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.setWindow(5);
+    // 20 s, one sample every 10 ms
+    for (int m = 0; m < 20; ++m) {
+        std::vector<std::pair<std::int64_t, double>> s;
+        for (int i = 0; i < 100; ++i)
+            s.emplace_back(m * kS + i * 10'000'000, 1000 + m);
+        p.addDelay(delayMsg(0, m * kS, (m + 1) * kS, s));
+    }
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") > 0);
+    // latest time seen: 20 s (end of the last interval): the window is [15 s, 20 s]
+    QLineSeries* s = seriesNamed(p, "delay", QStringLiteral("A→B actual"));
+    QVERIFY(s);
+    for (const QPointF& q : s->points())
+        QVERIFY2(q.x() >= 15.0 - 1e-9, qPrintable(QString::number(q.x())));
+    QCOMPARE(p.windowStats(0).samples, std::uint64_t(500));  // 15.00 .. 19.99 s
+    QCOMPARE(p.windowStats(0).mean_us, 1017.0);
+    // a longer window shows the older data again (the store keeps 5 minutes)
+    p.setWindow(60);
+    QTRY_COMPARE(p.windowStats(0).samples, std::uint64_t(2000));
+}
+
+void ChartsTest::storeKeepsFiveMinutes() {
+    ChartData d;
+    // 400 s, 1000 samples per second
+    for (int sec = 0; sec < 400; ++sec) {
+        json arr = json::array(), act = json::array();
+        for (int i = 0; i < 1000; ++i) {
+            arr.push_back(std::int64_t(sec) * kS + i * 1'000'000);
+            act.push_back(5'000'000);
+        }
+        d.addDelay(json{{"t_ns", std::int64_t(sec + 1) * kS},
+                        {"a_to_b", {{"samples", {{"arrival_ns", arr}, {"actual_ns", act}}}}}});
+    }
+    const std::size_t n = d.dir(0).samples.size();
+    // 300 s of 1000/s are kept; whole chunks go, so at most a chunk more
+    QVERIFY2(n >= 300'000 && n <= 300'000 + kChunkSamples, qPrintable(QString::number(n)));
+    QCOMPARE(d.dir(0).samples.count(100 * kS, 400 * kS), std::size_t(300'000));
+    QCOMPARE(d.dir(0).samples.count(0, 100 * kS - (kChunkSamples + 1) * 1000000), std::size_t(0));
+}
+
+void ChartsTest::ratesFromCounterDeltas() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    // 0.5 s apart: 1000 packets in, 1.5e6 bytes in, 990 out / 1.485e6 bytes, 10 loss, 0 policer
+    p.addStats(statsMsg(1 * kS, 5000, 7'500'000, 4950, 7'425'000, 50, 0));
+    p.addStats(statsMsg(1 * kS + kS / 2, 6000, 9'000'000, 5940, 8'910'000, 60, 0));
+    p.addStats(statsMsg(1 * kS + kS / 2, 6000, 9'000'000, 5940, 8'910'000, 60, 0));  // repeated
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QTRY_VERIFY(p.pointsDrawn("throughput") > 0);
+    QCOMPARE(p.pointsDrawn("throughput"), 2);  // one rate point, in and out
+    QCOMPARE(p.pointsDrawn("drops"), 4);       // one point per cause
+    QString error;
+    const QString path = dir.filePath("rates.csv");
+    QVERIFY2(p.exportCsv(path, &error), qPrintable(error));
+    const auto csv = readCsv(path);
+    const QList<QStringList>& rates = csv.at(QStringLiteral("rates"));
+    QCOMPARE(rates.size(), 2);  // header + one row
+    QCOMPARE(rates[0], QStringList({"direction", "t_s", "in_bps", "out_bps", "in_pps", "out_pps",
+                                    "drops_loss_per_s", "drops_policer_per_s", "drops_spacer_per_s",
+                                    "drops_buffer_full_per_s"}));
+    const QStringList& r = rates[1];
+    QCOMPARE(r[0], QStringLiteral("a_to_b"));
+    QCOMPARE(r[1].toDouble(), 1.5);
+    QCOMPARE(r[2].toDouble(), 24e6);     // 1.5e6 bytes * 8 / 0.5 s
+    QCOMPARE(r[3].toDouble(), 23.76e6);  // 1.485e6 * 8 / 0.5
+    QCOMPARE(r[4].toDouble(), 2000.0);
+    QCOMPARE(r[5].toDouble(), 1980.0);
+    QCOMPARE(r[6].toDouble(), 20.0);
+    QCOMPARE(r[7].toDouble(), 0.0);
+    // the chart in Mbit/s: 24 and 23.76
+    QLineSeries* in = seriesNamed(p, "throughput", QStringLiteral("A→B in"));
+    QVERIFY(in && in->count() == 1);
+    QCOMPARE(in->at(0).y(), 24.0);
+    // counters going back (linkemd restarted without clear()) start again: no negative rate
+    p.addStats(statsMsg(2 * kS, 10, 15000, 10, 15000, 0, 0));
+    p.addStats(statsMsg(3 * kS, 1010, 1'515'000, 1010, 1'515'000, 0, 5));
+    QTRY_COMPARE(p.pointsDrawn("throughput"), 4);
+    QVERIFY2(p.exportCsv(path, &error), qPrintable(error));
+    const auto csv2 = readCsv(path);
+    QCOMPARE(csv2.at(QStringLiteral("rates")).size(), 3);
+    QCOMPARE(csv2.at(QStringLiteral("rates"))[2][4].toDouble(), 1000.0);
+    QCOMPARE(csv2.at(QStringLiteral("rates"))[2][7].toDouble(), 5.0);
+    // readouts from the newest stats message
+    const WindowStats w = p.windowStats(0);
+    QCOMPARE(w.alpha, 0.25);
+    QCOMPARE(w.rate_pps, 1234.5);
+    QCOMPARE(w.in_flight, std::uint64_t(7));
+}
+
+void ChartsTest::densitiesIntegrateToOne() {
+    for (const char* dist : {"normal", "uniform", "gamma", "lognormal"}) {
+        const double mean = 20000, sd = 6000;
+        double area = 0, m1 = 0, m2 = 0;
+        const double dx = 1.0;
+        for (double x = 0.5; x < 200000; x += dx) {
+            const double f = distributionDensity(dist, mean, sd, x);
+            area += f * dx;
+            m1 += x * f * dx;
+            m2 += x * x * f * dx;
+        }
+        const double var = m2 - m1 * m1;
+        QVERIFY2(std::fabs(area - 1) < 2e-3, dist);
+        QVERIFY2(std::fabs(m1 - mean) < 0.002 * mean, dist);
+        QVERIFY2(std::fabs(std::sqrt(var) - sd) < 0.01 * sd, dist);
+    }
+    QCOMPARE(distributionDensity("constant", 100, 0, 100), 0.0);
+}
+
+void ChartsTest::histogramMatchesEmulatorDraws_data() {
+    QTest::addColumn<QString>("dist");
+    QTest::addColumn<int>("kind");
+    QTest::newRow("normal") << "normal" << int(linkem::Distribution::normal);
+    QTest::newRow("uniform") << "uniform" << int(linkem::Distribution::uniform);
+    QTest::newRow("gamma") << "gamma" << int(linkem::Distribution::gamma);
+    QTest::newRow("lognormal") << "lognormal" << int(linkem::Distribution::lognormal);
+}
+
+void ChartsTest::histogramMatchesEmulatorDraws() {
+    QFETCH(QString, dist);
+    QFETCH(int, kind);
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.setWindow(60);
+    // (mean 4 sd above 0: the emulator's clamping of negative draws to 0 stays negligible)
+    const double mean = 20000, sd = 5000;
+    p.setLink(linkMsg(mean, sd, dist.toLatin1().constData()));
+    // draws of the emulator's own distribution code, in microseconds
+    linkem::DelayDistribution law(static_cast<linkem::Distribution>(kind), mean, sd);
+    linkem::Rng rng(99);
+    constexpr int kN = 100'000;
+    std::vector<std::pair<std::int64_t, double>> s;
+    for (int i = 0; i < kN; ++i)
+        s.emplace_back(std::int64_t(i) * 500'000, std::max(0.0, law.sample(rng)));
+    p.addDelay(delayMsg(0, 0, 50 * kS, s));
+    QTRY_VERIFY(p.pointsDrawn("histogram.bars") > 0);
+    const Histogram h = p.histogram(0);
+    QCOMPARE(h.samples, std::uint64_t(kN));
+    QVERIFY(h.density.size() >= 10);
+    double area = 0, worst = 0;
+    for (std::size_t i = 0; i < h.density.size(); ++i) {
+        area += h.density[i] * h.bin_us;
+        // the density's mean over the bin
+        double f = 0;
+        for (int k = 0; k < 20; ++k)
+            f += p.density(0, h.lo_us + h.bin_us * (i + (k + 0.5) / 20)) / 20;
+        // the bin's count is binomial: allow 5 standard deviations of it, plus 1 %
+        const double expected = f * h.bin_us * kN;
+        const double tolerance = (5 * std::sqrt(expected) + 0.01 * expected + 3) / (h.bin_us * kN);
+        worst = std::max(worst, std::fabs(f - h.density[i]) / tolerance);
+    }
+    // samples beyond mean +- 6 sd of the data fall outside the bins (lognormal's tail)
+    QVERIFY2(area > 0.995 && area <= 1.0 + 1e-9, qPrintable(QString::number(area)));
+    QVERIFY2(worst <= 1, qPrintable(QStringLiteral("worst bin at %1 of its tolerance").arg(worst)));
+    QVERIFY(p.pointsDrawn("histogram.density") > 100);
+}
+
+void ChartsTest::csvExportContent() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.setWindow(5);
+    p.setLink(linkMsg(1000, 100));
+    // one old sample (outside the 5 s window) and three inside
+    p.addDelay(delayMsg(0, 0, kS, {{500'000'000, 111.5}}));
+    p.addDelay(delayMsg(1, 9 * kS, 10 * kS, {{9'000'000'001, 1234.567}, {9'500'000'000, 1500}},
+                        json{{"count", 40},
+                             {"min_ns", 900000},
+                             {"max_ns", 1600000},
+                             {"mean_ns", 1250000},
+                             {"sd_ns", 100000}}));
+    p.addDelay(delayMsg(0, 9 * kS, 10 * kS, {{9'250'000'000, 999.25}}));
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") >= 3);
+    QTemporaryDir dir;
+    QString error;
+    const QString path = dir.filePath("data.csv");
+    QVERIFY2(p.exportCsv(path, &error), qPrintable(error));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY(text.startsWith(QLatin1String("# linkem-gui chart data")));
+    QVERIFY(text.contains(QLatin1String("lateness")));
+    QVERIFY(text.contains(QLatin1String("not the NIC")));
+    const auto csv = readCsv(path);
+    const QList<QStringList>& s = csv.at(QStringLiteral("samples"));
+    QCOMPARE(s[0],
+             QStringList({"direction", "arrival_s", "delay_us", "scheduled_us", "actual_us"}));
+    QCOMPARE(s.size(), 4);  // the 0.5 s sample is outside [5 s, 10 s]
+    QCOMPARE(s[1], QStringList({"a_to_b", "9.250000000", "997.250", "998.250", "999.250"}));
+    QCOMPARE(s[2], QStringList({"b_to_a", "9.000000001", "1232.567", "1233.567", "1234.567"}));
+    QCOMPARE(s[3][4].toDouble(), 1500.0);
+    const QList<QStringList>& iv = csv.at(QStringLiteral("intervals"));
+    QCOMPARE(iv[0].size(), 11);
+    QCOMPARE(iv[0][0], QStringLiteral("direction"));
+    QCOMPARE(iv.size(), 3);  // a_to_b's interval [9, 10] (count 0) and b_to_a's
+    QCOMPARE(iv[1][3], QStringLiteral("0"));
+    QCOMPARE(iv[2][0], QStringLiteral("b_to_a"));
+    QCOMPARE(iv[2][3], QStringLiteral("40"));
+    QCOMPARE(iv[2][4].toDouble(), 900.0);
+    QCOMPARE(iv[2][5].toDouble(), 1600.0);
+    QCOMPARE(iv[2][6].toDouble(), 1250.0);
+    QCOMPARE(iv[2][7].toDouble(), 100.0);
+    QCOMPARE(csv.at(QStringLiteral("measured")).size(), 1);  // header only
+    QCOMPARE(csv.at(QStringLiteral("rates")).size(), 1);
+    // an unwritable path fails with a message naming it, and changes nothing
+    QVERIFY(!p.exportCsv(dir.filePath("no/such/dir/x.csv"), &error));
+    QVERIFY(error.contains(QLatin1String("no/such/dir")));
+}
+
+void ChartsTest::pngExportWritesFourCharts() {
+    ChartsPanel p;
+    p.resize(1200, 800);
+    p.show();
+    p.setLink(linkMsg(20000, 4000));
+    std::vector<std::pair<std::int64_t, double>> s;
+    for (int i = 0; i < 2000; ++i)
+        s.emplace_back(std::int64_t(i) * 5'000'000, 20000 + (i % 50) * 100);
+    p.addDelay(delayMsg(0, 0, 10 * kS, s));
+    p.addStats(statsMsg(kS, 100, 100000, 100, 100000, 0, 0));
+    p.addStats(statsMsg(2 * kS, 200, 200000, 190, 190000, 10, 0));
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") > 0);
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(p.exportPng(dir.path(), &error), qPrintable(error));
+    for (const char* name : {"delay.png", "histogram.png", "throughput.png", "drops.png"}) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        QVERIFY2(QFileInfo(path).size() > 1000, name);
+        QImage img(path);
+        QVERIFY2(!img.isNull() && img.width() > 100 && img.height() > 100, name);
+    }
+    // the delay chart shows A->B's colour (31, 119, 180) somewhere: points are plotted
+    QImage img(dir.filePath("delay.png"));
+    int blue = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const QColor c = img.pixelColor(x, y);
+            if (std::abs(c.red() - 31) < 12 && std::abs(c.green() - 119) < 12 &&
+                std::abs(c.blue() - 180) < 12)
+                ++blue;
+        }
+    QVERIFY2(blue > 200, qPrintable(QString::number(blue)));
+    QVERIFY(!p.exportPng(dir.filePath("missing"), &error));
+    QVERIFY(error.contains(QLatin1String("missing")));
+}
+
+void ChartsTest::clearForgetsEverything() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
+    p.addStats(statsMsg(kS, 1, 1, 1, 1, 0, 0));
+    p.addStats(statsMsg(2 * kS, 2, 2, 2, 2, 0, 0));
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") > 0 && p.pointsDrawn("throughput") > 0);
+    p.clear();
+    QCOMPARE(p.storedSamples(0), std::size_t(0));
+    QCOMPARE(p.pointsDrawn("delay"), 0);
+    QCOMPARE(p.pointsDrawn("throughput"), 0);
+    QCOMPARE(p.pointsDrawn("drops"), 0);
+    QCOMPARE(p.pointsDrawn("histogram"), 0);
+    QCOMPARE(p.windowStats(0).samples, std::uint64_t(0));
+    // a new instance's counters start from 0 without a bogus rate from the old ones
+    p.addStats(statsMsg(kS / 2, 10, 10, 10, 10, 0, 0));
+    p.addStats(statsMsg(kS, 20, 20, 20, 20, 0, 0));
+    QTRY_COMPARE(p.pointsDrawn("throughput"), 2);
+}
+
+void ChartsTest::pauseStopsRedraws() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
+    QTRY_COMPARE(p.pointsDrawn("delay.samples"), 2);
+    QSignalSpy spy(&p, &ChartsPanel::redrawn);
+    p.setPaused(true);
+    QVERIFY(p.paused());
+    const std::uint64_t count = p.redrawCount();
+    p.addDelay(delayMsg(0, kS, 2 * kS, {{kS + 1, 5}, {kS + 2, 6}, {kS + 3, 7}}));
+    QVERIFY(!p.redrawIfDue());
+    QTest::qWait(300);  // ten timer periods: none may redraw
+    QCOMPARE(spy.count(), 0);
+    QCOMPARE(p.redrawCount(), count);
+    QCOMPARE(p.pointsDrawn("delay.samples"), 2);
+    QCOMPARE(p.storedSamples(0), std::size_t(5));  // still receiving
+    p.setPaused(false);
+    QTRY_VERIFY(spy.count() > 0);
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") > 2);
+    // nothing new: no redraw
+    const std::uint64_t after = p.redrawCount();
+    QVERIFY(!p.redrawIfDue());
+    QCOMPARE(p.redrawCount(), after);
+}
+
+void ChartsTest::windowStatsReadouts() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.setWindow(10);
+    p.setLink(linkMsg(1000, 100));
+    // actual delays 900 and 1100 alternating: mean 1000, sd 100
+    std::vector<std::pair<std::int64_t, double>> s;
+    for (int i = 0; i < 1000; ++i)
+        s.emplace_back(std::int64_t(i) * 1'000'000, i % 2 ? 1100 : 900);
+    json m = delayMsg(0, 0, kS, s);
+    m["a_to_b"]["lateness"] = {
+        {"count", 1000}, {"min_ns", 100}, {"max_ns", 40000}, {"mean_ns", 2000}, {"sd_ns", 500}};
+    m["a_to_b"]["measured"] = {{"send_ns", {1, 2}}, {"delay_ns", {1'050'000, 1'150'000}}};
+    m["a_to_b"]["measured_delay"] = {{"count", 2},
+                                     {"min_ns", 1'050'000},
+                                     {"max_ns", 1'150'000},
+                                     {"mean_ns", 1'100'000},
+                                     {"sd_ns", 50'000}};
+    p.addDelay(m);
+    json m2 = delayMsg(0, kS, 2 * kS, {});
+    m2["a_to_b"]["lateness"] = {
+        {"count", 3000}, {"min_ns", 100}, {"max_ns", 10000}, {"mean_ns", 6000}, {"sd_ns", 500}};
+    p.addDelay(m2);
+    QVERIFY(p.redrawIfDue());
+    const WindowStats w = p.windowStats(0);
+    QCOMPARE(w.samples, std::uint64_t(1000));
+    QCOMPARE(w.mean_us, 1000.0);
+    QVERIFY(std::fabs(w.sd_us - 100.0) < 1e-6);
+    QCOMPARE(w.target_mean_us, 1000.0);
+    QCOMPARE(w.target_jitter_us, 100.0);
+    QVERIFY(std::fabs(w.mean_dev_pct) < 1e-9);
+    QVERIFY(std::fabs(w.jitter_dev_pct) < 1e-6);
+    QCOMPARE(w.lateness_mean_us, 5.0);  // (1000 * 2 + 3000 * 6) / 4000 us
+    QCOMPARE(w.lateness_max_us, 40.0);
+    QVERIFY(w.has_measured);
+    QCOMPARE(w.measured_mean_us, 1100.0);
+    QCOMPARE(w.measured_sd_us, 50.0);
+    QCOMPARE(p.pointsDrawn("delay.measured"), 2);
+    // against another target
+    p.setLink(linkMsg(800, 200));
+    const WindowStats w2 = p.windowStats(0);
+    QCOMPARE(w2.mean_dev_pct, 25.0);
+    QVERIFY(std::fabs(w2.jitter_dev_pct + 50.0) < 1e-6);
+    // the other direction has nothing
+    QCOMPARE(p.windowStats(1).samples, std::uint64_t(0));
+    QVERIFY(!p.windowStats(1).has_measured);
+    QCOMPARE(p.windowStats(7).samples, std::uint64_t(0));
+}
+
+void ChartsTest::badInputIsIgnored() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.addDelay(json::array());
+    p.addDelay(json{{"a_to_b", "x"}});
+    p.addDelay(
+        json{{"a_to_b", {{"samples", {{"arrival_ns", {1, "x", 3}}, {"actual_ns", {5, 6}}}}}}});
+    p.addDelay(json{{"b_to_a", {{"samples", {{"arrival_ns", 5}, {"actual_ns", {5}}}}}}});
+    p.addDelay(json{{"a_to_b", {{"start_ns", 0}, {"end_ns", 10}, {"delay", {{"count", "many"}}}}}});
+    p.addStats(json{{"t_ns", "soon"}});
+    p.addStats(json{{"t_ns", 5}, {"a_to_b", {{"packets_in", "many"}}}});
+    p.setLink(json{{"a_to_b", {{"mean_delay_us", "slow"}}}});
+    p.setLink(json(42));
+    QCOMPARE(p.storedSamples(0), std::size_t(1));  // only (1, 5): "x" skipped, 3 has no partner
+    QCOMPARE(p.storedSamples(1), std::size_t(0));
+    QVERIFY(p.redrawIfDue());
+    QCOMPARE(p.pointsDrawn("delay.samples"), 1);
+}
+
+void ChartsTest::windowIsClamped() {
+    ChartsPanel p;
+    p.setWindow(1);
+    QCOMPARE(p.window(), 5.0);
+    p.setWindow(1000);
+    QCOMPARE(p.window(), 300.0);
+    p.setWindow(std::nan(""));
+    QCOMPARE(p.window(), 300.0);
+    p.setWindow(42);
+    QCOMPARE(p.window(), 42.0);
+    p.setProjectorMode(true);
+    QVERIFY(p.projectorMode());
+}
+
+QTEST_MAIN(ChartsTest)
+#include "test_charts.moc"

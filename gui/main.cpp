@@ -1,0 +1,70 @@
+// linkem-gui: the Qt desktop app that tunes a linkemd link live and shows its delay dynamics.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+
+#include "linkem/protocol.hpp"
+#include "main_window.hpp"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("linkem");
+    QApplication::setOrganizationDomain("linkem.org");
+    QApplication::setApplicationName("linkem-gui");
+    QApplication::setApplicationVersion(LINKEM_GUI_VERSION);
+    QApplication::setDesktopFileName("org.linkem.Gui");
+    // The installed icon (hicolor theme) first; else the PNGs compiled in (icons/hicolor).
+    QIcon fallback;
+    for (int n : {16, 22, 24, 32, 48, 64, 128, 256})
+        fallback.addFile(QString(":/icons/org.linkem.Gui-%1.png").arg(n), QSize(n, n));
+    QApplication::setWindowIcon(QIcon::fromTheme("org.linkem.Gui", fallback));
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription(
+        "linkem-gui: tunes a linkemd link live (delay, jitter, rate, loss per direction) and shows "
+        "its delay dynamics. Talks to linkemd over its control and telemetry sockets "
+        "(docs/protocol.md).");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    QCommandLineOption control(
+        "control",
+        QString("linkemd's control endpoint (default %1)").arg(linkem::proto::kDefaultControl),
+        "ENDPOINT");
+    QCommandLineOption telemetry(
+        "telemetry",
+        QString("linkemd's telemetry endpoint (default %1)").arg(linkem::proto::kDefaultTelemetry),
+        "ENDPOINT");
+    QCommandLineOption server_key("curve-server-key", "CURVE: linkemd's public key file (NAME.key)",
+                                  "FILE");
+    QCommandLineOption client_cert("curve-client-cert",
+                                   "CURVE: this client's key pair file (NAME.key_secret)", "FILE");
+    QCommandLineOption no_connect("no-connect", "do not connect at start");
+    cli.addOptions({control, telemetry, server_key, client_cert, no_connect});
+    cli.process(app);
+    if (!cli.positionalArguments().isEmpty()) {
+        fprintf(stderr, "linkem-gui: unexpected argument '%s'; see --help\n",
+                qPrintable(cli.positionalArguments().first()));
+        return 2;
+    }
+    for (const QCommandLineOption* o : {&control, &telemetry}) {
+        const QString e = cli.value(*o);
+        if (cli.isSet(*o) &&
+            !(e.startsWith("tcp://") || e.startsWith("ipc://") || e.startsWith("inproc://"))) {
+            fprintf(stderr,
+                    "linkem-gui: --%s '%s' is not a ZeroMQ endpoint; allowed tcp://HOST:PORT, "
+                    "ipc://PATH\n",
+                    qPrintable(o->names().first()), qPrintable(e));
+            return 2;
+        }
+    }
+    linkem::gui::Options options;
+    options.endpoints.control = cli.value(control);
+    options.endpoints.telemetry = cli.value(telemetry);
+    options.endpoints.server_key_file = cli.value(server_key);
+    options.endpoints.client_cert_file = cli.value(client_cert);
+    options.connect = !cli.isSet(no_connect);
+    linkem::gui::MainWindow w(options);
+    w.resize(1500, 950);
+    w.show();
+    return app.exec();
+}

@@ -1,0 +1,72 @@
+// A stand-in for linkemd in the GUI's tests: the real control::Server (real ZeroMQ sockets,
+// the real protocol) with a fake Backend that holds a LinkConfig, records every request
+// and publishes stats, delay and event telemetry from its own thread. No DPDK.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "linkem/link_params.hpp"
+#include "linkem/protocol.hpp"
+#include "server.hpp"
+
+namespace linkem::gui::test {
+
+struct RecordedRequest {
+    std::string method;
+    nlohmann::json params;
+    std::int64_t t_ms;  // steady clock, when the request arrived
+};
+
+class FakeLinkemd : public control::Backend {
+  public:
+    FakeLinkemd(std::string control, std::string telemetry, unsigned directions = 2);
+    ~FakeLinkemd() override;
+
+    /// Binds and serves (a new instance id each time; the link as given).
+    void start(const LinkConfig& link = {});
+    void stop();
+    /// stop() + start() with a new instance id, parameters `link`, generation 0.
+    void restart(const LinkConfig& link);
+
+    std::string instance_id() const;
+    LinkConfig link() const;
+    std::uint64_t generation() const;
+    std::vector<RecordedRequest> requests(const std::string& method = {}) const;
+    void clear_requests();
+    /// Publishes an event (from the serving thread, at its next turn).
+    void queue_event(const proto::Event& e);
+
+    nlohmann::json handle(const proto::Request& request, const std::string& source) override;
+
+  private:
+    void run();
+    nlohmann::json stats_body() const;
+    nlohmann::json delay_body(std::int64_t start_ns, std::int64_t end_ns);
+
+    std::string control_, telemetry_;
+    unsigned directions_;
+    mutable std::mutex mutex_;
+    LinkConfig link_;
+    std::uint64_t generation_ = 0;
+    std::string instance_;
+    std::vector<RecordedRequest> requests_;
+    std::vector<proto::Event> events_;
+    nlohmann::json traffic_ = {{"running", true},
+                               {"pattern", "cbr"},
+                               {"rate_bps", 1.2144e8},
+                               {"frame_size_bytes", 1518},
+                               {"period_us", 3e7}};
+    std::uint64_t packets_ = 0;
+    std::atomic<bool> stop_{false};
+    std::unique_ptr<control::Server> server_;
+    std::thread thread_;
+};
+
+}  // namespace linkem::gui::test
