@@ -15,6 +15,8 @@ packages=(
   # the GUI's desktop files: validators (ctest packaging.desktop_files) and the icon renderer
   # (scripts/render-icons.sh)
   desktop-file-utils appstream librsvg2-bin
+  # the Python example client and its test (examples/python/, tests/ctl)
+  python3 python3-zmq
 )
 
 missing=()
