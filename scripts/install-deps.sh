@@ -20,6 +20,8 @@ packages=(
   dpkg-dev help2man lintian systemd
   # the demo's check of linkemd's stats (scripts/demo.sh)
   python3-zmq
+  # the Python example client and its test (examples/python/, tests/ctl)
+  python3
   # the GUI: Qt 6 Widgets and Charts (Qt6Charts' CMake package needs Qt6OpenGL's, which is in
   # libqt6opengl6-dev; the charts draw without OpenGL)
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev

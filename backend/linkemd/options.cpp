@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "linkem/cli_link_flags.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/units.hpp"
 
@@ -19,7 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kLayerPrefix[3] = {"", "a-to-b-", "b-to-a-"};
 constexpr const char* kDirKey[2] = {"a_to_b", "b_to_a"};
 // Where a link parameter came from, when not from a flag: the config file's top level (both
 // directions) or its a_to_b / b_to_a object.
@@ -74,14 +74,11 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
             break;
         }
     }
-    const std::vector<LinkParamFlag>& flags = link_param_flags();
-    cl.params.resize(flags.size());
-
     CLI::App app{"linkemd: DPDK link emulator data plane (delay, jitter, rate limits, loss)",
                  "linkemd"};
     app.footer(
-        "Per-direction overrides: --a-to-b-<flag> / --b-to-a-<flag> for every link parameter,\n"
-        "e.g. --a-to-b-mean-delay 5ms --b-to-a-mean-delay 20ms.\n"
+        std::string(kLinkFlagFooter) +
+        "\n"
         "Arguments after `--` go to the DPDK EAL unchanged (e.g. -- --file-prefix x).\n"
         "Signals: SIGINT/SIGTERM stop (final counters are printed), SIGHUP re-reads --config.\n"
         "Exit codes: 0 ok, 1 DPDK/port failure, 2 bad arguments or config.");
@@ -93,17 +90,8 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_option("--port-b", cl.port_b, "port B; omitted: single-port mode (back out of A)")
         ->type_name("DEV")
         ->group("Ports");
-    for (std::size_t i = 0; i < flags.size(); ++i) {
-        const LinkParamFlag& f = flags[i];
-        for (int layer = 0; layer < 3; ++layer) {
-            const std::string name = std::string("--") + kLayerPrefix[layer] + f.flag;
-            const std::string help = layer == 0 ? f.help + " (e.g. " + f.example + ")" : "";
-            // The per-direction variants are listed once, in the footer.
-            app.add_option(name, cl.params[i][layer], help)
-                ->group(layer == 0 ? "Link parameters (both directions)" : "")
-                ->type_name(f.value_name);
-        }
-    }
+    // The per-direction variants are listed once, in the footer.
+    add_link_flag_options(app, cl.params, "Link parameters (both directions)");
     app.add_option("--config", cl.config,
                    "JSON config file: the flags' names as JSON keys (mean_delay_us, ...; at the "
                    "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one); flags "
@@ -494,10 +482,17 @@ Options build_options(const CommandLine& cl) {
                              "a_to_b); add port_b or remove b_to_a");
         for (std::size_t i = 0; i < flags.size(); ++i)
             if (!cl.params[i][2].empty())
-                throw UsageError("--b-to-a-" + flags[i].flag +
+                throw UsageError(link_flag_name(flags[i], 2) +
                                  ": there is no port B (single-port mode has only a_to_b); "
                                  "add --port-b or use --" +
                                  flags[i].flag);
+    }
+    // The flags, converted once (the same conversion as linkemctl set's).
+    json flag_update;
+    try {
+        flag_update = link_update_from_flags(cl.params);
+    } catch (const FlagError& e) {
+        throw UsageError(e.what());
     }
     for (unsigned d = 0; d < n_dirs; ++d) {
         json merged = json::object();
@@ -513,17 +508,15 @@ Options build_options(const CommandLine& cl) {
                 source[key] = kFileDir;
             }
         }
-        for (int layer : {0, 1 + static_cast<int>(d)}) {
-            for (std::size_t i = 0; i < flags.size(); ++i) {
-                const std::string& v = cl.params[i][layer];
-                if (v.empty()) continue;
-                const std::string flag = std::string("--") + kLayerPrefix[layer] + flags[i].flag;
-                try {
-                    merged[flags[i].key] = link_param_from_text(flags[i].key, v, flag);
-                } catch (const FlagError& e) {
-                    throw UsageError(e.what());
-                }
-                source[flags[i].key] = flag;
+        for (const auto& [key, value] : flag_update.items()) {
+            if (value.is_object()) continue;
+            merged[key] = value;
+            source[key] = link_flag_name(*link_param_flag(key), 0);
+        }
+        if (flag_update.contains(kDirKey[d])) {
+            for (const auto& [key, value] : flag_update[kDirKey[d]].items()) {
+                merged[key] = value;
+                source[key] = link_flag_name(*link_param_flag(key), 1 + static_cast<int>(d));
             }
         }
         try {
@@ -539,7 +532,8 @@ Options build_options(const CommandLine& cl) {
             } else if (it != source.end()) {
                 where += " (" + it->second + ")";
             } else if (const LinkParamFlag* f = link_param_flag(e.field())) {
-                where += " (--" + f->flag + " / --" + kLayerPrefix[1 + d] + f->flag + ")";
+                where += " (" + link_flag_name(*f, 0) + " / " +
+                         link_flag_name(*f, 1 + static_cast<int>(d)) + ")";
             }
             std::string msg = e.what();
             const std::string prefix = "field '" + e.field() + "': ";

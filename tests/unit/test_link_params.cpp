@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -340,3 +341,40 @@ TEST(LinkParamFlags, BadTextNamesTheFlagTheKeyAndWhatIsAllowed) {
 
 }  // namespace
 }  // namespace linkem
+
+namespace {
+linkem::LinkFlagText flag_text(
+    std::initializer_list<std::tuple<std::string, int, std::string>> given) {
+    linkem::LinkFlagText t(linkem::link_param_flags().size());
+    for (const auto& [key, layer, text] : given) {
+        const auto& flags = linkem::link_param_flags();
+        for (std::size_t i = 0; i < flags.size(); ++i)
+            if (flags[i].key == key) t[i][static_cast<std::size_t>(layer)] = text;
+    }
+    return t;
+}
+}  // namespace
+
+// The one flag -> update conversion of linkemd and linkemctl set: the config file's shape.
+TEST(LinkParamFlags, FlagsBecomeTheConfigFilesPartialUpdate) {
+    using linkem::link_update_from_flags;
+    EXPECT_EQ(link_update_from_flags(flag_text({})), nlohmann::json::object());
+    const nlohmann::json u = link_update_from_flags(
+        flag_text({{"mean_delay_us", 0, "20ms"},
+                   {"loss_probability", 2, "0.01"},
+                   {"jitter_us", 1, "1ms"},
+                   {"jitter_us", 2, "2ms"}}));
+    EXPECT_EQ(u, (nlohmann::json{{"mean_delay_us", 20000.0},
+                                 {"a_to_b", {{"jitter_us", 1000.0}}},
+                                 {"b_to_a", {{"loss_probability", 0.01}, {"jitter_us", 2000.0}}}}));
+    EXPECT_EQ(linkem::link_flag_name(*linkem::link_param_flag("loss_probability"), 2),
+              "--b-to-a-loss-probability");
+    try {
+        link_update_from_flags(flag_text({{"jitter_us", 2, "3"}}));
+        FAIL() << "a duration without a unit was taken";
+    } catch (const linkem::FlagError& e) {
+        EXPECT_EQ(e.flag(), "--b-to-a-jitter");
+        EXPECT_EQ(e.field(), "jitter_us");
+        EXPECT_NE(std::string(e.what()).find("unit"), std::string::npos) << e.what();
+    }
+}

@@ -7,6 +7,7 @@
 // a value with a unit: --mean-delay 10ms  <->  "mean_delay_us": 10000.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -138,6 +139,24 @@ const LinkParamFlag* link_param_flag(std::string_view key);
 /// key, with the allowed form and range in the flag's units.
 nlohmann::json link_param_from_text(std::string_view key, std::string_view text,
                                     std::string_view flag);
+
+/// The three layers of link flags every linkem command line offers (linkemd, linkemctl
+/// set): --FLAG for both directions, --a-to-b-FLAG and --b-to-a-FLAG for one.
+inline constexpr const char* kLinkFlagPrefix[3] = {"", "a-to-b-", "b-to-a-"};
+/// "--mean-delay" (layer 0), "--a-to-b-mean-delay" (1), "--b-to-a-mean-delay" (2).
+std::string link_flag_name(const LinkParamFlag& f, int layer);
+
+/// The text given to the link flags of a command line: [i][layer] for link_param_flags()[i];
+/// empty: not given.
+using LinkFlagText = std::vector<std::array<std::string, 3>>;
+
+/// The link flags given, converted with link_param_from_text into the partial update of the
+/// config file and of the protocol's set_link: keys at the top level for both directions,
+/// "a_to_b" / "b_to_a" objects for one, e.g. {"mean_delay_us": 20000, "b_to_a":
+/// {"loss_probability": 0.01}}. Only the flags given appear. Throws FlagError naming the flag
+/// as written (--b-to-a-loss-probability). The rules that tie fields together are
+/// link_params_from_json's, once the update is merged.
+nlohmann::json link_update_from_flags(const LinkFlagText& text);
 
 /// Limits (also used by validation).
 struct ParamLimits {

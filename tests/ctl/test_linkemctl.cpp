@@ -1,0 +1,505 @@
+// linkemctl end to end against a real linkemd on its own virtual ports (DPDK, --no-huge, its
+// own --file-prefix, built-in CBR traffic), with control and telemetry on ipc:// endpoints in
+// a temporary directory: every command, its output and its exit code (0 ok, 1 refused,
+// 2 usage, 3 no answer); save/load through a --config file; shutdown with and without
+// --allow-remote-shutdown; keygen and CURVE on loopback TCP. And the Python example client
+// (examples/python/linkem_client.py) against the same linkemd.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string g_dir;  // the temporary directory of this run
+
+Result run_shell(const std::string& command) {
+    static int n = 0;
+    const std::string err_file = g_dir + "/stderr." + std::to_string(++n);
+    Result r;
+    FILE* p = popen(("{ " + command + "; } 2>" + err_file).c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t got;
+    while ((got = fread(buf, 1, sizeof buf, p)) > 0)
+        r.out.append(buf, got);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = slurp(err_file);
+    fs::remove(err_file);
+    return r;
+}
+
+std::string ctl_cmd(const std::string& control, const std::string& args) {
+    return std::string(LINKEMCTL_PATH) + " --control " + control + " " + args;
+}
+
+// A linkemd in the background; stopped with SIGTERM when it goes.
+class Linkemd {
+  public:
+    Linkemd(const std::string& name, const std::string& control, const std::string& telemetry,
+            const std::string& args)
+        : control_(control), log_(g_dir + "/" + name + ".log") {
+        const std::string cmd = std::string("exec ") + LINKEMD_PATH + " --control " + control +
+                                " --telemetry " + telemetry + " --stats-interval 0 --mbufs 16384 " +
+                                args + " >" + log_ + ".out 2>" + log_;
+        pid_ = fork();
+        if (pid_ == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the test
+            execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+    }
+    ~Linkemd() { stop(); }
+
+    /// Waits until it answers hello (extra: linkemctl options such as CURVE keys).
+    bool ready(const std::string& extra = "") {
+        const auto deadline = std::chrono::steady_clock::now() + 90s;
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (exited()) return false;
+            if (run_shell(ctl_cmd(control_, extra + " --timeout 1s hello")).code == 0) return true;
+            std::this_thread::sleep_for(200ms);
+        }
+        return false;
+    }
+    bool exited() {
+        if (pid_ <= 0) return true;
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            status_ = status;
+            pid_ = -1;
+            return true;
+        }
+        return false;
+    }
+    /// Waits up to `limit` for it to exit by itself; its exit code, or -1.
+    int wait_exit(std::chrono::seconds limit) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (exited()) return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
+            std::this_thread::sleep_for(50ms);
+        }
+        return -1;
+    }
+    int stop() {
+        if (pid_ > 0) {
+            kill(pid_, SIGTERM);
+            if (wait_exit(30s) < 0 && pid_ > 0) {
+                kill(pid_, SIGKILL);
+                waitpid(pid_, &status_, 0);
+                pid_ = -1;
+            }
+        }
+        return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
+    }
+    std::string log() const { return slurp(log_); }
+
+  private:
+    std::string control_, log_;
+    pid_t pid_ = -1;
+    int status_ = 0;
+};
+
+int free_tcp_port() {
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    close(s);
+    return ntohs(a.sin_port);
+}
+
+// The shared linkemd: two virtual ports with built-in CBR traffic, a --config file.
+class Linkemctl : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        config_ = g_dir + "/linkemd.json";
+        std::ofstream(config_) << R"({"port_a": "virtual", "port_b": "virtual", "burst": 32,
+                                      "mean_delay_us": 1000})"
+                               << "\n";
+        control_ = "ipc://" + g_dir + "/control";
+        telemetry_ = "ipc://" + g_dir + "/telemetry";
+        linkemd_ =
+            new Linkemd("shared", control_, telemetry_, "--config " + config_ + " --traffic cbr");
+        ready_ = linkemd_->ready();
+    }
+    static void TearDownTestSuite() {
+        delete linkemd_;
+        linkemd_ = nullptr;
+    }
+    void SetUp() override { ASSERT_TRUE(ready_) << "linkemd did not start:\n" << linkemd_->log(); }
+
+    static Result ctl(const std::string& args) { return run_shell(ctl_cmd(control_, args)); }
+    static json ctl_json(const std::string& args) {
+        const Result r = ctl("--json " + args);
+        EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+        try {
+            return json::parse(r.out);
+        } catch (const json::exception& e) {
+            ADD_FAILURE() << args << ": not JSON: " << r.out;
+            return json();
+        }
+    }
+
+    static inline std::string config_, control_, telemetry_;
+    static inline Linkemd* linkemd_ = nullptr;
+    static inline bool ready_ = false;
+};
+
+TEST_F(Linkemctl, HelloSaysWhoIsThere) {
+    const Result r = ctl("hello");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("linkemd 0.1.0 (protocol 1), instance "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("directions: a_to_b, b_to_a"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("telemetry: " + telemetry_), std::string::npos) << r.out;
+    const json j = ctl_json("hello");
+    EXPECT_EQ(j["protocol_version"], 1);
+    EXPECT_EQ(j["instance_id"].get<std::string>().size(), 16u);
+    EXPECT_EQ(j["capabilities"]["save_config"], true);
+    EXPECT_EQ(j["capabilities"]["shutdown"], false);
+    EXPECT_TRUE(j["link_params_schema"].contains("mean_delay_us"));
+}
+
+TEST_F(Linkemctl, SetThenGetShowsTheNewValues) {
+    const json before = ctl_json("get");
+    const Result r =
+        ctl("set --mean-delay 20ms --b-to-a-loss-model bernoulli --b-to-a-loss-probability 0.01");
+    ASSERT_EQ(r.code, 0) << r.err;
+    // It prints the parameters now in force.
+    EXPECT_NE(r.out.find("parameters in force (generation "), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("mean_delay_us +20000 +20000"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("loss_probability +0 +0.01"))) << r.out;
+    const json after = ctl_json("get");
+    EXPECT_EQ(after["params_generation"].get<int>(), before["params_generation"].get<int>() + 1);
+    EXPECT_EQ(after["a_to_b"]["mean_delay_us"], 20000.0);
+    EXPECT_EQ(after["b_to_a"]["mean_delay_us"], 20000.0);
+    EXPECT_EQ(after["b_to_a"]["loss_model"], "bernoulli");
+    EXPECT_EQ(after["b_to_a"]["loss_probability"], 0.01);
+    EXPECT_EQ(after["a_to_b"]["loss_model"], before["a_to_b"]["loss_model"]);
+    // One direction only; --json gives set_link's result.
+    const json one = ctl_json("set --a-to-b-jitter 2ms --b-to-a-loss-model none");
+    EXPECT_EQ(one["applied"], true);
+    EXPECT_EQ(one["a_to_b"]["jitter_us"], 2000.0);
+    EXPECT_EQ(one["b_to_a"]["jitter_us"], before["b_to_a"]["jitter_us"]);
+    EXPECT_EQ(one["b_to_a"]["loss_model"], "none");
+    EXPECT_EQ(ctl("set --jitter 0ms").code, 0);
+}
+
+TEST_F(Linkemctl, RefusedValueExits1NamingTheFieldAndChangesNothing) {
+    const json before = ctl_json("get");
+    // Each value is allowed on its own; together they are not (constant means no jitter).
+    const Result r = ctl("set --a-to-b-distribution constant --a-to-b-jitter 1ms");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("invalid_params"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("field a_to_b.jitter_us"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--a-to-b-jitter"), std::string::npos) << r.err;
+    const Result j = ctl("--json set --a-to-b-distribution constant --a-to-b-jitter 1ms");
+    EXPECT_EQ(j.code, 1);
+    EXPECT_EQ(json::parse(j.out)["error"]["field"], "a_to_b.jitter_us") << j.out;
+    EXPECT_EQ(ctl_json("get"), before);
+}
+
+TEST_F(Linkemctl, UsageErrorsExit2NamingTheFlag) {
+    const json before = ctl_json("get");
+    struct Case {
+        const char* args;
+        const char* mentions;
+        const char* mentions2;
+    };
+    for (const Case& c : {
+             Case{"set --mean-delay 10", "--mean-delay", "unit"},
+             Case{"set --b-to-a-loss-probability 1.5", "--b-to-a-loss-probability", "0 .. 1"},
+             Case{"set --strategy sideways", "--strategy", "correlated"},
+             Case{"set --mean-dealy 10ms", "--mean-dealy", "--help"},
+             Case{"set", "no link parameter", "--mean-delay"},
+             Case{"--timeout soon hello", "--timeout", "unit"},
+             Case{"", "subcommand", "--help"},
+             Case{"frobnicate", "frobnicate", "--help"},
+             Case{"watch --interval 0s", "--interval", "greater than 0"},
+             Case{"traffic --traffic-rate fast", "--traffic-rate", "bit rate"},
+             Case{"--curve-server-key /nonexistent.key hello", "--curve-secret", "together"},
+             Case{
+                 "--curve-server-key /nonexistent.key --curve-secret /nonexistent.key_secret hello",
+                 "/nonexistent.key", "cannot open"},
+         }) {
+        const Result r = ctl(c.args);
+        EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions2), std::string::npos) << c.args << "\n" << r.err;
+    }
+    EXPECT_EQ(ctl_json("get"), before);
+    // --help documents the exit codes.
+    const Result h = ctl("--help");
+    EXPECT_EQ(h.code, 0);
+    EXPECT_NE(h.out.find("3 no answer"), std::string::npos) << h.out;
+    const Result hs = ctl("set --help");
+    EXPECT_EQ(hs.code, 0);
+    EXPECT_NE(hs.out.find("--mean-delay"), std::string::npos) << hs.out;
+}
+
+TEST_F(Linkemctl, NoAnswerExits3) {
+    const std::string nowhere = "ipc://" + g_dir + "/nothing-here";
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result r = run_shell(ctl_cmd(nowhere, "--timeout 300ms hello"));
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("no answer from " + nowhere), std::string::npos) << r.err;
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, 300ms);
+    EXPECT_EQ(run_shell(ctl_cmd(nowhere, "--timeout 200ms set --mean-delay 1ms")).code, 3);
+    EXPECT_EQ(run_shell(ctl_cmd(nowhere, "--timeout 200ms watch")).code, 3);
+}
+
+TEST_F(Linkemctl, StatsBalance) {
+    const json s = ctl_json("stats");
+    for (const char* d : {"a_to_b", "b_to_a"}) {
+        const json& c = s[d];
+        ASSERT_TRUE(c.contains("packets_in")) << s.dump();
+        EXPECT_EQ(
+            c["packets_in"].get<std::uint64_t>(),
+            c["packets_out"].get<std::uint64_t>() + c["drops_loss"].get<std::uint64_t>() +
+                c["drops_policer"].get<std::uint64_t>() + c["drops_spacer"].get<std::uint64_t>() +
+                c["drops_buffer_full"].get<std::uint64_t>() + c["in_flight"].get<std::uint64_t>())
+            << d;
+    }
+    const Result t = ctl("stats");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("in_flight"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("port a ("), std::string::npos) << t.out;
+}
+
+// A table per interval, with rates from the deltas of the cumulative counters: the built-in
+// traffic sends 10 000 frames/s each way, so the rx rate is far from 0.
+TEST_F(Linkemctl, WatchPrintsATableOfRates) {
+    const Result r = ctl("watch --interval 300ms --count 2");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    int tables = 0, rows = 0;
+    while (std::getline(lines, line)) {
+        if (line.starts_with("stats t=")) ++tables;
+        std::istringstream f(line);
+        std::string dir;
+        unsigned long long rx, tx;
+        double rx_pps;
+        if (f >> dir >> rx >> tx >> rx_pps && (dir == "a_to_b" || dir == "b_to_a")) {
+            ++rows;
+            EXPECT_GT(rx_pps, 100.0) << line;
+        }
+    }
+    EXPECT_EQ(tables, 2) << r.out;
+    EXPECT_EQ(rows, 4) << r.out;
+    EXPECT_NE(r.out.find("rx pps"), std::string::npos);
+    // --json: the stats messages themselves, one per line.
+    const Result j = ctl("--json watch --interval 100ms --count 1");
+    ASSERT_EQ(j.code, 0) << j.err;
+    const json m = json::parse(j.out);
+    EXPECT_TRUE(m.contains("seq"));
+    EXPECT_TRUE(m["a_to_b"].contains("packets_in"));
+}
+
+TEST_F(Linkemctl, EventsShowTheChangesOfClients) {
+    const std::string out = g_dir + "/events.out";
+    // (A background job of a script ignores SIGINT: SIGTERM stops it.)
+    const Result r =
+        run_shell("( timeout 20 " + ctl_cmd(control_, "--json events") + " >" + out +
+                  " & p=$!; sleep 1.5; " + ctl_cmd(control_, "set --mean-delay 2ms >/dev/null") +
+                  "; sleep 1; kill -TERM $p; wait $p; true )");
+    ASSERT_EQ(r.code, 0) << r.err;
+    bool applied = false;
+    std::istringstream lines(slurp(out));
+    std::string line;
+    while (std::getline(lines, line)) {
+        const json e = json::parse(line);
+        if (e["kind"] == "params_applied" &&
+            e["source"].get<std::string>().starts_with("linkemctl"))
+            applied = true;
+    }
+    EXPECT_TRUE(applied) << slurp(out);
+}
+
+TEST_F(Linkemctl, SaveAndLoadRoundTripThroughTheConfigFile) {
+    ASSERT_EQ(ctl("set --mean-delay 33ms --a-to-b-loss-model bernoulli "
+                  "--a-to-b-loss-probability 0.002")
+                  .code,
+              0);
+    const Result s = ctl("save");
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_NE(s.out.find(config_), std::string::npos) << s.out;
+    const json file = json::parse(slurp(config_));
+    EXPECT_EQ(file["a_to_b"]["mean_delay_us"], 33000.0);
+    EXPECT_EQ(file["b_to_a"]["mean_delay_us"], 33000.0);
+    EXPECT_EQ(file["a_to_b"]["loss_probability"], 0.002);
+    EXPECT_EQ(file["burst"], 32);  // other keys kept
+    const json saved = ctl_json("get");
+    ASSERT_EQ(ctl("set --mean-delay 5ms --a-to-b-loss-model none").code, 0);
+    const Result l = ctl("load");
+    ASSERT_EQ(l.code, 0) << l.err;
+    EXPECT_TRUE(std::regex_search(l.out, std::regex("mean_delay_us +33000 +33000"))) << l.out;
+    json loaded = ctl_json("get");
+    EXPECT_EQ(loaded["params_generation"].get<int>(), saved["params_generation"].get<int>() + 2);
+    loaded.erase("params_generation");
+    json expected = saved;
+    expected.erase("params_generation");
+    EXPECT_EQ(loaded, expected);
+    ASSERT_EQ(ctl("set --mean-delay 1ms --a-to-b-loss-model none").code, 0);
+}
+
+TEST_F(Linkemctl, TrafficShowsAndChangesTheBuiltInTraffic) {
+    json t = ctl_json("traffic");
+    EXPECT_EQ(t["available"], true);
+    EXPECT_EQ(t["running"], true);
+    EXPECT_EQ(t["pattern"], "cbr");
+    const Result show = ctl("traffic");
+    ASSERT_EQ(show.code, 0) << show.err;
+    EXPECT_NE(show.out.find("built-in traffic: running, cbr at"), std::string::npos) << show.out;
+    t = ctl_json("traffic --traffic poisson --traffic-rate 50Mbit --frame-size 512");
+    EXPECT_EQ(t["pattern"], "poisson");
+    EXPECT_EQ(t["rate_bps"], 5e7);
+    EXPECT_EQ(t["frame_size_bytes"], 512);
+    EXPECT_EQ(ctl_json("traffic --off")["running"], false);
+    const Result bad = ctl("traffic --frame-size 20");
+    EXPECT_EQ(bad.code, 1) << bad.err;
+    EXPECT_NE(bad.err.find("field frame_size_bytes"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("--frame-size"), std::string::npos) << bad.err;
+    t = ctl_json("traffic --traffic cbr --traffic-rate 121.44Mbit --frame-size 1518");
+    EXPECT_EQ(t["running"], true);
+    EXPECT_EQ(t["pattern"], "cbr");
+}
+
+TEST_F(Linkemctl, ShutdownIsRefusedWithoutAllowRemoteShutdown) {
+    const Result r = ctl("shutdown");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("not_permitted"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--allow-remote-shutdown"), std::string::npos) << r.err;
+    EXPECT_EQ(ctl("hello").code, 0);
+}
+
+// The Python example, written from docs/protocol.md alone, with Debian's python3-zmq: it sets
+// the mean delay and prints the delay the sampled packets were given and achieved.
+TEST_F(Linkemctl, PythonExampleSetsTheDelayAndPrintsTheAchievedDelay) {
+    ASSERT_EQ(ctl("set --jitter 0ms --limiter none --loss-model none").code, 0);
+    const Result r = run_shell(std::string("/usr/bin/python3 ") + PYTHON_EXAMPLE + " --control " +
+                               control_ + " --mean-delay-ms 5 --messages 12");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("mean_delay_us a_to_b 5000"), std::string::npos) << r.out;
+    const std::regex sample(
+        "seq [0-9]+ (a_to_b|b_to_a): [0-9]+ samples, given ([0-9.]+) ms, "
+        "achieved ([0-9.]+) ms");
+    std::istringstream lines(r.out);
+    std::string line, last_given, last_achieved;
+    int samples = 0;
+    while (std::getline(lines, line)) {
+        std::smatch m;
+        if (!std::regex_match(line, m, sample)) continue;
+        ++samples;
+        last_given = m[2];
+        last_achieved = m[3];
+    }
+    ASSERT_GE(samples, 4) << r.out;
+    // The last messages are long after the change: every packet was given exactly 5 ms (no
+    // jitter), and departs no earlier than scheduled.
+    EXPECT_EQ(last_given, "5.000") << r.out;
+    EXPECT_GE(std::stod(last_achieved), 5.0) << r.out;
+    EXPECT_EQ(ctl_json("get")["a_to_b"]["mean_delay_us"], 5000.0);
+}
+
+TEST(LinkemctlShutdown, StopsALinkemdThatAllowsIt) {
+    const std::string control = "ipc://" + g_dir + "/shutdown-control";
+    Linkemd d("shutdown", control, "ipc://" + g_dir + "/shutdown-telemetry",
+              "--port-a virtual --port-b virtual --allow-remote-shutdown");
+    ASSERT_TRUE(d.ready()) << d.log();
+    const Result r = run_shell(ctl_cmd(control, "shutdown"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("linkemd is stopping"), std::string::npos) << r.out;
+    EXPECT_EQ(d.wait_exit(30s), 0) << d.log();
+    EXPECT_NE(d.log().find("shutdown requested by linkemctl"), std::string::npos) << d.log();
+    EXPECT_EQ(run_shell(ctl_cmd(control, "--timeout 300ms hello")).code, 3);
+}
+
+// keygen writes what linkemd reads: with the allowed key linkemctl is served (control and
+// telemetry); with an unknown key, or none, it gets no answer (exit 3).
+TEST(LinkemctlCurve, KeygenKeysWorkAndUnknownKeysGetNoAnswer) {
+    const std::string keys = g_dir + "/keys", allow = g_dir + "/allow";
+    const std::string ctl = LINKEMCTL_PATH;
+    for (const char* name : {"linkemd", "client", "stranger"}) {
+        const Result k = run_shell(ctl + " keygen " + keys + " " + name);
+        ASSERT_EQ(k.code, 0) << k.err;
+        EXPECT_NE(k.out.find(keys + "/" + name + ".key_secret"), std::string::npos) << k.out;
+    }
+    const Result again = run_shell(ctl + " keygen " + keys + " client");
+    EXPECT_EQ(again.code, 2) << again.err;
+    EXPECT_NE(again.err.find("--force"), std::string::npos) << again.err;
+    fs::create_directories(allow);
+    fs::copy_file(keys + "/client.key", allow + "/client.key");
+
+    const std::string control = "tcp://127.0.0.1:" + std::to_string(free_tcp_port());
+    const std::string telemetry = "tcp://127.0.0.1:" + std::to_string(free_tcp_port());
+    Linkemd d("curve", control, telemetry,
+              "--port-a virtual --port-b virtual --traffic cbr --curve-secret " + keys +
+                  "/linkemd.key_secret --curve-allow " + allow);
+    const std::string allowed =
+        "--curve-server-key " + keys + "/linkemd.key --curve-secret " + keys + "/client.key_secret";
+    ASSERT_TRUE(d.ready(allowed)) << d.log();
+    const Result h = run_shell(ctl_cmd(control, allowed + " hello"));
+    EXPECT_EQ(h.code, 0) << h.err;
+    const Result w = run_shell(ctl_cmd(control, allowed + " watch --interval 200ms --count 1"));
+    EXPECT_EQ(w.code, 0) << w.err;
+    EXPECT_NE(w.out.find("rx pps"), std::string::npos) << w.out;
+
+    const std::string stranger = "--curve-server-key " + keys + "/linkemd.key --curve-secret " +
+                                 keys + "/stranger.key_secret";
+    const Result s = run_shell(ctl_cmd(control, stranger + " --timeout 1s set --mean-delay 9ms"));
+    EXPECT_EQ(s.code, 3) << s.err;
+    const Result none = run_shell(ctl_cmd(control, "--timeout 1s hello"));
+    EXPECT_EQ(none.code, 3) << none.err;
+    const Result g = run_shell(ctl_cmd(control, allowed + " --json get"));
+    ASSERT_EQ(g.code, 0) << g.err;
+    EXPECT_EQ(json::parse(g.out)["a_to_b"]["mean_delay_us"], 0.0);  // the stranger changed nothing
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    std::string t = (fs::temp_directory_path() / "linkemctl_test_XXXXXX").string();
+    if (!mkdtemp(t.data())) return 1;
+    g_dir = t;
+    const int rc = RUN_ALL_TESTS();
+    fs::remove_all(g_dir);
+    return rc;
+}
