@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""save_config, load_config, SIGHUP and shutdown against linkemd (docs/protocol.md, section 3):
+
+- save_config writes the parameters in force into the --config file (every key, per
+  direction, the seed in use), keeps its other keys, leaves no temporary file;
+- load_config re-reads it and applies it (a new generation, the file's values); a broken
+  file is refused with invalid_params and changes nothing; SIGHUP does the same as
+  load_config and is reported as a params_applied event from SIGHUP;
+- shutdown is not_permitted without --allow-remote-shutdown; with it, the reply comes and
+  linkemd stops with exit code 0.
+
+Usage: test_config_methods.py LINKEMD
+"""
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+import shutil
+
+import harness as h
+
+NAME = "control.config_methods"
+PORTS = ["--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--lcores", "shared"]
+
+
+def run():
+    h.require_zmq()
+    binary = sys.argv[1]
+    work = tempfile.mkdtemp(prefix="linkem-config-")
+    try:
+        checks(binary, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def checks(binary, work):
+    cfg = os.path.join(work, "link.json")
+    with open(cfg, "w") as f:
+        json.dump({"mean_delay_us": 4000, "burst": 16}, f)
+    lk = h.Linkemd(binary, "config", PORTS + ["--config", cfg])
+    try:
+        hello = lk.wait_ready()
+        if not hello["capabilities"]["save_config"] or hello["capabilities"]["shutdown"]:
+            raise h.Fail("capabilities: %r" % hello["capabilities"])
+        c = h.Client(lk.control, timeout=10.0)
+        sub = h.Subscriber(lk.telemetry, topics=(b"event",))
+        if c.call("get_link")["b_to_a"]["mean_delay_us"] != 4000:
+            raise h.Fail("the config file's mean_delay_us is not in force")
+
+        # save_config: the parameters in force, the other keys kept, no temporary file.
+        r = c.call("set_link", {"b_to_a": {"mean_delay_us": 7000}, "jitter_us": 300})
+        saved = c.call("save_config")
+        if saved["params_generation"] != r["params_generation"] or \
+                os.path.realpath(saved["path"]) != os.path.realpath(cfg):
+            raise h.Fail("save_config result %r" % saved)
+        with open(cfg) as f:
+            file = json.load(f)
+        if os.path.exists(cfg + ".tmp"):
+            raise h.Fail("save_config left %s.tmp" % cfg)
+        if file.get("burst") != 16:
+            raise h.Fail("save_config dropped a key of the file: %r" % file)
+        link = c.call("get_link")
+        for d in h.DIRECTIONS:
+            for k, v in link[d].items():
+                got = file.get(d, {}).get(k, file.get(k))
+                if got != v:
+                    raise h.Fail("saved %s.%s = %r, in force %r" % (d, k, got, v))
+        h.log(NAME, "save_config wrote every key of both directions to %s" % cfg)
+
+        # load_config: the file's values, a new generation.
+        file["b_to_a"]["mean_delay_us"] = 9000
+        with open(cfg, "w") as f:
+            json.dump(file, f)
+        r2 = c.call("load_config")
+        if r2["params_generation"] != r["params_generation"] + 1 or not r2["applied"] or \
+                r2["b_to_a"]["mean_delay_us"] != 9000 or r2["ignored"] != []:
+            raise h.Fail("load_config result: gen %r applied %r b_to_a.mean_delay_us %r "
+                         "ignored %r" % (r2["params_generation"], r2["applied"],
+                                         r2["b_to_a"]["mean_delay_us"], r2["ignored"]))
+
+        # A broken file: invalid_params, nothing changed.
+        before = c.call("get_link")
+        for text in ('{"mean_delay_us": -5}', "{not json", '{"b_to_a": {"jitter_us": "x"}}'):
+            with open(cfg, "w") as f:
+                f.write(text)
+            bad = c.request("load_config")
+            if "error" not in bad or bad["error"]["code"] != "invalid_params":
+                raise h.Fail("load_config of %r answered %r" % (text, bad))
+        if c.call("get_link") != before:
+            raise h.Fail("a refused load_config changed the parameters in force")
+
+        # SIGHUP: as load_config, reported as from SIGHUP.
+        with open(cfg, "w") as f:
+            json.dump({"mean_delay_us": 2500}, f)
+        lk.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        ev = None
+        while time.monotonic() < deadline and ev is None:
+            m = sub.recv(1.0)
+            if m and m[1].get("kind") == "params_applied" and m[1].get("source") == "SIGHUP":
+                ev = m[1]
+        if ev is None:
+            raise h.Fail("no params_applied event from SIGHUP")
+        after = c.call("get_link")
+        if after["params_generation"] != ev["params_generation"] or \
+                after["a_to_b"]["mean_delay_us"] != 2500:
+            raise h.Fail("after SIGHUP: %r, event %r" % (after["params_generation"], ev))
+
+        # shutdown without --allow-remote-shutdown.
+        r3 = c.request("shutdown")
+        if r3.get("error", {}).get("code") != "not_permitted" or not lk.alive():
+            raise h.Fail("shutdown without --allow-remote-shutdown answered %r" % r3)
+        c.close()
+        sub.close()
+    finally:
+        rc = lk.stop()
+        lk.close()
+    if rc != 0:
+        raise h.Fail("linkemd exited with %s" % rc)
+
+    # Without --config: unavailable; with --allow-remote-shutdown: the reply, then exit 0.
+    lk = h.Linkemd(binary, "shutdown", PORTS + ["--allow-remote-shutdown"])
+    try:
+        lk.wait_ready()
+        c = h.Client(lk.control, timeout=10.0)
+        for m in ("save_config", "load_config"):
+            r = c.request(m)
+            if r.get("error", {}).get("code") != "unavailable":
+                raise h.Fail("%s without --config answered %r" % (m, r))
+        r = c.request("shutdown")
+        if r.get("result") != {}:
+            raise h.Fail("shutdown answered %r" % r)
+        c.close()
+        try:
+            lk.proc.wait(30)
+        except Exception:
+            raise h.Fail("linkemd did not stop within 30 s of shutdown")
+        if lk.proc.returncode != 0:
+            raise h.Fail("linkemd stopped by shutdown exited with %d" % lk.proc.returncode)
+        h.log(NAME, "shutdown: replied {} and linkemd exited 0")
+    finally:
+        lk.close()
+
+
+if __name__ == "__main__":
+    h.main(NAME, run)
