@@ -35,7 +35,7 @@ for b in "${need[@]}"; do
     }
 done
 exec /usr/bin/python3 - "$linkemd" "$sim" "${args[@]}" <<'PY'
-import argparse, json, math, os, signal, subprocess, sys, tempfile, time
+import argparse, json, math, os, shutil, signal, subprocess, sys, tempfile, time
 import zmq
 
 linkemd, sim = sys.argv[1], sys.argv[2]
@@ -153,6 +153,8 @@ def measure(pattern, jitter_ms, tmp, k):
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=30)
         ctx.destroy(linger=0)
+        # DPDK keeps the runtime directory of a prefix given on the command line.
+        shutil.rmtree(f"/var/run/dpdk/linkem-accuracy-{os.getpid()}-{k}", ignore_errors=True)
     span = (s1["t_ns"] - s0["t_ns"]) / 1e9
     out = {"pattern": pattern, "jitter_ms": jitter_ms, "rate_fps": a.rate, "seconds": span,
            "seeds": seeds, "dirs": {}}

@@ -41,8 +41,8 @@ class Linkemd {
                                          "--telemetry", telemetry_, "--stats-interval", "0"};
         args.insert(args.end(), extra.begin(), extra.end());
         args.push_back("--");
-        args.push_back("--file-prefix=linkemd-traffic-" + std::to_string(getpid()) + "-" +
-                       std::to_string(++starts_));
+        prefix_ = "linkemd-traffic-" + std::to_string(getpid()) + "-" + std::to_string(++starts_);
+        args.push_back("--file-prefix=" + prefix_);
         pid_ = fork();
         if (pid_ == 0) {
             const std::string log = dir_ + "/stderr";
@@ -73,6 +73,9 @@ class Linkemd {
             waitpid(pid_, &status, 0);
         }
         fs::remove_all(dir_);
+        // DPDK keeps the runtime directory of a prefix given on the command line.
+        std::error_code ec;
+        fs::remove_all("/var/run/dpdk/" + prefix_, ec);
     }
 
     // A request; the reply's whole body ({"result":..} or {"error":..}). Retries while
@@ -154,7 +157,7 @@ class Linkemd {
     }
 
     static inline int starts_ = 0;
-    std::string dir_, control_, telemetry_;
+    std::string dir_, control_, telemetry_, prefix_;
     pid_t pid_ = -1;
     void* ctx_ = nullptr;
     void* req_ = nullptr;
