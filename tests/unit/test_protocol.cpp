@@ -174,6 +174,48 @@ TEST(ProtocolSetLink, ABadValueNamesItsDottedField) {
     EXPECT_EQ(bad_field(json{{"mean_delay_us", 1e300}}), "a_to_b.mean_delay_us");
 }
 
+TEST(Protocol, OddValuesInTheEnvelopeAreRefusedWithTheirCode) {
+    // Not JSON: NaN, Infinity, numbers beyond double, a comment.
+    for (const char* body :
+         {R"({"v":1,"id":1,"method":"hello","params":{"x":NaN}})",
+          R"({"v":1,"id":1,"method":"hello","params":{"x":Infinity}})",
+          R"({"v":1,"id":1,"method":"hello","params":{"x":1e99999}})", "// c\n{}", ""})
+        EXPECT_EQ(refused(body).code, ErrorCode::parse_error) << body;
+    // Valid JSON, wrong envelope values.
+    EXPECT_EQ(refused(R"({"v":1,"id":")" + std::string(129, 'x') + R"(","method":"hello"})").field,
+              "id");
+    EXPECT_EQ(refused(R"({"v":1,"id":true,"method":"hello"})").field, "id");
+    EXPECT_EQ(refused(R"({"v":1,"id":null,"method":"hello"})").field, "id");
+    EXPECT_EQ(refused(R"({"v":18446744073709551616,"id":1,"method":"hello"})").field, "v");
+    EXPECT_EQ(refused(R"({"v":1.0,"id":1,"method":"hello"})").field, "v");
+    EXPECT_EQ(refused(R"({"v":-1,"id":1,"method":"hello"})").code, ErrorCode::unsupported_version);
+    EXPECT_EQ(refused(R"({"v":1,"id":1,"method":"hello","params":null})").field, "params");
+    EXPECT_EQ(refused(R"({"v":1,"id":1,"method":""})").code, ErrorCode::unknown_method);
+    // The id of 128 characters and the largest integers are fine.
+    EXPECT_NO_THROW(proto::parse_request(R"({"v":1,"id":")" + std::string(128, 'x') +
+                                         R"(","method":"hello"})"));
+    EXPECT_NO_THROW(proto::parse_request(R"({"v":1,"id":-9223372036854775808,"method":"hello"})"));
+    EXPECT_NO_THROW(proto::parse_request(R"({"v":1,"id":18446744073709551615,"method":"hello"})"));
+}
+
+TEST(ProtocolSetLink, GetLinksOutputChangesNothingAndSeedsFollowTheSpec) {
+    LinkConfig cur = two_ways();
+    cur.a_to_b.seed = 11;
+    cur.b_to_a.seed = 12;
+    // Every key of get_link's reply, sent back: the same parameters.
+    json all = proto::link_to_json(cur, 2);
+    EXPECT_EQ(proto::apply_link_update(all, cur, 2), cur);
+    // Seed left out: kept; 0: kept as 0 for the data plane to draw a new one; else taken.
+    EXPECT_EQ(proto::apply_link_update(json{{"jitter_us", 5}}, cur, 2).a_to_b.seed, 11u);
+    const LinkConfig zero = proto::apply_link_update(json{{"seed", 0}}, cur, 2);
+    EXPECT_EQ(zero.a_to_b.seed, 0u);
+    EXPECT_EQ(zero.b_to_a.seed, 0u);
+    EXPECT_EQ(proto::apply_link_update(json{{"b_to_a", {{"seed", 99}}}}, cur, 2).b_to_a.seed, 99u);
+    EXPECT_EQ(proto::apply_link_update(json{{"b_to_a", {{"seed", 99}}}}, cur, 2).a_to_b.seed, 11u);
+    // An empty update is the current parameters.
+    EXPECT_EQ(proto::apply_link_update(json::object(), cur, 2), cur);
+}
+
 TEST(ProtocolSetLink, SinglePortKeepsBothHalvesEqual) {
     const LinkConfig next = proto::apply_link_update(json{{"mean_delay_us", 1000}}, two_ways(), 1);
     EXPECT_EQ(next.a_to_b, next.b_to_a);
