@@ -8,8 +8,17 @@ help2man=$1 out=$2 version=$3 name=$4 program=$5
 page=${out%.gz}
 rm -f "$out" "$page"
 # Qt programs parse --help after creating their application object: no display needed.
-# help2man runs PROGRAM --help (not --version: --version-string); 60 s at most.
-if QT_QPA_PLATFORM=offscreen timeout 60 "$help2man" --no-info --no-discard-stderr \
+# help2man runs PROGRAM --help (not --version: --version-string); 60 s at most each.
+# help2man does not look at the exit status: check --help first.
+export QT_QPA_PLATFORM=offscreen
+if ! timeout 60 "$program" --help >"$page.log" 2>&1 || ! [ -s "$page.log" ]; then
+  echo "warning: no man page for $(basename "$program"): '$program --help' failed or printed nothing:" >&2
+  cat "$page.log" >&2
+  rm -f "$page.log"
+  touch "$out.stamp"
+  exit 0
+fi
+if timeout 60 "$help2man" --no-info --no-discard-stderr \
      --version-string="$version" --name="$name" --output="$page" "$program" 2>"$page.log"; then
   gzip -9nf "$page"
   rm -f "$page.log"

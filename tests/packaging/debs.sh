@@ -28,6 +28,7 @@ for tool in dpkg-deb dpkg-shlibdeps; do
 done
 
 build=$(cd "$build" && pwd)
+t0=$SECONDS
 rm -rf "$build/packages"
 log=$build/packages-cpack.log
 if ! (cd "$build" && "$cpack" -G DEB) >"$log" 2>&1; then
@@ -37,6 +38,7 @@ if ! (cd "$build" && "$cpack" -G DEB) >"$log" 2>&1; then
 fi
 deb_main=$(ls "$build"/packages/linkem_*.deb 2>/dev/null | head -1)
 deb_gui=$(ls "$build"/packages/linkem-gui_*.deb 2>/dev/null | head -1)
+echo "cpack -G DEB: $((SECONDS - t0)) s (log: $log)"
 [[ -n $deb_main ]] || { cat "$log"; echo "FAIL: cpack wrote no linkem_*.deb"; exit 1; }
 [[ -n $deb_gui ]] || { cat "$log"; echo "FAIL: cpack wrote no linkem-gui_*.deb"; exit 1; }
 
@@ -141,21 +143,21 @@ else
   echo "absent: linkem-gui (target not built): the linkem-gui package has its desktop files only"
 fi
 
-# lintian: no errors. As root it needs --allow-root.
+# lintian: no errors. As root it needs --allow-root. Both packages in one run (its start-up
+# is most of its time).
 if command -v lintian >/dev/null; then
   as_root=()
   [[ $(id -u) -eq 0 ]] && as_root=(--allow-root)
-  for deb in "$deb_main" "$deb_gui"; do
-    echo "--- lintian $(basename "$deb")"
-    out=$(lintian "${as_root[@]}" --fail-on error --display-info "$deb" 2>&1)
-    rc=$?
-    [[ -n $out ]] && echo "$out"
-    if ((rc != 0)) || grep -q '^E: ' <<<"$out"; then
-      fail "lintian $(basename "$deb"): errors (exit $rc)"
-    else
-      ok "lintian $(basename "$deb"): no errors ($(grep -c '^W: ' <<<"$out") warnings)"
-    fi
-  done
+  echo "--- lintian $(basename "$deb_main") $(basename "$deb_gui")"
+  t1=$SECONDS
+  out=$(lintian "${as_root[@]}" --fail-on error --display-info "$deb_main" "$deb_gui" 2>&1)
+  rc=$?
+  [[ -n $out ]] && echo "$out"
+  if ((rc != 0)) || grep -q '^E: ' <<<"$out"; then
+    fail "lintian: errors (exit $rc)"
+  else
+    ok "lintian: no errors ($(grep -c '^W: ' <<<"$out") warnings; $((SECONDS - t1)) s)"
+  fi
 else
   skipped+=("lintian (Debian: lintian)")
 fi
