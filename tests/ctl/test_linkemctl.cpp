@@ -414,7 +414,7 @@ TEST_F(Linkemctl, ShutdownIsRefusedWithoutAllowRemoteShutdown) {
 TEST_F(Linkemctl, PythonExampleSetsTheDelayAndPrintsTheAchievedDelay) {
     ASSERT_EQ(ctl("set --jitter 0ms --limiter none --loss-model none").code, 0);
     const Result r = run_shell(std::string("/usr/bin/python3 ") + PYTHON_EXAMPLE + " --control " +
-                               control_ + " --mean-delay-ms 5 --messages 12");
+                               control_ + " --mean-delay-ms 5 --messages 20");
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("mean_delay_us a_to_b 5000"), std::string::npos) << r.out;
     const std::regex sample(

@@ -359,11 +359,10 @@ linkem::LinkFlagText flag_text(
 TEST(LinkParamFlags, FlagsBecomeTheConfigFilesPartialUpdate) {
     using linkem::link_update_from_flags;
     EXPECT_EQ(link_update_from_flags(flag_text({})), nlohmann::json::object());
-    const nlohmann::json u = link_update_from_flags(
-        flag_text({{"mean_delay_us", 0, "20ms"},
-                   {"loss_probability", 2, "0.01"},
-                   {"jitter_us", 1, "1ms"},
-                   {"jitter_us", 2, "2ms"}}));
+    const nlohmann::json u = link_update_from_flags(flag_text({{"mean_delay_us", 0, "20ms"},
+                                                               {"loss_probability", 2, "0.01"},
+                                                               {"jitter_us", 1, "1ms"},
+                                                               {"jitter_us", 2, "2ms"}}));
     EXPECT_EQ(u, (nlohmann::json{{"mean_delay_us", 20000.0},
                                  {"a_to_b", {{"jitter_us", 1000.0}}},
                                  {"b_to_a", {{"loss_probability", 0.01}, {"jitter_us", 2000.0}}}}));
