@@ -142,14 +142,22 @@ void setRange(QValueAxis* axis, double lo, double hi, bool from_zero) {
 }
 
 // A time axis: exactly x0..x1 (the window), ticks at multiples of a nice number of seconds.
-// (Fixed ticks while the range changes: with dynamic ticks, an interval meant for a short
-// range applied to a long one for a moment would lay out millions of ticks.)
+// The interval grows before the range does and shrinks after it: a short range's interval
+// applied to a long range for a moment would lay out millions of ticks.
 void setTimeRange(QValueAxis* axis, double x0, double x1) {
-    axis->setTickType(QValueAxis::TicksFixed);
-    axis->setRange(x0, x1);
-    axis->setTickAnchor(0);
-    axis->setTickInterval(niceStep(x1 - x0, 6));
-    axis->setTickType(QValueAxis::TicksDynamic);
+    const double step = niceStep(x1 - x0, 6);
+    if (axis->tickType() != QValueAxis::TicksDynamic) {
+        axis->setTickAnchor(0);
+        axis->setTickInterval(std::max(step, axis->max() - axis->min()));
+        axis->setTickType(QValueAxis::TicksDynamic);
+    }
+    if (step >= axis->tickInterval()) {
+        axis->setTickInterval(step);
+        axis->setRange(x0, x1);
+    } else {
+        axis->setRange(x0, x1);
+        axis->setTickInterval(step);
+    }
 }
 
 // Empties the series, lets `axes` set the ranges, then gives each series its new points.
@@ -237,7 +245,8 @@ QChart* newChart() {
 
 QChartView* newView(QChart* c, const QString& tip) {
     auto* v = new QChartView(c);
-    v->setRenderHint(QPainter::Antialiasing, true);
+    // Antialiasing triples the cost of painting dense series; projector mode turns it on.
+    v->setRenderHint(QPainter::Antialiasing, false);
     v->setToolTip(tip);
     v->setMinimumSize(320, 220);
     return v;
@@ -528,6 +537,8 @@ QChart* ChartsPanel::chart(const QString& name) const {
 void ChartsPanel::applyStyle() {
     Impl& I = *d_;
     const double k = I.projector ? 2.5 : 1.0;
+    for (QChartView* v : {I.delayView, I.histView, I.thrView, I.dropsView})
+        if (v) v->setRenderHint(QPainter::Antialiasing, I.projector);
     QFont title = font(), labels = font(), legend = font();
     title.setPointSizeF(I.projector ? 18 : 10);
     labels.setPointSizeF(I.projector ? 15 : 8.5);
