@@ -112,6 +112,7 @@ class ChartsTest : public QObject {
     void densitiesIntegrateToOne();
     void histogramMatchesEmulatorDraws_data();
     void histogramMatchesEmulatorDraws();
+    void histogramCatchesUp();
     void csvExportContent();
     void pngExportWritesFourCharts();
     void clearForgetsEverything();
@@ -364,6 +365,19 @@ void ChartsTest::histogramMatchesEmulatorDraws() {
     QVERIFY2(area > 0.995 && area <= 1.0 + 1e-9, qPrintable(QString::number(area)));
     QVERIFY2(worst <= 1, qPrintable(QStringLiteral("worst bin at %1 of its tolerance").arg(worst)));
     QVERIFY(p.pointsDrawn("histogram.density") > 100);
+}
+
+void ChartsTest::histogramCatchesUp() {
+    // the histogram is counted at most every 200 ms: samples that arrive just after a count
+    // still reach it without further messages
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
+    QTRY_COMPARE(p.histogram(0).samples, std::uint64_t(2));
+    p.addDelay(delayMsg(0, kS, 2 * kS, {{kS + 1, 5}, {kS + 2, 6}, {kS + 3, 7}}));
+    QTRY_COMPARE(p.histogram(0).samples, std::uint64_t(5));
+    QTRY_VERIFY(!p.redrawIfDue());  // then it rests
 }
 
 void ChartsTest::csvExportContent() {
