@@ -499,8 +499,7 @@ void ChartsPanel::clear() {
     d_->data.clear();
     d_->drawn[0] = d_->drawn[1] = Histogram{};
     d_->hist_valid = false;
-    d_->dirty = true;
-    if (!d_->paused) redraw();
+    redraw();  // also when paused: the old instance's data must not stay on screen
 }
 
 void ChartsPanel::setProjectorMode(bool on) {

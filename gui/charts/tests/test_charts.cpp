@@ -510,9 +510,15 @@ void ChartsTest::pauseStopsRedraws() {
     QTRY_VERIFY(spy.count() > 0);
     QTRY_VERIFY(p.pointsDrawn("delay.samples") > 2);
     // nothing new: no redraw
+    QTRY_VERIFY(!p.redrawIfDue());
     const std::uint64_t after = p.redrawCount();
     QVERIFY(!p.redrawIfDue());
     QCOMPARE(p.redrawCount(), after);
+    // clear() while paused empties the charts at once
+    p.setPaused(true);
+    p.clear();
+    QCOMPARE(p.pointsDrawn("delay"), 0);
+    QVERIFY(p.paused());
 }
 
 void ChartsTest::windowStatsReadouts() {
