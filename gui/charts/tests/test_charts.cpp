@@ -246,6 +246,17 @@ void ChartsTest::storeKeepsFiveMinutes() {
     QVERIFY2(n >= 300'000 && n <= 300'000 + kChunkSamples, qPrintable(QString::number(n)));
     QCOMPARE(d.dir(0).samples.count(100 * kS, 400 * kS), std::size_t(300'000));
     QCOMPARE(d.dir(0).samples.count(0, 100 * kS - (kChunkSamples + 1) * 1000000), std::size_t(0));
+    // every 7th sample of a range that cuts chunks: the same as counting them one by one
+    const std::int64_t lo = 150 * kS + 333'000'000, hi = 260 * kS + 1;
+    std::vector<std::int64_t> all, strided;
+    std::size_t k = 0;
+    d.dir(0).samples.forEach(lo, hi, [&](const DelayPoint& p) {
+        if (k++ % 7 == 0) all.push_back(p.t_ns);
+    });
+    d.dir(0).samples.forEachStrided(lo, hi, 7,
+                                    [&](const DelayPoint& p) { strided.push_back(p.t_ns); });
+    QVERIFY(all.size() > 10000);
+    QVERIFY(all == strided);
 }
 
 void ChartsTest::ratesFromCounterDeltas() {
