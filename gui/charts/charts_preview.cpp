@@ -9,6 +9,7 @@
 // 40 ms +- 2 ms halfway; built-in traffic measured at 200 frames/s.
 // B->A: uncorrelated (order kept), gamma, 10 ms +- 3 ms at 20 000 packets/s, with a spacer
 // that drops a little.
+#include <time.h>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -16,9 +17,11 @@
 #include <QApplication>
 #include <QChart>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QGraphicsItem>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QPixmap>
 #include <QString>
 #include <nlohmann/json.hpp>
 
@@ -54,7 +57,7 @@ json link(const Dir& a, const Dir& b) {
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QString out = QStringLiteral(".");
-    double seconds = 60, window = 30;
+    double seconds = 60, window = 30, samples_per_s = 2000;
     int width = 1600, height = 1000;
     bool projector = false;
     for (int i = 1; i < argc; ++i) {
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
         else if (a.startsWith("--")) {
             std::fprintf(stderr,
                          "unknown option %s (allowed: --seconds, --window, --width, --height, "
-                         "--projector)\n",
+                         "--samples, --projector)\n",
                          argv[i]);
             return 2;
         } else {
@@ -99,7 +102,20 @@ int main(int argc, char** argv) {
     Dir dirs[2] = {{20000, 4000, 100000, 0.01, true, "normal"},
                    {10000, 3000, 20000, 0.0, false, "gamma"}};
     panel.setLink(link(dirs[0], dirs[1]));
-    constexpr double kSamplesPerS = 2000, kDelayHz = 20, kStatsHz = 10;
+    const double kSamplesPerS = samples_per_s;
+    constexpr double kDelayHz = 20, kStatsHz = 10;
+    // CPU time of this thread: the figures do not depend on what else the machine runs
+    struct {
+        qint64 t0 = 0;
+        static qint64 now() {
+            timespec ts{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return qint64(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+        }
+        void start() { t0 = now(); }
+        qint64 nsecsElapsed() const { return now() - t0; }
+    } clock;
+    qint64 feed_ns = 0;
     const std::int64_t step = static_cast<std::int64_t>(1e9 / kDelayHz);
     std::uint64_t seq = 0;
     for (std::int64_t t = step; t <= static_cast<std::int64_t>(seconds * 1e9); t += step) {
@@ -183,7 +199,9 @@ int main(int argc, char** argv) {
             }
             delay[linkem::gui::kDirectionKeys[d]] = body;
         }
+        clock.start();
         panel.addDelay(delay);
+        feed_ns += clock.nsecsElapsed();
         if (seq % static_cast<std::uint64_t>(kDelayHz / kStatsHz) == 0) {
             json stats = {
                 {"v", 1}, {"instance_id", "0000000000000001"}, {"t_ns", t}, {"final", false}};
@@ -234,6 +252,40 @@ int main(int argc, char** argv) {
                 std::printf("  item type %d pos %f %f visible %d\n", k->type(), k->scenePos().x(),
                             k->scenePos().y(), k->isVisible());
     }
+    // Redraw cost: a small message, then a redraw, 50 times.
+    qint64 redraw_sum = 0, redraw_max = 0;
+    const std::int64_t end = static_cast<std::int64_t>(seconds * 1e9);
+    for (int i = 0; i < 50; ++i) {
+        panel.addDelay(
+            json{{"t_ns", end + i},
+                 {"a_to_b", {{"samples", {{"arrival_ns", {end}}, {"actual_ns", {20'000'000}}}}}}});
+        clock.start();
+        panel.redrawIfDue();
+        const qint64 ns = clock.nsecsElapsed();
+        redraw_sum += ns;
+        redraw_max = std::max(redraw_max, ns);
+    }
+    // Paint cost: the whole panel rendered into a pixmap, 10 times.
+    qint64 paint_sum = 0;
+    for (int i = 0; i < 10; ++i) {
+        clock.start();
+        const QPixmap pm = panel.grab();
+        paint_sum += clock.nsecsElapsed();
+    }
+    long rss_kb = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "VmRSS: %ld", &rss_kb) == 1) break;
+        std::fclose(f);
+    }
+    std::printf(
+        "samples/s per direction %.0f, %.0f s, window %.0f s: addDelay %.1f us per "
+        "message (%zu + %zu samples stored), redraw mean %.2f ms max %.2f ms, paint %.2f ms (CPU "
+        "time), RSS %.0f MB\n",
+        kSamplesPerS, seconds, window, feed_ns / 1e3 / static_cast<double>(seq),
+        panel.storedSamples(0), panel.storedSamples(1), redraw_sum / 50 / 1e6, redraw_max / 1e6,
+        paint_sum / 10 / 1e6, rss_kb / 1024.0);
     QString error;
     if (!panel.exportPng(out, &error) ||
         !panel.exportCsv(QDir(out).filePath(QStringLiteral("charts.csv")), &error)) {
