@@ -439,9 +439,7 @@ Histogram ChartData::histogram(int d, std::int64_t lo, std::int64_t hi,
     std::vector<std::uint64_t> counts(bins, 0);
     const std::uint64_t stride =
         max_used > 0 && m.n > max_used ? (m.n + max_used - 1) / max_used : 1;
-    std::uint64_t k = 0;
-    ring.forEach(lo, hi, [&](const DelayPoint& p) {
-        if (k++ % stride != 0) return;
+    ring.forEachStrided(lo, hi, stride, [&](const DelayPoint& p) {
         ++h.used;
         const double x = p.actual_us;
         if (x < a || x > b) return;

@@ -79,6 +79,35 @@ class SampleRing {
             }
         }
     }
+    /// As forEach, for every stride-th of those samples (the first, then every stride-th),
+    /// stepping over the others without reading them where a chunk lies wholly inside.
+    template <class F>
+    void forEachStrided(std::int64_t lo, std::int64_t hi, std::size_t stride, F&& f) const {
+        if (stride <= 1) return forEach(lo, hi, f);
+        std::size_t skip = 0;  // samples in [lo, hi] to pass before the next visit
+        for (const Chunk& c : chunks_) {
+            if (c.max_t < lo || c.min_t > hi) continue;
+            if (c.min_t >= lo && c.max_t <= hi) {
+                std::size_t i = skip;
+                for (; i < c.v.size(); i += stride) {
+                    const Stored& s = c.v[i];
+                    f(DelayPoint{c.base_ns + s.off_ns, s.delay_us, s.scheduled_us, s.actual_us});
+                }
+                skip = i - c.v.size();
+                continue;
+            }
+            for (const Stored& s : c.v) {
+                const std::int64_t t = c.base_ns + s.off_ns;
+                if (t < lo || t > hi) continue;
+                if (skip > 0) {
+                    --skip;
+                    continue;
+                }
+                f(DelayPoint{t, s.delay_us, s.scheduled_us, s.actual_us});
+                skip = stride - 1;
+            }
+        }
+    }
     /// Moments of actual_us over the samples with lo <= t_ns <= hi: chunks wholly inside
     /// add their own summary, only the chunks at the edges are scanned.
     Moments actual(std::int64_t lo, std::int64_t hi) const;

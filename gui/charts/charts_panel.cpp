@@ -215,6 +215,11 @@ struct ChartsPanel::Impl {
     std::uint64_t redraws = 0;
     QTimer timer;
     Histogram drawn[2];
+    bool hist_valid = false;
+    bool hist_new = false;  // delay samples arrived since the histogram was counted
+    QElapsedTimer hist_clock;
+    std::int64_t hist_span = 0;
+    int hist_directions = 0;
 
     QChart *delay = nullptr, *hist = nullptr, *thr = nullptr, *drops = nullptr;
     QChartView *delayView = nullptr, *histView = nullptr, *thrView = nullptr, *dropsView = nullptr;
@@ -463,6 +468,7 @@ void ChartsPanel::addStats(const json& msg) {
 void ChartsPanel::addDelay(const json& msg) {
     d_->data.addDelay(msg);
     d_->dirty = true;
+    d_->hist_new = true;
 }
 
 void ChartsPanel::setLink(const json& link) {
@@ -492,8 +498,8 @@ bool ChartsPanel::paused() const {
 void ChartsPanel::clear() {
     d_->data.clear();
     d_->drawn[0] = d_->drawn[1] = Histogram{};
-    d_->dirty = true;
-    if (!d_->paused) redraw();
+    d_->hist_valid = false;
+    redraw();  // also when paused: the old instance's data must not stay on screen
 }
 
 void ChartsPanel::setProjectorMode(bool on) {
@@ -517,7 +523,10 @@ void ChartsPanel::setThroughputInPackets(bool packets) {
 }
 
 bool ChartsPanel::redrawIfDue() {
-    if (d_->paused || !d_->dirty) return false;
+    if (d_->paused) return false;
+    // the histogram's count is due although nothing else changed (it waited its 200 ms)
+    const bool hist_due = d_->hist_new && d_->hist_clock.elapsed() >= 200;
+    if (!d_->dirty && !hist_due) return false;
     redraw();
     return true;
 }
@@ -688,13 +697,25 @@ void ChartsPanel::redraw() {
         showMarker(I.delay, I.env[d], false);
     }
     // ---- histogram ----
+    // Counting the window's samples is the one step that grows with the window (up to 6
+    // million samples a direction): done at most every 200 ms, and at once when the window,
+    // the directions or the data (clear) change.
+    const bool recount = !I.hist_valid || I.hist_clock.elapsed() >= 200 || I.hist_span != hi - lo ||
+                         I.hist_directions != I.directions;
+    if (recount) {
+        I.hist_valid = true;
+        I.hist_new = false;
+        I.hist_clock.start();
+        I.hist_span = hi - lo;
+        I.hist_directions = I.directions;
+    }
     double hx0 = INFINITY, hx1 = -INFINITY, hy1 = 0;
     struct Ref {
         bool have = false;
         Target t;
     } ref[2];
     for (int d = 0; d < 2; ++d) {
-        I.drawn[d] = I.shown(d) ? D.histogram(d, lo, hi, 200'000) : Histogram{};
+        if (recount) I.drawn[d] = I.shown(d) ? D.histogram(d, lo, hi, 200'000) : Histogram{};
         const Histogram& h = I.drawn[d];
         if (!h.density.empty()) {
             hx0 = std::min(hx0, h.lo_us);

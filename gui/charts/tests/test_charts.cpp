@@ -112,6 +112,7 @@ class ChartsTest : public QObject {
     void densitiesIntegrateToOne();
     void histogramMatchesEmulatorDraws_data();
     void histogramMatchesEmulatorDraws();
+    void histogramCatchesUp();
     void csvExportContent();
     void pngExportWritesFourCharts();
     void clearForgetsEverything();
@@ -245,6 +246,17 @@ void ChartsTest::storeKeepsFiveMinutes() {
     QVERIFY2(n >= 300'000 && n <= 300'000 + kChunkSamples, qPrintable(QString::number(n)));
     QCOMPARE(d.dir(0).samples.count(100 * kS, 400 * kS), std::size_t(300'000));
     QCOMPARE(d.dir(0).samples.count(0, 100 * kS - (kChunkSamples + 1) * 1000000), std::size_t(0));
+    // every 7th sample of a range that cuts chunks: the same as counting them one by one
+    const std::int64_t lo = 150 * kS + 333'000'000, hi = 260 * kS + 1;
+    std::vector<std::int64_t> all, strided;
+    std::size_t k = 0;
+    d.dir(0).samples.forEach(lo, hi, [&](const DelayPoint& p) {
+        if (k++ % 7 == 0) all.push_back(p.t_ns);
+    });
+    d.dir(0).samples.forEachStrided(lo, hi, 7,
+                                    [&](const DelayPoint& p) { strided.push_back(p.t_ns); });
+    QVERIFY(all.size() > 10000);
+    QVERIFY(all == strided);
 }
 
 void ChartsTest::ratesFromCounterDeltas() {
@@ -364,6 +376,19 @@ void ChartsTest::histogramMatchesEmulatorDraws() {
     QVERIFY2(area > 0.995 && area <= 1.0 + 1e-9, qPrintable(QString::number(area)));
     QVERIFY2(worst <= 1, qPrintable(QStringLiteral("worst bin at %1 of its tolerance").arg(worst)));
     QVERIFY(p.pointsDrawn("histogram.density") > 100);
+}
+
+void ChartsTest::histogramCatchesUp() {
+    // the histogram is counted at most every 200 ms: samples that arrive just after a count
+    // still reach it without further messages
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
+    QTRY_COMPARE(p.histogram(0).samples, std::uint64_t(2));
+    p.addDelay(delayMsg(0, kS, 2 * kS, {{kS + 1, 5}, {kS + 2, 6}, {kS + 3, 7}}));
+    QTRY_COMPARE(p.histogram(0).samples, std::uint64_t(5));
+    QTRY_VERIFY(!p.redrawIfDue());  // then it rests
 }
 
 void ChartsTest::csvExportContent() {
@@ -496,9 +521,15 @@ void ChartsTest::pauseStopsRedraws() {
     QTRY_VERIFY(spy.count() > 0);
     QTRY_VERIFY(p.pointsDrawn("delay.samples") > 2);
     // nothing new: no redraw
+    QTRY_VERIFY(!p.redrawIfDue());
     const std::uint64_t after = p.redrawCount();
     QVERIFY(!p.redrawIfDue());
     QCOMPARE(p.redrawCount(), after);
+    // clear() while paused empties the charts at once
+    p.setPaused(true);
+    p.clear();
+    QCOMPARE(p.pointsDrawn("delay"), 0);
+    QVERIFY(p.paused());
 }
 
 void ChartsTest::windowStatsReadouts() {
