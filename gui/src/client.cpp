@@ -124,8 +124,19 @@ struct Client::Worker {
                 curve_.secret = read_cert_key(c.e.client_cert_file.toStdString(), "secret-key");
                 curve_.on = true;
             }
-            open_sub();
-            open_dealer();
+            for (const QString* ep : {&c.e.control, &c.e.telemetry})
+                if (!(ep->startsWith("tcp://") || ep->startsWith("ipc://") ||
+                      ep->startsWith("inproc://")))
+                    throw std::runtime_error("'" + ep->toStdString() +
+                                             "' is not a ZeroMQ endpoint; allowed tcp://HOST:PORT, "
+                                             "ipc://PATH");
+            try {
+                open_sub();
+                open_dealer();
+            } catch (const zmq::error_t& e) {
+                throw std::runtime_error("cannot connect to '" + c.e.control.toStdString() +
+                                         "' / '" + c.e.telemetry.toStdString() + "': " + e.what());
+            }
         } catch (const std::exception& e) {
             close();
             set_state(State::disconnected, QString::fromStdString(e.what()));

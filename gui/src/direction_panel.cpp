@@ -72,7 +72,7 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     add_param("mean_delay_us", true, form, "&Mean delay");
     add_param("jitter_us", true, form, "&Jitter (sd)");
     add_param("half_life_us", true, form, "&Half-life");
-    addCombo(form, "limiter", schema, "Li&miter");
+    addCombo(form, "limiter", schema, "Limiter (&bandwidth)");
     add_param("rate_bps", true, form, "&Rate");
     addCombo(form, "loss_model", schema, "Loss m&odel");
     bernoulli_ = add_param("loss_probability", true, form, "&Loss");

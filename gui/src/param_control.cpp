@@ -142,7 +142,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     grid->addWidget(spin_, 0, col++);
     applied_label_ = new QLabel(this);
     applied_label_->setObjectName(QString::fromStdString(key) + "_applied");
-    applied_label_->setToolTip("the value linkemd applied");
+    applied_label_->setToolTip("the value linkemd applied (get_link / set_link's answer)");
     applied_label_->setMinimumWidth(72);
     QFont f = applied_label_->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
@@ -183,7 +183,7 @@ void ParamControl::showValue(double v) {
 
 void ParamControl::setApplied(double v) {
     applied_ = v;
-    applied_label_->setText("applied " + QString::number(v / unit_.per, 'g', 6) + unit_.suffix);
+    applied_label_->setText("= " + QString::number(v / unit_.per, 'g', 6) + unit_.suffix);
     if (!dragging()) showValue(v);
 }
 

@@ -9,15 +9,15 @@ namespace linkem::gui {
 
 using nlohmann::json;
 
-void Moments::add(double x) {
-    Moments o;
+void SummaryStats::add(double x) {
+    SummaryStats o;
     o.n = 1;
     o.mean = x;
     o.min = o.max = x;
     merge(o);
 }
 
-void Moments::merge(const Moments& o) {
+void SummaryStats::merge(const SummaryStats& o) {
     if (o.n <= 0) return;
     if (n <= 0) {
         *this = o;
@@ -31,15 +31,15 @@ void Moments::merge(const Moments& o) {
     n = total;
 }
 
-double Moments::sd() const {
+double SummaryStats::sd() const {
     return n > 1 ? std::sqrt(m2 / (n - 1)) : 0;
 }
 
-Moments Moments::from_json(const json& j) {
-    Moments m;
+SummaryStats SummaryStats::from_json(const json& j) {
+    SummaryStats m;
     if (!j.is_object()) return m;
     m.n = j.value("count", 0.0);
-    if (m.n <= 0) return Moments{};
+    if (m.n <= 0) return SummaryStats{};
     m.mean = j.value("mean_ns", 0.0);
     const double sd = j.value("sd_ns", 0.0);
     m.m2 = sd * sd * std::max(m.n - 1, 0.0);
@@ -56,9 +56,9 @@ void DelayWindow::add(const json& msg) {
         if (!msg.contains(key)) continue;
         const json& j = msg[key];
         DirectionWindow& w = e.d[d];
-        w.emulated = Moments::from_json(j.value("delay", json()));
-        w.lateness = Moments::from_json(j.value("lateness", json()));
-        w.measured = Moments::from_json(j.value("measured_delay", json()));
+        w.emulated = SummaryStats::from_json(j.value("delay", json()));
+        w.lateness = SummaryStats::from_json(j.value("lateness", json()));
+        w.measured = SummaryStats::from_json(j.value("measured_delay", json()));
         if (j.contains("samples") && j["samples"].is_object()) {
             const json& s = j["samples"];
             const json& dl = s.value("delay_ns", json::array());

@@ -16,21 +16,21 @@ namespace linkem::gui {
 
 /// count/mean/sd/min/max of a set of values, mergeable (Chan et al.), as the protocol's
 /// {"count","min_ns","max_ns","mean_ns","sd_ns"} objects.
-struct Moments {
+struct SummaryStats {
     double n = 0, mean = 0, m2 = 0, min = 0, max = 0;
-    void merge(const Moments& o);
+    void merge(const SummaryStats& o);
     void add(double x);
     double sd() const;
-    static Moments from_json(const nlohmann::json& j);  // a RunningStats object
+    static SummaryStats from_json(const nlohmann::json& j);  // a RunningStats object
 };
 
 /// The window's figures of one direction.
 struct DirectionWindow {
-    Moments emulated;  // delay_ns over every packet queued (the `delay` block)
-    Moments lateness;  // over every packet that left (the `lateness` block)
-    Moments actual;    // actual_ns of the sampled packets
-    Moments queueing;  // scheduled_ns - delay_ns of the sampled packets
-    Moments measured;  // the built-in traffic's one-way delay (measured_delay), if any
+    SummaryStats emulated;  // delay_ns over every packet queued (the `delay` block)
+    SummaryStats lateness;  // over every packet that left (the `lateness` block)
+    SummaryStats actual;    // actual_ns of the sampled packets
+    SummaryStats queueing;  // scheduled_ns - delay_ns of the sampled packets
+    SummaryStats measured;  // the built-in traffic's one-way delay (measured_delay), if any
 };
 
 /// Keeps the `delay` messages' aggregates of the last `window` seconds.

@@ -42,6 +42,8 @@ void FakeLinkemd::start(const LinkConfig& link) {
     control::ServerOptions o;
     o.control = control_;
     o.telemetry = telemetry_;
+    o.curve_secret = curve_secret_;
+    o.curve_allow = curve_allow_;
     server_ =
         std::make_unique<control::Server>(o, *this, instance_, now_ns, [](const std::string&) {});
     stop_ = false;

@@ -29,6 +29,11 @@ class FakeLinkemd : public control::Backend {
     FakeLinkemd(std::string control, std::string telemetry, unsigned directions = 2);
     ~FakeLinkemd() override;
 
+    /// CURVE: the server's key pair file and the allowed client keys' directory (before start).
+    void set_curve(std::string secret_file, std::string allow_dir) {
+        curve_secret_ = std::move(secret_file);
+        curve_allow_ = std::move(allow_dir);
+    }
     /// Binds and serves (a new instance id each time; the link as given).
     void start(const LinkConfig& link = {});
     void stop();
@@ -50,7 +55,7 @@ class FakeLinkemd : public control::Backend {
     nlohmann::json stats_body() const;
     nlohmann::json delay_body(std::int64_t start_ns, std::int64_t end_ns);
 
-    std::string control_, telemetry_;
+    std::string control_, telemetry_, curve_secret_, curve_allow_;
     unsigned directions_;
     mutable std::mutex mutex_;
     LinkConfig link_;

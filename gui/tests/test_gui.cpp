@@ -18,6 +18,8 @@
 
 #include <memory>
 
+#include <zmq.h>
+
 #include "charts_bridge.hpp"
 #include "direction_panel.hpp"
 #include "fake_linkemd.hpp"
@@ -71,6 +73,8 @@ class GuiTest : public QObject {
     void trafficPanel();
     void chartsGetDataAndExport();
     void projectorModeAndPause();
+    void badEndpointSaysWhy();
+    void curveKeys();
 
   private:
     bool waitLink();
@@ -450,6 +454,55 @@ void GuiTest::projectorModeAndPause() {
     QVERIFY(!w_->charts()->projectorMode());
     QVERIFY(!w_->charts()->paused());
 #endif
+}
+
+void GuiTest::badEndpointSaysWhy() {
+    QSignalSpy state(&w_->client(), &Client::stateChanged);
+    w_->client().connectTo(Endpoints{"localhost:7710", telemetry_, {}, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::disconnected, kTimeout);
+    QVERIFY(w_->eventLog()->toPlainText().contains("'localhost:7710' is not a ZeroMQ endpoint"));
+    // And back to a good one.
+    w_->client().connectTo(Endpoints{control_, telemetry_, {}, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::connected, kTimeout);
+}
+
+namespace {
+// A ZeroMQ certificate pair as `linkemctl keygen` writes it: NAME.key, NAME.key_secret.
+void write_cert(const QString& base) {
+    char pub[41], sec[41];
+    QVERIFY(zmq_curve_keypair(pub, sec) == 0);
+    QFile p(base + ".key"), s(base + ".key_secret");
+    QVERIFY(p.open(QIODevice::WriteOnly) && s.open(QIODevice::WriteOnly));
+    p.write(QByteArray("metadata\ncurve\n    public-key = \"") + pub + "\"\n");
+    s.write(QByteArray("metadata\ncurve\n    public-key = \"") + pub + "\"\n    secret-key = \"" +
+            sec + "\"\n");
+}
+}  // namespace
+
+void GuiTest::curveKeys() {
+    // A linkemd that lets in only the client whose public key is in its allow directory.
+    const QString d = dir_.path() + "/curve";
+    QDir().mkpath(d + "/allow");
+    write_cert(d + "/server");
+    write_cert(d + "/allow/client");
+    test::FakeLinkemd secure(("ipc://" + d + "/c").toStdString(),
+                             ("ipc://" + d + "/t").toStdString());
+    secure.set_curve((d + "/server.key_secret").toStdString(), (d + "/allow").toStdString());
+    secure.start();
+    Options o;
+    o.endpoints = Endpoints{"ipc://" + d + "/c", "ipc://" + d + "/t", d + "/server.key",
+                            d + "/allow/client.key_secret"};
+    o.use_settings = false;
+    MainWindow w(o);
+    QTRY_VERIFY_WITH_TIMEOUT(w.client().state() == Client::State::connected && w.link().valid(),
+                             kTimeout);
+    // Telemetry arrives encrypted too.
+    QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("throughput", 0).contains("pkt/s"), kTimeout);
+    // A missing key file is said, not crashed on.
+    w.client().connectTo(Endpoints{"ipc://" + d + "/c", "ipc://" + d + "/t", d + "/nope.key",
+                                   d + "/allow/client.key_secret"});
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.eventLog()->toPlainText().contains("nope.key: cannot open the key file"), kTimeout);
 }
 
 QTEST_MAIN(GuiTest)
