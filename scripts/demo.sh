@@ -17,8 +17,7 @@
 #     --build-dir D build in D (default build-demo)
 # linkemd's own output goes to linkemd-demo.log in the build directory. Endpoints:
 # linkemd's defaults (tcp://127.0.0.1:7710 and :7711); LINKEM_DEMO_CONTROL and
-# LINKEM_DEMO_TELEMETRY override them (then linkemctl and linkem-gui, which connect to the
-# defaults, are not started; the telemetry view is shown instead).
+# LINKEM_DEMO_TELEMETRY override them (linkem-gui and linkemctl are given the same).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-demo
@@ -55,8 +54,6 @@ gui=$(program linkem-gui)
 
 control=${LINKEM_DEMO_CONTROL:-tcp://127.0.0.1:7710}
 telemetry=${LINKEM_DEMO_TELEMETRY:-tcp://127.0.0.1:7711}
-custom_endpoints=0
-[[ -n ${LINKEM_DEMO_CONTROL:-}${LINKEM_DEMO_TELEMETRY:-} ]] && custom_endpoints=1
 
 # Debian's python3 (python3-zmq is installed for it), not another one earlier in PATH.
 py=/usr/bin/python3
@@ -162,13 +159,14 @@ if ((check_only)); then exit 0; fi
 
 deadline=()
 ((duration > 0)) && deadline=(timeout --foreground -s INT "$duration")
-if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} && -n $gui ]] && ((!custom_endpoints)); then
+endpoints=(--control "$control" --telemetry "$telemetry")
+if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} && -n $gui ]]; then
   echo "demo: linkem-gui (close its window to stop the demo)"
-  "${deadline[@]}" "$gui" || true
-elif [[ -n $linkemctl ]] && ((!custom_endpoints)); then
+  "${deadline[@]}" "$gui" "${endpoints[@]}" || true
+elif [[ -n $linkemctl ]]; then
   [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} ]] && echo "demo: linkem-gui is not built here; showing linkemctl watch"
   echo "demo: linkemctl watch (Ctrl+C stops the demo)"
-  "${deadline[@]}" "$linkemctl" watch || true
+  "${deadline[@]}" "$linkemctl" "${endpoints[@]}" watch || true
 else
   echo "demo: linkemctl and linkem-gui are not built here; linkemd's telemetry, once a second (Ctrl+C stops the demo)"
   "${deadline[@]}" "$py" - "$telemetry" <<'EOF' || true

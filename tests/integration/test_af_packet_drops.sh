@@ -5,6 +5,8 @@
 #  2. Port A as net_af_packet devargs with a ring of 32 frames: the kernel drops most of the
 #     burst, and port A's rx_missed (the kernel's PACKET_STATISTICS tp_drops) shows them:
 #     rx + rx_missed = the frames that reached the interface, exactly (up to a stray frame).
+# linkemd is stopped (SIGSTOP) while the burst is sent and continued after it, so the ring
+# alone decides what fits, however fast linkemd would have polled.
 # Usage: test_af_packet_drops.sh LINKEMD
 TEST_NAME=af_packet_drops
 source "$(dirname "$0")/lib.sh"
@@ -58,7 +60,12 @@ run_case() {  # run_case NAME EXPECT(fits|drops)
     read -r rx0 missed0 <<<"$(port_a_counts)" || fail "$name: no stats line"
     local vd0 sent vd1
     vd0=$(veth_drops)
-    sent=$(burst) || fail "$name: the burst sender failed"
+    local pids
+    pids=$(linkemd_pid)
+    [[ -n $pids ]] || fail "$name: no linkemd process to pause"
+    kill -STOP $pids
+    sent=$(burst) || { kill -CONT $pids; fail "$name: the burst sender failed"; }
+    kill -CONT $pids
     sleep 2.5  # linkemd drains its ring; its last stats line follows at stop
     vd1=$(veth_drops)
     stop_forwarder
