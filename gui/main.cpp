@@ -3,22 +3,41 @@
 #include <QCommandLineParser>
 #include <QIcon>
 
+#include <cstring>
+#include <memory>
+
 #include "linkem/protocol.hpp"
 #include "main_window.hpp"
 
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("linkem");
-    QApplication::setOrganizationDomain("linkem.org");
-    QApplication::setApplicationName("linkem-gui");
-    QApplication::setApplicationVersion(LINKEM_GUI_VERSION);
-    QApplication::setDesktopFileName("org.linkem.Gui");
-    // The installed icon (hicolor theme) first; else the PNGs compiled in (icons/hicolor).
-    QIcon fallback;
-    for (int n : {16, 22, 24, 32, 48, 64, 128, 256})
-        fallback.addFile(QString(":/icons/org.linkem.Gui-%1.png").arg(n), QSize(n, n));
-    QApplication::setWindowIcon(QIcon::fromTheme("org.linkem.Gui", fallback));
+namespace {
 
+// --help and --version print text and need no display (help2man and scripts run them on
+// machines without one).
+bool text_only(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* f : {"-h", "--help", "--help-all", "-?", "-v", "--version"})
+            if (std::strcmp(argv[i], f) == 0) return true;
+    return false;
+}
+
+void name_app() {
+    QCoreApplication::setOrganizationName("linkem");
+    QCoreApplication::setOrganizationDomain("linkem.org");
+    QCoreApplication::setApplicationName("linkem-gui");
+    QCoreApplication::setApplicationVersion(LINKEM_GUI_VERSION);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::unique_ptr<QCoreApplication> text_app;
+    std::unique_ptr<QApplication> gui_app;
+    if (text_only(argc, argv))
+        text_app = std::make_unique<QCoreApplication>(argc, argv);
+    else
+        gui_app = std::make_unique<QApplication>(argc, argv);
+    QCoreApplication& app = gui_app ? *gui_app : *text_app;
+    name_app();
     QCommandLineParser cli;
     cli.setApplicationDescription(
         "linkem-gui: tunes a linkemd link live (delay, jitter, rate, loss per direction) and shows "
@@ -36,7 +55,7 @@ int main(int argc, char** argv) {
         "ENDPOINT");
     QCommandLineOption server_key("curve-server-key", "CURVE: linkemd's public key file (NAME.key)",
                                   "FILE");
-    QCommandLineOption client_cert("curve-client-cert",
+    QCommandLineOption client_cert("curve-secret",
                                    "CURVE: this client's key pair file (NAME.key_secret)", "FILE");
     QCommandLineOption no_connect("no-connect", "do not connect at start");
     cli.addOptions({control, telemetry, server_key, client_cert, no_connect});
@@ -57,6 +76,14 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (!gui_app) return 0;  // cli.process printed the help or version and exited
+    QGuiApplication::setDesktopFileName("org.linkem.Gui");
+    // The installed icon (hicolor theme) first; else the PNGs compiled in (icons/hicolor).
+    QIcon fallback;
+    for (int n : {16, 22, 24, 32, 48, 64, 128, 256})
+        fallback.addFile(QString(":/icons/org.linkem.Gui-%1.png").arg(n), QSize(n, n));
+    QApplication::setWindowIcon(QIcon::fromTheme("org.linkem.Gui", fallback));
+
     linkem::gui::Options options;
     options.endpoints.control = cli.value(control);
     options.endpoints.telemetry = cli.value(telemetry);
@@ -66,5 +93,5 @@ int main(int argc, char** argv) {
     linkem::gui::MainWindow w(options);
     w.resize(1500, 950);
     w.show();
-    return app.exec();
+    return gui_app->exec();
 }
