@@ -6,11 +6,12 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
+
+#include "linkem/client.hpp"
 
 namespace linkem::control {
 
@@ -29,24 +30,23 @@ std::string hex(const std::string& bytes) {
     return s;
 }
 
-// The key of a zcert file ("public-key" or "secret-key"), decoded from Z85 to 32 bytes.
+// The key of a certificate file ("public-key" or "secret-key"), decoded from Z85 to 32
+// bytes: read as linkemctl and the GUI read them (linkem/client.hpp).
 std::string zcert_key(const std::string& path, const std::string& which) {
-    std::ifstream in(path);
-    if (!in) throw ServerError(path + ": cannot open the key file");
-    const std::regex line("^\\s*" + which + "\\s*=\\s*\"([^\"]{40})\"\\s*$");
-    std::string l;
-    while (std::getline(in, l)) {
-        std::smatch m;
-        if (std::regex_match(l, m, line)) {
-            std::array<std::uint8_t, 32> key{};
-            if (!zmq_z85_decode(key.data(), m[1].str().c_str()))
-                throw ServerError(path + ": " + which + " is not a Z85-encoded 32-byte key");
-            return std::string(reinterpret_cast<const char*>(key.data()), key.size());
-        }
+    client::KeyPair k;
+    try {
+        k = client::read_certificate(path);
+    } catch (const client::SetupError& e) {
+        throw ServerError(e.what());
     }
-    throw ServerError(path + ": no " + which +
-                      " = \"...\" line (a ZeroMQ certificate file, as "
-                      "`linkemctl keygen` writes, is expected)");
+    const std::string& z85 = which == "secret-key" ? k.secret_key : k.public_key;
+    if (z85.empty())
+        throw ServerError(path + ": no " + which +
+                          " = \"...\" line (a ZeroMQ certificate file, as `linkemctl keygen` "
+                          "writes, is expected)");
+    std::array<std::uint8_t, 32> key{};
+    zmq_z85_decode(key.data(), z85.c_str());  // read_certificate checked it
+    return std::string(reinterpret_cast<const char*>(key.data()), key.size());
 }
 
 }  // namespace

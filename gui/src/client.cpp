@@ -5,9 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <fstream>
 #include <mutex>
-#include <regex>
 #include <stdexcept>
 #include <thread>
 #include <variant>
@@ -15,31 +13,13 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "linkem/client.hpp"
 #include "linkem/protocol.hpp"
 
 namespace linkem::gui {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-std::string read_cert_key(const std::string& path, const std::string& which) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(path + ": cannot open the key file");
-    const std::regex line("^\\s*" + which + "\\s*=\\s*\"([^\"]{40})\"\\s*$");
-    std::string l;
-    while (std::getline(in, l)) {
-        std::smatch m;
-        if (std::regex_match(l, m, line)) {
-            std::array<std::uint8_t, 32> key{};
-            if (!zmq_z85_decode(key.data(), m[1].str().c_str()))
-                throw std::runtime_error(path + ": " + which + " is not a Z85-encoded 32-byte key");
-            return std::string(reinterpret_cast<const char*>(key.data()), key.size());
-        }
-    }
-    throw std::runtime_error(path + ": no " + which +
-                             " = \"...\" line (a ZeroMQ certificate file, as `linkemctl keygen` "
-                             "writes, is expected)");
-}
 
 // ------------------------------------------------------------------------------ the thread
 struct Client::Worker {
@@ -119,9 +99,11 @@ struct Client::Worker {
                     "CURVE needs both the server's public key file (NAME.key) and the client's "
                     "key pair file (NAME.key_secret)");
             if (a) {
-                curve_.server = read_cert_key(c.e.server_key_file.toStdString(), "public-key");
-                curve_.pub = read_cert_key(c.e.client_cert_file.toStdString(), "public-key");
-                curve_.secret = read_cert_key(c.e.client_cert_file.toStdString(), "secret-key");
+                const client::CurveOptions k = client::curve_from_files(
+                    c.e.server_key_file.toStdString(), c.e.client_cert_file.toStdString());
+                curve_.server = k.server_public_key;  // Z85, as libzmq takes them
+                curve_.pub = k.client.public_key;
+                curve_.secret = k.client.secret_key;
                 curve_.on = true;
             }
             for (const QString* ep : {&c.e.control, &c.e.telemetry})
@@ -160,9 +142,9 @@ struct Client::Worker {
 
     void secure(zmq::socket_t& s) {
         if (!curve_.on) return;
-        s.set(zmq::sockopt::curve_serverkey, zmq::const_buffer(curve_.server.data(), 32));
-        s.set(zmq::sockopt::curve_publickey, zmq::const_buffer(curve_.pub.data(), 32));
-        s.set(zmq::sockopt::curve_secretkey, zmq::const_buffer(curve_.secret.data(), 32));
+        s.set(zmq::sockopt::curve_serverkey, curve_.server);
+        s.set(zmq::sockopt::curve_publickey, curve_.pub);
+        s.set(zmq::sockopt::curve_secretkey, curve_.secret);
     }
     void open_dealer() {
         dealer_ = zmq::socket_t(ctx_, zmq::socket_type::dealer);

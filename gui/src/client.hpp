@@ -41,11 +41,6 @@ struct Reply {
     QString code, message, field;
 };
 
-/// Reads the Z85 text of `which` ("public-key" or "secret-key") from a ZeroMQ certificate
-/// file and decodes it to 32 bytes. Throws std::runtime_error naming the file and what is
-/// wrong.
-std::string read_cert_key(const std::string& path, const std::string& which);
-
 class Client : public QObject {
     Q_OBJECT
   public:
