@@ -3,6 +3,7 @@
 // departure, and interval reports whose counters balance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "linkem/emulator.hpp"
@@ -149,6 +150,59 @@ TEST(EmulatorTelemetry, ReorderedSamplesLeaveAtTheirTimeAndNeverEarly) {
     EXPECT_EQ(r.lateness.count, 20000u);
     EXPECT_GE(r.lateness.min, 0.0);
     EXPECT_LT(r.lateness.max, 1000.0);
+}
+
+// departed() takes the extremes of a drain's lateness from its first and last packet (every
+// queue emits in tx order) and sums in integers below 2^26 ns, in doubles above: both must
+// give what a packet-by-packet reference gives, for both queues, bursts of many packets and
+// a pause long enough for the double path.
+TEST(EmulatorTelemetry, LatenessStatisticsMatchAPerPacketReference) {
+    for (const Strategy s : {Strategy::correlated, Strategy::reordered}) {
+        LinkParams p;
+        p.strategy = s;
+        p.mean_delay = 2 * kNsPerMs;
+        p.jitter = 500 * kNsPerUs;
+        p.half_life = 50 * kNsPerUs;
+        p.seed = 5;
+        Emulator<Packet> e(p);
+        SpscRing<DelaySample> sink(1 << 16);
+        e.set_telemetry(10 * kNsPerUs, 4096, &sink);
+        std::vector<Packet> out(3000);
+        std::vector<TimeNs> tx(out.size());
+        double sum = 0, sq = 0, mn = 1e300, mx = -1e300;
+        std::uint64_t count = 0;
+        std::size_t unsorted = 0;
+        auto drain = [&](TimeNs now) {
+            const std::size_t k = e.drain(now, out.data(), out.size(), tx.data());
+            unsorted += !std::is_sorted(tx.begin(), tx.begin() + static_cast<std::ptrdiff_t>(k));
+            for (std::size_t i = 0; i < k; ++i) {
+                const double l = static_cast<double>(now - tx[i]);
+                sum += l;
+                sq += l * l;
+                mn = std::min(mn, l);
+                mx = std::max(mx, l);
+            }
+            count += k;
+        };
+        TimeNs t = kNsPerMs;
+        for (int i = 0; i < 40000; ++i, t += 250) {
+            Packet pk{static_cast<std::uint64_t>(i), t, 100};
+            e.ingest(&pk, 1, t);
+            if (i % 97 == 0) drain(t);                 // up to a few hundred packets a drain
+            if (i == 20000) drain(t + 90 * kNsPerMs);  // a 90 ms pause: > 2^26 ns late
+        }
+        for (int i = 0; i < 100 && e.in_flight() > 0; ++i)
+            drain(t + i * kNsPerMs);
+        ASSERT_EQ(e.in_flight(), 0u);
+        EXPECT_EQ(unsorted, 0u) << "a queue emitted out of tx order";
+        const IntervalReport r = e.take_report(t + kNsPerSec, 0);
+        EXPECT_EQ(r.lateness.count, count);
+        EXPECT_DOUBLE_EQ(r.lateness.min, mn);
+        EXPECT_DOUBLE_EQ(r.lateness.max, mx);
+        EXPECT_GT(mx, 67e6);
+        EXPECT_NEAR(r.lateness.sum, sum, 1e-9 * sum);
+        EXPECT_NEAR(r.lateness.sumsq, sq, 1e-9 * sq);
+    }
 }
 
 TEST(EmulatorTelemetry, AFullSinkDropsSamplesNeverPackets) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -35,7 +36,43 @@
 #include "linkem/telemetry.hpp"
 #include "linkem/units.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace linkem {
+
+namespace detail {
+/// {sum of l, sum of l^2} over l = now - tx[i], i < n, for 0 <= l < 2^26 and n <= 2^11
+/// (Emulator::departed). SSE2 (every x86-64): two lanes, the squares by pmuludq, which
+/// multiplies the low 32 bits of each lane.
+inline std::pair<std::uint64_t, std::uint64_t> lateness_sums(TimeNs now, const TimeNs* tx,
+                                                             std::size_t n) {
+    std::uint64_t s = 0, q = 0;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i t = _mm_set1_epi64x(now);
+    __m128i sv = _mm_setzero_si128(), qv = _mm_setzero_si128();
+    for (; i + 2 <= n; i += 2) {
+        const __m128i l =
+            _mm_sub_epi64(t, _mm_loadu_si128(reinterpret_cast<const __m128i*>(tx + i)));
+        sv = _mm_add_epi64(sv, l);
+        qv = _mm_add_epi64(qv, _mm_mul_epu32(l, l));
+    }
+    alignas(16) std::uint64_t lanes[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), sv);
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes + 2), qv);
+    s = lanes[0] + lanes[1];
+    q = lanes[2] + lanes[3];
+#endif
+    for (; i < n; ++i) {
+        const auto l = static_cast<std::uint64_t>(now - tx[i]);
+        s += l;
+        q += l * l;
+    }
+    return {s, q};
+}
+}  // namespace detail
 
 /// Default traits: a packet type with a `length` member. Specialise for other handles.
 template <class Packet>
@@ -321,23 +358,34 @@ class Emulator {
         std::push_heap(pending_.begin(), pending_.end(), PendingLater{});
     }
 
-    // n packets left at `now` with transmission times tx[0, n).
+    // n packets left at `now` with transmission times tx[0, n), non-decreasing (every queue
+    // emits in tx order).
     void departed(TimeNs now, const TimeNs* tx, std::size_t n) {
-        double sum = 0, sq = 0, mn = lateness_stats_.min, mx = lateness_stats_.max;
-        TimeNs latest = tx[0];
-        for (std::size_t i = 0; i < n; ++i) {
-            const double l = static_cast<double>(now - tx[i]);
-            sum += l;
-            sq += l * l;
-            mn = l < mn ? l : mn;
-            mx = l > mx ? l : mx;
-            latest = tx[i] > latest ? tx[i] : latest;
+        assert(std::is_sorted(tx, tx + n));
+        const TimeNs hi = tx[n - 1];
+        const DurationNs max_l = now - tx[0], min_l = now - hi;
+        double sum = 0, sq = 0;
+        // This runs for every packet that leaves. While every lateness is below 2^26 ns
+        // (67 ms) and n <= 2^11, the sums are exact 64-bit integers (no square can overflow
+        // them) and take ~1 cycle a packet; otherwise doubles.
+        if (min_l >= 0 && max_l < (DurationNs{1} << 26) && n <= 2048) [[likely]] {
+            const auto [s, q] = detail::lateness_sums(now, tx, n);
+            sum = static_cast<double>(s);
+            sq = static_cast<double>(q);
+        } else {
+            for (std::size_t i = 0; i < n; ++i) {
+                const double l = static_cast<double>(now - tx[i]);
+                sum += l;
+                sq += l * l;
+            }
         }
+        const TimeNs latest = hi;
+        const double mn = static_cast<double>(min_l), mx = static_cast<double>(max_l);
         lateness_stats_.count += n;
         lateness_stats_.sum += sum;
         lateness_stats_.sumsq += sq;
-        lateness_stats_.min = mn;
-        lateness_stats_.max = mx;
+        lateness_stats_.min = mn < lateness_stats_.min ? mn : lateness_stats_.min;
+        lateness_stats_.max = mx > lateness_stats_.max ? mx : lateness_stats_.max;
         drained_total_ += n;
         if (pending_.empty()) return;
         const std::uint64_t gone =
