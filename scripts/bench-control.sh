@@ -55,12 +55,9 @@ while [[ $# -gt 0 ]]; do
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-if [[ -z $LINKEMD ]]; then
-    for d in build-release build build-dp; do
-        if [[ -x $ROOT/$d/backend/linkemd/linkemd ]]; then LINKEMD=$ROOT/$d/backend/linkemd/linkemd; break; fi
-    done
-fi
-[[ $(id -u) -eq 0 ]] || { echo "bench-control: needs root (DPDK EAL)" >&2; exit 1; }
+source "$HERE/dataplane/common.sh"
+LINKEMD=$(bench_linkemd "$LINKEMD" "$ROOT")
+bench_need_root bench-control
 [[ -n $LINKEMD && -x $LINKEMD ]] || { echo "bench-control: linkemd not found (build it or pass --linkemd)" >&2; exit 1; }
 $PY -c "import zmq" 2>/dev/null || { echo "bench-control: $PY lacks python3-zmq" >&2; exit 1; }
 

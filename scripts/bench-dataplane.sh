@@ -71,12 +71,9 @@ while [[ $# -gt 0 ]]; do
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-if [[ -z $LINKEMD ]]; then
-    for d in build-release build build-dp; do
-        if [[ -x $ROOT/$d/backend/linkemd/linkemd ]]; then LINKEMD=$ROOT/$d/backend/linkemd/linkemd; break; fi
-    done
-fi
-[[ $(id -u) -eq 0 ]] || { echo "bench-dataplane: needs root (DPDK EAL)" >&2; exit 1; }
+source "$HERE/dataplane/common.sh"
+LINKEMD=$(bench_linkemd "$LINKEMD" "$ROOT")
+bench_need_root bench-dataplane
 command -v dpdk-testpmd >/dev/null || { echo "bench-dataplane: dpdk-testpmd not found (Debian package dpdk-dev)" >&2; exit 1; }
 [[ -x $PY ]] || { echo "bench-dataplane: $PY not found" >&2; exit 1; }
 if [[ -z $LINKEMD || ! -x $LINKEMD ]]; then

@@ -58,13 +58,10 @@ while [[ $# -gt 0 ]]; do
         *) echo "bench-strategy-switch.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-if [[ -z $LINKEMD ]]; then
-    for c in "$ROOT"/build-rel/backend/linkemd/linkemd "$ROOT"/build/backend/linkemd/linkemd; do
-        [[ -x $c ]] && { LINKEMD=$c; break; }
-    done
-fi
+source "$HERE/dataplane/common.sh"
+LINKEMD=$(bench_linkemd "$LINKEMD" "$ROOT")
 [[ -x ${LINKEMD:-} ]] || { echo "bench-strategy-switch.sh: no linkemd binary (--linkemd PATH)" >&2; exit 2; }
-[[ $(id -u) -eq 0 ]] || { echo "bench-strategy-switch.sh: needs root (DPDK EAL)" >&2; exit 2; }
+bench_need_root bench-strategy-switch.sh
 [[ $SLICES =~ ^[0-9]+$ && $SLICES -ge 3 ]] || { echo "bench-strategy-switch.sh: --slices must be a number >= 3" >&2; exit 2; }
 
 # linkemd checks the delay flags (and says what is allowed) before anything starts.
