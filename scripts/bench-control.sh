@@ -12,9 +12,14 @@
 #     (on, off, then off, on, ...); the figure is the median of the per-pair ratios. The
 #     subscriber runs on CPU 0 beside linkemd's main thread (the EAL puts the main lcore on
 #     the first CPU, the data-plane lcore on the next), under --rt with linkemd's priority.
+#  3. The same two configurations interleaved (--slices N, default 20; 0 skips it): both
+#     linkemds run at once, one at a time, taking turns of --slice seconds (the other held
+#     by SIGSTOP; scripts/control/interleave.py), so both see the same minutes of a shared
+#     machine whose speed drifts; the figure is the median of the per-slice ratios.
 #
 #   scripts/bench-control.sh [--linkemd PATH] [--changes 1000] [--rounds 3] [--seconds 6]
 #                            [--warmup 2] [--size 64] [--mbufs 262144] [--rt PRIO]
+#                            [--slices 20] [--slice 2]
 #                            [--skip-roundtrip] [--skip-ratio] [--keep DIR]
 #
 # Needs root (DPDK EAL), Debian's /usr/bin/python3 with python3-zmq, no NIC, no hugepages.
@@ -38,6 +43,8 @@ RT=()
 DO_RTT=1
 DO_RATIO=1
 KEEP=""
+SLICES=20
+SLICE=2
 while [[ $# -gt 0 ]]; do
     case $1 in
         --linkemd) LINKEMD=$2; shift 2 ;;
@@ -51,7 +58,9 @@ while [[ $# -gt 0 ]]; do
         --skip-roundtrip) DO_RTT=0; shift ;;
         --skip-ratio) DO_RATIO=0; shift ;;
         --keep) KEEP=$2; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --slices) SLICES=$2; shift 2 ;;
+        --slice) SLICE=$2; shift 2 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -142,4 +151,24 @@ EOF
     done
     echo
     $PY "$CTL_PY" ratio "$RESULTS"
+fi
+
+if [[ $SLICES -gt 0 ]]; then
+    echo
+    echo "# interleaved: control+telemetry against --no-control, $SLICES slices of ${SLICE}s"
+    RTP=0
+    [[ ${#RT[@]} -gt 0 ]] && RTP=${RT[2]}
+    $PY "$HERE/control/interleave.py" --linkemd "$LINKEMD" --slices "$SLICES" --slice "$SLICE" \
+        --work "$WORK" --rt "$RTP" \
+        --common="${PORTS[*]} --lcores shared --mbufs $MBUFS ${LINK[*]}" \
+        --a="--control ipc://$WORK/c-int --telemetry ipc://$WORK/t-int --delay-samples-per-s 20000" \
+        --b="--no-control" --a-subscriber "ipc://$WORK/t-int" | tee "$WORK/interleaved.json" |
+        $PY -c 'import json, sys
+r = json.loads(sys.stdin.read())
+print("control+telemetry Mpps per slice:", r["a_mpps"])
+print("--no-control Mpps per slice:     ", r["b_mpps"])
+if "median" in r:
+    print("on / off, median of %d slices: %.3f (quartiles %.3f-%.3f; target >= 0.97: %s)" % (
+        len(r["ratios"]), r["median"], r["quartiles"][0], r["quartiles"][1],
+        "met" if r["median"] >= 0.97 else "NOT met"))'
 fi
