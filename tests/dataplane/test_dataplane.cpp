@@ -440,9 +440,11 @@ TEST(Dataplane, ConservationBothDirections) {
     dp.start();
     Flow fab(&a, &b, 20000, 20000), fba(&b, &a, 20000, 20000);
     run_flows({&fab, &fba}, 1000 * kNsPerMs, {}, &dp);
-    // Then stop with packets still queued: they count as in flight.
+    // Then stop with packets still queued: they count as in flight. The longest delay
+    // allowed, so that none of them falls due before the stop however long a loaded machine
+    // keeps this thread from running (any that left would wait in a ring no one reads).
     LinkParams slow = ab;
-    slow.mean_delay = 500 * kNsPerMs;
+    slow.mean_delay = ParamLimits::kMaxDelay;
     ASSERT_TRUE(dp.wait_applied(dp.apply({slow, ba}), std::chrono::seconds(10)));
     Flow late(&a, &b, 500, 50000);
     run_flows({&late}, 20 * kNsPerMs);
