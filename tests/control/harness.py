@@ -56,11 +56,29 @@ def balance_error(stats):
 
 
 class Linkemd:
-    """One linkemd process. `args` are linkemd flags; control and telemetry get ipc://
-    endpoints in a fresh directory unless given."""
+    """One linkemd process, as a context manager. `args` are linkemd flags; control and
+    telemetry get ipc:// endpoints in a fresh directory unless given.
 
-    def __init__(self, binary, name, args, control=None, telemetry=None, eal=(), env=None):
+        with h.Linkemd(binary, "name", args) as lk:
+            c = lk.client()          # closed on exit
+            ...
+
+    The constructor starts linkemd; entering waits until its control socket answers hello
+    (`lk.hello`; wait=False leaves that to the body). Leaving closes the sockets made by
+    lk.client()/lk.subscriber() or given to lk.track(), stops linkemd (SIGINT, then SIGKILL
+    after `stop_timeout` s) and removes its files. Only when the body succeeded is the exit
+    code checked (`expect_rc`, None for no check): a failure of the body is never replaced.
+    """
+
+    def __init__(self, binary, name, args, control=None, telemetry=None, eal=(), env=None,
+                 wait=True, expect_rc=0, stop_timeout=20.0):
         self.name = name
+        self.wait = wait
+        self.expect_rc = expect_rc
+        self.stop_timeout = stop_timeout
+        self.hello = None
+        self.closing = []
+        self.final_stderr = None
         self.dir = tempfile.mkdtemp(prefix="linkem-ctl-%s-" % name)
         self.control = control or "ipc://%s/control" % self.dir
         self.telemetry = telemetry or "ipc://%s/telemetry" % self.dir
@@ -76,7 +94,39 @@ class Linkemd:
         self.proc = subprocess.Popen(self.cmd, stdout=self.out, stderr=self.err,
                                      stdin=subprocess.DEVNULL, env=env)
 
+    def __enter__(self):
+        try:
+            if self.wait:
+                self.hello = self.wait_ready()
+        except BaseException:
+            self._finish()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        rc = self._finish()
+        if exc_type is None and self.expect_rc is not None and rc != self.expect_rc:
+            log(self.name, "linkemd exit code %s; stderr tail:\n%s" % (rc, self.stderr()[-2000:]))
+            raise Fail("linkemd exited with %s" % rc)
+        if exc_type is not None and rc != self.expect_rc and self.expect_rc is not None:
+            log(self.name, "(linkemd exited with %s after the failure)" % rc)
+        return False
+
+    def track(self, thing):
+        """Closes `thing` (anything with close()) on exit, before linkemd is stopped."""
+        self.closing.append(thing)
+        return thing
+
+    def client(self, timeout=5.0, curve=None):
+        return self.track(Client(self.control, timeout=timeout, curve=curve))
+
+    def subscriber(self, topics=(b"",), curve=None):
+        return self.track(Subscriber(self.telemetry, topics=topics, curve=curve))
+
     def stderr(self):
+        """linkemd's stderr so far (after exit, what it was when its files were removed)."""
+        if self.final_stderr is not None:
+            return self.final_stderr
         with open(self.err_path) as f:
             return f.read()
 
@@ -100,23 +150,36 @@ class Linkemd:
     def alive(self):
         return self.proc.poll() is None
 
-    def stop(self, timeout=20.0):
+    def stop(self):
+        """SIGINT, a bounded wait, then SIGKILL; the exit code."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(timeout)
+                self.proc.wait(self.stop_timeout)
             except subprocess.TimeoutExpired:
+                log(self.name, "linkemd did not stop within %.0f s of SIGINT: killed" %
+                    self.stop_timeout)
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.returncode
 
-    def close(self, keep=False):
-        self.stop()
+    def _finish(self):
+        """Closes the tracked sockets, stops linkemd, removes its files; the exit code.
+        Never raises for a socket that fails to close."""
+        for thing in reversed(self.closing):
+            try:
+                thing.close()
+            except Exception as e:  # a close must not hide the body's outcome
+                log(self.name, "closing %r: %s" % (thing, e))
+        self.closing = []
+        rc = self.stop()
+        self.final_stderr = self.stderr()
         self.out.close()
         self.err.close()
         shutil.rmtree("/var/run/dpdk/" + self.prefix, ignore_errors=True)
-        if not keep and not os.environ.get("LINKEM_KEEP_LOGS"):
+        if not os.environ.get("LINKEM_KEEP_LOGS"):
             shutil.rmtree(self.dir, ignore_errors=True)
+        return rc
 
 
 _ctx = None

@@ -40,13 +40,12 @@ def checks(binary, work):
     cfg = os.path.join(work, "link.json")
     with open(cfg, "w") as f:
         json.dump({"mean_delay_us": 4000, "burst": 16}, f)
-    lk = h.Linkemd(binary, "config", PORTS + ["--config", cfg])
-    try:
-        hello = lk.wait_ready()
+    with h.Linkemd(binary, "config", PORTS + ["--config", cfg]) as lk:
+        hello = lk.hello
         if not hello["capabilities"]["save_config"] or hello["capabilities"]["shutdown"]:
             raise h.Fail("capabilities: %r" % hello["capabilities"])
-        c = h.Client(lk.control, timeout=10.0)
-        sub = h.Subscriber(lk.telemetry, topics=(b"event",))
+        c = lk.client(timeout=10.0)
+        sub = lk.subscriber(topics=(b"event",))
         if c.call("get_link")["b_to_a"]["mean_delay_us"] != 4000:
             raise h.Fail("the config file's mean_delay_us is not in force")
 
@@ -113,19 +112,10 @@ def checks(binary, work):
         r3 = c.request("shutdown")
         if r3.get("error", {}).get("code") != "not_permitted" or not lk.alive():
             raise h.Fail("shutdown without --allow-remote-shutdown answered %r" % r3)
-        c.close()
-        sub.close()
-    finally:
-        rc = lk.stop()
-        lk.close()
-    if rc != 0:
-        raise h.Fail("linkemd exited with %s" % rc)
 
     # Without --config: unavailable; with --allow-remote-shutdown: the reply, then exit 0.
-    lk = h.Linkemd(binary, "shutdown", PORTS + ["--allow-remote-shutdown"])
-    try:
-        lk.wait_ready()
-        c = h.Client(lk.control, timeout=10.0)
+    with h.Linkemd(binary, "shutdown", PORTS + ["--allow-remote-shutdown"]) as lk:
+        c = lk.client(timeout=10.0)
         for m in ("save_config", "load_config"):
             r = c.request(m)
             if r.get("error", {}).get("code") != "unavailable":
@@ -133,7 +123,6 @@ def checks(binary, work):
         r = c.request("shutdown")
         if r.get("result") != {}:
             raise h.Fail("shutdown answered %r" % r)
-        c.close()
         try:
             lk.proc.wait(30)
         except Exception:
@@ -141,8 +130,6 @@ def checks(binary, work):
         if lk.proc.returncode != 0:
             raise h.Fail("linkemd stopped by shutdown exited with %d" % lk.proc.returncode)
         h.log(NAME, "shutdown: replied {} and linkemd exited 0")
-    finally:
-        lk.close()
 
 
 if __name__ == "__main__":

@@ -98,18 +98,14 @@ def checks(binary, work):
 
     # 2. --insecure-listen: starts, warns, serves.
     port = free_port()
-    lk = h.Linkemd(binary, "insecure", PORTS + ["--insecure-listen"],
-                   control="tcp://%s:%d" % (addr, port))
-    try:
-        lk.control = "tcp://%s:%d" % (addr, port)
-        hello = lk.wait_ready()
+    with h.Linkemd(binary, "insecure", PORTS + ["--insecure-listen"],
+                   control="tcp://%s:%d" % (addr, port)) as lk:
+        hello = lk.hello
         err = lk.stderr()
         if "warning" not in err or "--insecure-listen" not in err:
             problems.append("--insecure-listen logged no warning: %r" % err[-800:])
         if hello["protocol_version"] != 1:
             problems.append("hello over --insecure-listen: %r" % hello)
-    finally:
-        lk.close()
 
     # 3. CURVE: the server's pair, an allowed client, an unknown client.
     server_pub, server_sec = zmq.curve_keypair()
@@ -121,10 +117,11 @@ def checks(binary, work):
     write_cert(os.path.join(allow, "client.key"), ok_pub)
     os.chmod(os.path.join(work, "server.key_secret"), 0o600)
     cport, tport = free_port(), free_port()
-    lk = h.Linkemd(binary, "curve", PORTS + [
-        "--curve-secret", os.path.join(work, "server.key_secret"), "--curve-allow", allow],
-        control="tcp://127.0.0.1:%d" % cport, telemetry="tcp://127.0.0.1:%d" % tport)
-    try:
+    # (not waited for by a plain hello: this server answers only CURVE clients)
+    with h.Linkemd(binary, "curve", PORTS + [
+            "--curve-secret", os.path.join(work, "server.key_secret"), "--curve-allow", allow],
+            control="tcp://127.0.0.1:%d" % cport, telemetry="tcp://127.0.0.1:%d" % tport,
+            wait=False) as lk:
         deadline = time.monotonic() + 150
         while "control on " not in lk.stderr():
             if not lk.alive() or time.monotonic() > deadline:
@@ -132,15 +129,15 @@ def checks(binary, work):
             time.sleep(0.1)
         good = {"secret": ok_sec, "public": ok_pub, "server": server_pub}
         unknown = {"secret": bad_sec, "public": bad_pub, "server": server_pub}
-        c = h.Client(lk.control, timeout=5.0, curve=good)
+        c = lk.client(timeout=5.0, curve=good)
         hello = c.call("hello", {"client": "allowed"})
         h.log(NAME, "allowed key: hello answered (instance %s)" % hello["instance_id"])
         c.close()
-        sub_ok = h.Subscriber(lk.telemetry, topics=(b"stats",), curve=good)
-        sub_bad = h.Subscriber(lk.telemetry, topics=(b"stats",), curve=unknown)
-        sub_plain = h.Subscriber(lk.telemetry, topics=(b"stats",))
+        sub_ok = lk.subscriber(topics=(b"stats",), curve=good)
+        sub_bad = lk.subscriber(topics=(b"stats",), curve=unknown)
+        sub_plain = lk.subscriber(topics=(b"stats",))
         for label, keys in (("unknown key", unknown), ("no CURVE", None)):
-            x = h.Client(lk.control, timeout=2.0, curve=keys)
+            x = lk.client(timeout=2.0, curve=keys)
             x.send_raw([b'{"v":1,"id":1,"method":"hello"}'])
             rep = x.recv(2.0)
             h.log(NAME, "%s: %s" % (label, "answered!" if rep else "no reply within 2 s"))
@@ -156,22 +153,17 @@ def checks(binary, work):
             s.close()
         sub_ok.close()
         # The allowed client still works after the refused ones.
-        c = h.Client(lk.control, timeout=5.0, curve=good)
+        c = lk.client(timeout=5.0, curve=good)
         c.call("get_link")
         c.close()
-    finally:
-        lk.close()
 
     # 4. Loopback without keys.
-    lk = h.Linkemd(binary, "loopback", PORTS, control="tcp://127.0.0.1:%d" % free_port(),
-                   telemetry="tcp://127.0.0.1:%d" % free_port())
-    try:
-        if lk.wait_ready()["protocol_version"] != 1:
+    with h.Linkemd(binary, "loopback", PORTS, control="tcp://127.0.0.1:%d" % free_port(),
+                   telemetry="tcp://127.0.0.1:%d" % free_port()) as lk:
+        if lk.hello["protocol_version"] != 1:
             problems.append("loopback hello")
         if "warning" in lk.stderr() and "insecure" in lk.stderr():
             problems.append("loopback warned about insecure listening")
-    finally:
-        lk.close()
     if problems:
         raise h.Fail("\n  " + "\n  ".join(problems))
 

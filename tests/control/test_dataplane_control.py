@@ -52,6 +52,10 @@ class Collector(threading.Thread):
         self.join()
         self.sub.close()
 
+    def close(self):
+        if self.is_alive():
+            self.finish()
+
 
 def samples_after(delays, direction, t0, t1=None):
     """Delay samples of one direction whose packet arrived after t0 (and before t1)."""
@@ -110,19 +114,16 @@ def check_delay(name, samples, mean_us, jitter_us, problems):
 def run():
     h.require_zmq()
     binary = sys.argv[1]
-    lk = h.Linkemd(binary, "dataplane", [
-        "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr",
-        "--frame-size", "512", "--traffic-rate", "40Mbit", "--lcores", "shared",
-        "--strategy", "reordered", "--distribution", "normal", "--mean-delay", "5ms",
-        "--jitter", "1ms", "--seed", "7", "--delay-samples-per-s", "5000"])
-    col = None
-    try:
-        hello = lk.wait_ready()
-        if hello["directions"] != ["a_to_b", "b_to_a"]:
-            raise h.Fail("hello's directions: %r" % hello["directions"])
-        col = Collector(lk.telemetry)
+    with h.Linkemd(binary, "dataplane", [
+            "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr",
+            "--frame-size", "512", "--traffic-rate", "40Mbit", "--lcores", "shared",
+            "--strategy", "reordered", "--distribution", "normal", "--mean-delay", "5ms",
+            "--jitter", "1ms", "--seed", "7", "--delay-samples-per-s", "5000"]) as lk:
+        if lk.hello["directions"] != ["a_to_b", "b_to_a"]:
+            raise h.Fail("hello's directions: %r" % lk.hello["directions"])
+        col = lk.track(Collector(lk.telemetry))
         col.start()
-        c = h.Client(lk.control, timeout=10.0)
+        c = lk.client(timeout=10.0)
         problems = []
 
         link0 = c.call("get_link")
@@ -229,7 +230,7 @@ def run():
                             "jitter_us": 100})
         time.sleep(0.5)
         c.close()
-        col.finish()
+        col.close()
         stats = col.of("stats")
         h.log(NAME, "%d stats and %d delay messages received" % (len(stats), len(delays)))
         if len(stats) < 20:
@@ -259,15 +260,6 @@ def run():
             problems.append("linkemd died: " + lk.stderr()[-2000:])
         if problems:
             raise h.Fail("\n  " + "\n  ".join(problems))
-    finally:
-        if col and col.is_alive():
-            col.finish()
-        rc = lk.stop()
-        if rc != 0:
-            h.log(NAME, "linkemd exit code %s; stderr tail:\n%s" % (rc, lk.stderr()[-2000:]))
-        lk.close()
-        if rc != 0:
-            raise h.Fail("linkemd exited with %s" % rc)
 
 
 if __name__ == "__main__":

@@ -134,14 +134,12 @@ def message(rng, i):
 def run():
     h.require_zmq()
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
-    lk = h.Linkemd(sys.argv[1], "fuzz", [
-        "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--lcores", "shared",
-        "--mean-delay", "3ms", "--jitter", "500us", "--telemetry-hz", "20"])
-    try:
-        lk.wait_ready()
-        c = h.Client(lk.control, timeout=10.0)
+    with h.Linkemd(sys.argv[1], "fuzz", [
+            "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--lcores",
+            "shared", "--mean-delay", "3ms", "--jitter", "500us", "--telemetry-hz", "20"]) as lk:
+        c = lk.client(timeout=10.0)
         link0 = c.call("get_link")
-        sub = h.Subscriber(lk.telemetry, topics=(b"stats",))
+        sub = lk.subscriber(topics=(b"stats",))
         rng = random.Random(int(time.time()))
         seed = rng.randrange(1 << 30)
         rng = random.Random(seed)
@@ -204,7 +202,7 @@ def run():
             raise h.Fail("only %d messages in 25 s" % sent)
 
         # Checked one by one on a clean socket: each kind gets what it must.
-        check = h.Client(lk.control, timeout=5.0)
+        check = lk.client(timeout=5.0)
         rng2 = random.Random(seed + 1)
         for j in range(300):
             parts, kind = message(rng2, 10 ** 6 + j)
@@ -220,7 +218,7 @@ def run():
         check.close()
 
         # Above 1 MiB: ZeroMQ drops the connection, no reply; the server goes on serving.
-        huge = h.Client(lk.control, timeout=2.0)
+        huge = lk.client(timeout=2.0)
         huge.send_raw([b"x" * (2 << 20)])
         if huge.recv(1.0) is not None:
             raise h.Fail("a 2 MiB message was answered")
@@ -241,13 +239,6 @@ def run():
             raise h.Fail("no traffic flowed during the fuzz")
         if not lk.alive():
             raise h.Fail("linkemd died:\n" + lk.stderr()[-2000:])
-        c.close()
-        sub.close()
-    finally:
-        rc = lk.stop()
-        lk.close()
-        if rc != 0:
-            raise h.Fail("linkemd exited with %s" % rc)
 
 
 if __name__ == "__main__":

@@ -38,17 +38,15 @@ def req_call(endpoint, method, params=None):
 
 def run():
     h.require_zmq()
-    lk = h.Linkemd(sys.argv[1], "late", [
-        "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--lcores", "shared",
-        "--mean-delay", "2ms", "--telemetry-hz", "20"])
-    try:
-        lk.wait_ready()
-        c = h.Client(lk.control)
+    with h.Linkemd(sys.argv[1], "late", [
+            "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--lcores",
+            "shared", "--mean-delay", "2ms", "--telemetry-hz", "20"]) as lk:
+        c = lk.client()
         # Some history the late client will not see.
         c.call("set_link", {"mean_delay_us": 3000})
         time.sleep(1.0)
 
-        sub = h.Subscriber(lk.telemetry, topics=(b"stats", b"event"))
+        sub = lk.subscriber(topics=(b"stats", b"event"))
         # The subscription is in force once a message arrives.
         first = sub.wait_for("stats", 5.0)
         link = c.call("get_link")
@@ -117,11 +115,6 @@ def run():
             raise h.Fail("params_applied events newer than get_link: %s" % json.dumps(mine))
         if not lk.alive():
             raise h.Fail("linkemd died")
-    finally:
-        rc = lk.stop()
-        lk.close()
-        if rc != 0:
-            raise h.Fail("linkemd exited with %s" % rc)
 
 
 if __name__ == "__main__":
