@@ -135,8 +135,17 @@ def run():
         # 1. The delay: 5 ms +- 1 ms, then 20 ms +- 2 ms.
         r = c.call("set_link", {"mean_delay_us": 20000, "jitter_us": 2000})
         t_b = dp_time(c)
-        if not r["applied"] or r["params_generation"] != 1:
+        if r["params_generation"] != 1:
             raise h.Fail("set_link reply: %r" % {k: r[k] for k in ("applied", "params_generation")})
+        disturbed = ""
+        if not r["applied"]:
+            # docs/protocol.md: the data plane did not run for 2 s; it adopts the change as
+            # soon as it runs again. A disturbed run: the delays are checked from later on,
+            # the timing bound is not.
+            disturbed = "the data plane did not acknowledge set_link within 2 s"
+            h.log(NAME, disturbed)
+            time.sleep(3.0)
+            t_b = dp_time(c)
         for d in h.DIRECTIONS:
             if r[d]["mean_delay_us"] != 20000 or r[d]["jitter_us"] != 2000 or r[d]["seed"] != 7:
                 raise h.Fail("set_link's parameters in force (%s): %r" % (d, r[d]))
@@ -176,11 +185,15 @@ def run():
         h.log(NAME, "lateness p99 %.1f us over %d samples; stalls took %.2f %% of the window, "
               "longest stall since start %.1f us" % (p99 / 1000, len(lateness),
                                                      100 * stall_share, longest / 1000))
-        if stall_share > 0.001 or longest > 2_000_000:
-            h.log(NAME, "timing bound skipped: the data plane's polling was disturbed (stall "
-                  "counters above), so lateness says nothing about linkemd")
-        elif p99 > 1_000_000:
-            problems.append("lateness p99 %.1f us > 1 ms with no stall" % (p99 / 1000))
+        if disturbed:
+            h.log(NAME, "timing bound: skipped (lateness p99: %s)" % disturbed)
+        elif stall_share > 0.001 or longest > 2_000_000:
+            h.log(NAME, "timing bound: skipped (lateness p99: the data plane's polling was "
+                  "disturbed, stall counters above, so lateness says nothing about linkemd)")
+        else:
+            h.log(NAME, "timing bound: checked (lateness p99 <= 1 ms)")
+            if p99 > 1_000_000:
+                problems.append("lateness p99 %.1f us > 1 ms with no stall" % (p99 / 1000))
 
         # 2. Loss on one direction only.
         before = stats_at(c)
