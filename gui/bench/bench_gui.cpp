@@ -1,0 +1,185 @@
+// linkem-gui-bench: the real main window of linkem-gui connected to a linkemd, measured while
+// the telemetry arrives (docs/performance.md, "linkem-gui at full telemetry"): the UI
+// thread's CPU share (utime + stime of /proc/self/task/<tid>/stat over wall time), the
+// longest gap between consecutive chart redraws (ChartsPanel::redrawn) while data arrives,
+// and the process's memory (VmHWM, VmRSS of /proc/self/status), with the time window at
+// 5 minutes. Prints figures against the targets; never fails on a timing.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <nlohmann/json.hpp>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "charts_panel.hpp"
+#include "main_window.hpp"
+
+namespace {
+
+double thread_cpu_s(long tid) {  // utime + stime of the thread, seconds
+    std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::istringstream rest(s.substr(s.rfind(')') + 2));  // after "(comm) "
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+        if (i == 14) utime = std::stoull(field);
+        if (i == 15) stime = std::stoull(field);
+    }
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+double status_mib(const char* key) {  // VmHWM / VmRSS of /proc/self/status, MiB
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind(key, 0) == 0) return std::stod(line.substr(std::strlen(key) + 1)) / 1024.0;
+    return -1;
+}
+
+std::string loadavg() {
+    std::ifstream f("/proc/loadavg");
+    std::string a, b, c;
+    f >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
+const char* verdict(bool met) {
+    return met ? "met" : "NOT met";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QCommandLineParser cli;
+    cli.setApplicationDescription(
+        "linkem-gui-bench: linkem-gui's main window against a linkemd, measured for --seconds: "
+        "UI thread CPU share, longest redraw gap, memory at a 5-minute window.");
+    cli.addHelpOption();
+    QCommandLineOption control("control", "linkemd's control endpoint", "ENDPOINT");
+    QCommandLineOption telemetry("telemetry", "linkemd's telemetry endpoint", "ENDPOINT");
+    QCommandLineOption seconds("seconds", "measured seconds (default 60)", "S", "60");
+    QCommandLineOption warmup("warmup",
+                              "seconds after the first delay message before measuring "
+                              "(default 2)",
+                              "S", "2");
+    QCommandLineOption report("report-every", "also print RSS every S seconds (0: never)", "S",
+                              "60");
+    cli.addOptions({control, telemetry, seconds, warmup, report});
+    cli.process(app);
+    bool ok1 = false, ok2 = false, ok3 = false;
+    const double run_s = cli.value(seconds).toDouble(&ok1);
+    const double warm_s = cli.value(warmup).toDouble(&ok2);
+    const double every_s = cli.value(report).toDouble(&ok3);
+    if (!ok1 || !ok2 || !ok3 || run_s <= 0 || warm_s < 0 || every_s < 0) {
+        std::fprintf(stderr,
+                     "linkem-gui-bench: --seconds > 0, --warmup >= 0, --report-every >= 0\n");
+        return 2;
+    }
+    const long tid = syscall(SYS_gettid);
+
+    linkem::gui::Options options;
+    options.endpoints.control = cli.value(control);
+    options.endpoints.telemetry = cli.value(telemetry);
+    options.use_settings = false;
+    linkem::gui::MainWindow w(options);
+    w.resize(1600, 1000);
+    w.show();
+    w.setWindowSeconds(300);
+
+    QElapsedTimer clock;
+    clock.start();
+    enum { kWaiting, kWarming, kMeasuring } phase = kWaiting;
+    qint64 first_delay_ns = 0, t0_ns = 0, last_redraw_ns = -1, max_gap_ns = 0;
+    double cpu0 = 0;
+    std::uint64_t redraws = 0, gaps_over_50 = 0, samples[2] = {0, 0}, messages = 0;
+    QObject::connect(&w.client(), &linkem::gui::Client::telemetry, &app,
+                     [&](const QString& topic, const nlohmann::json& body) {
+                         if (topic != "delay") return;
+                         const qint64 now = clock.nsecsElapsed();
+                         if (phase == kWaiting) {
+                             phase = kWarming;
+                             first_delay_ns = now;
+                             std::printf("first delay message after %.1f s\n", now / 1e9);
+                         }
+                         if (phase != kMeasuring) return;
+                         ++messages;
+                         int d = 0;
+                         for (const char* dir : {"a_to_b", "b_to_a"}) {
+                             if (body.contains(dir) && body[dir].contains("samples"))
+                                 samples[d] += body[dir]["samples"]["arrival_ns"].size();
+                             ++d;
+                         }
+                     });
+    QObject::connect(w.charts(), &linkem::gui::ChartsPanel::redrawn, &app, [&] {
+        if (phase != kMeasuring) return;
+        const qint64 now = clock.nsecsElapsed();
+        if (last_redraw_ns >= 0) {
+            const qint64 gap = now - last_redraw_ns;
+            max_gap_ns = std::max(max_gap_ns, gap);
+            if (gap > 50'000'000) ++gaps_over_50;
+        }
+        last_redraw_ns = now;
+        ++redraws;
+    });
+    double next_report = every_s;
+    QTimer tick;
+    tick.setInterval(200);
+    QObject::connect(&tick, &QTimer::timeout, &app, [&] {
+        const qint64 now = clock.nsecsElapsed();
+        if (phase == kWaiting && now > 20'000'000'000LL) {
+            std::fprintf(stderr, "linkem-gui-bench: no delay message within 20 s\n");
+            app.exit(1);
+        }
+        if (phase == kWarming && now - first_delay_ns >= qint64(warm_s * 1e9)) {
+            phase = kMeasuring;
+            t0_ns = now;
+            cpu0 = thread_cpu_s(tid);
+        }
+        if (phase != kMeasuring) return;
+        const double el = (now - t0_ns) / 1e9;
+        if (every_s > 0 && el >= next_report && el < run_s) {
+            std::printf("after %.0f s: VmRSS %.1f MiB, VmHWM %.1f MiB, samples held %zu + %zu\n",
+                        el, status_mib("VmRSS:"), status_mib("VmHWM:"),
+                        w.charts()->storedSamples(0), w.charts()->storedSamples(1));
+            std::fflush(stdout);
+            next_report += every_s;
+        }
+        if (el < run_s) return;
+        const double cpu = thread_cpu_s(tid) - cpu0;
+        const double share = cpu / el * 100.0;
+        const double gap_ms = max_gap_ns / 1e6;
+        const double hwm = status_mib("VmHWM:"), rss = status_mib("VmRSS:");
+        std::printf("platform: %s; window %.0f s; measured %.1f s\n",
+                    qPrintable(QGuiApplication::platformName()), w.charts()->window(), el);
+        std::printf(
+            "received: %.0f + %.0f delay samples/s (a_to_b + b_to_a), %.1f delay "
+            "messages/s; samples held %zu + %zu\n",
+            samples[0] / el, samples[1] / el, messages / el, w.charts()->storedSamples(0),
+            w.charts()->storedSamples(1));
+        std::printf("UI thread CPU: %.2f s of %.1f s = %.1f %% of a core (target <= 25 %%): %s\n",
+                    cpu, el, share, verdict(share <= 25.0));
+        std::printf(
+            "redraws: %llu (%.1f/s); longest gap %.1f ms (target <= 50 ms): %s; gaps "
+            "over 50 ms: %llu\n",
+            (unsigned long long)redraws, redraws / el, gap_ms, verdict(gap_ms <= 50.0),
+            (unsigned long long)gaps_over_50);
+        std::printf("memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= 300 MB = 286 MiB): %s\n",
+                    hwm, rss, verdict(hwm * 1048576.0 <= 300e6));
+        std::printf("load average: %s\n", loadavg().c_str());
+        std::fflush(stdout);
+        app.exit(0);
+    });
+    tick.start();
+    return app.exec();
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# linkem-gui at full telemetry (docs/performance.md, "linkem-gui at full telemetry"): starts
+# `linkemd --demo` (two DPDK virtual ports, built-in traffic of 256-byte frames at 100 Mbit/s,
+# ~49 000 frames/s per direction) with `--delay-samples-per-s 20000` (the protocol's
+# maximum) on ipc:// endpoints of its own, then runs linkem-gui-bench: the real main window
+# connected to it with a 5-minute time window, which prints the UI thread's CPU share, the
+# longest redraw gap, the memory and the delay samples/s it received, against the targets.
+#   scripts/bench-gui.sh [--build DIR] [--seconds S] [--xvfb]
+# Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build seconds=60 xvfb=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --build) build=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --xvfb) xvfb=1; shift ;;
+    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
+    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --seconds S, --xvfb" >&2; exit 2 ;;
+  esac
+done
+cmake --build "$build" --target linkemd linkem-gui-bench >/dev/null
+dir=$(mktemp -d)
+linkemd_pid=
+cleanup() { [[ -n $linkemd_pid ]] && kill "$linkemd_pid" 2>/dev/null && wait "$linkemd_pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+"$build/backend/linkemd/linkemd" --demo --traffic-rate 100Mbit --frame-size 256 \
+  --delay-samples-per-s 20000 --control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" \
+  -- --file-prefix "linkem_bench_gui_$$" >"$dir/linkemd.log" 2>&1 &
+linkemd_pid=$!
+echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs; $(date -u '+%F %T') UTC"
+args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$seconds")
+if [[ $xvfb == 1 ]]; then
+  echo "QT_QPA_PLATFORM=xcb under xvfb-run"
+  QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$build/gui/linkem-gui-bench" "${args[@]}"
+else
+  echo "QT_QPA_PLATFORM=offscreen"
+  QT_QPA_PLATFORM=offscreen "$build/gui/linkem-gui-bench" "${args[@]}"
+fi
