@@ -30,21 +30,14 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "dataplane"))
+import bench_parse  # noqa: E402  (scripts/dataplane/bench_parse.py)
 
 
 def segments(log):
     """Stats lines split where linkemd was held (a gap of more than 0.3 s)."""
-    lines = []
-    for line in open(log, errors="replace"):
-        if line.startswith("{"):
-            try:
-                x = json.loads(line)
-            except ValueError:
-                continue
-            if not x.get("final"):
-                lines.append(x)
     segs, cur = [], []
-    for x in lines:
+    for x in bench_parse.stats_lines(log)[0]:
         if cur and x["t_ns"] - cur[-1]["t_ns"] > 300e6:
             segs.append(cur)
             cur = []
@@ -54,16 +47,12 @@ def segments(log):
     return segs
 
 
-def out(x):
-    return sum((x.get(d) or {}).get("packets_out", 0) for d in ("a_to_b", "b_to_a"))
-
-
 def rate(seg):
     seg = [x for x in seg if x["t_ns"] - seg[0]["t_ns"] >= 300e6]
     if len(seg) < 3:
         return None
     dt = (seg[-1]["t_ns"] - seg[0]["t_ns"]) / 1e9
-    return (out(seg[-1]) - out(seg[0])) / dt
+    return (bench_parse.packets_out(seg[-1]) - bench_parse.packets_out(seg[0])) / dt
 
 
 def main():

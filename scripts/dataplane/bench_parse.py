@@ -43,7 +43,8 @@ def testpmd(log, warmup):
     return {"samples": rates, "rx_nombuf": nombuf, "extra": {}}
 
 
-def linkemd(log, warmup):
+def stats_lines(log):
+    """linkemd --stats-json's lines of LOG: (the periodic ones, the final one or None)."""
     lines = []
     for line in open(log, errors="replace"):
         line = line.strip()
@@ -55,11 +56,19 @@ def linkemd(log, warmup):
             pass
     periodic = [x for x in lines if not x.get("final")]
     final = next((x for x in lines if x.get("final")), None)
+    return periodic, final
+
+
+def packets_out(x):
+    """Packets out of both directions in one stats line (counters since start)."""
+    return sum((x.get(d) or {}).get("packets_out", 0) for d in ("a_to_b", "b_to_a"))
+
+
+def linkemd(log, warmup):
+    periodic, final = stats_lines(log)
     if not periodic:
         return {"samples": [], "rx_nombuf": None, "extra": {"error": "no stats lines"}}
-
-    def out(x):
-        return sum((x.get(d) or {}).get("packets_out", 0) for d in ("a_to_b", "b_to_a"))
+    out = packets_out
 
     def cnt(x, key):
         return sum((x.get(d) or {}).get(key, 0) for d in ("a_to_b", "b_to_a"))

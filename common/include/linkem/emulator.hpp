@@ -379,7 +379,6 @@ class Emulator {
                 sq += l * l;
             }
         }
-        const TimeNs latest = hi;
         const double mn = static_cast<double>(min_l), mx = static_cast<double>(max_l);
         lateness_stats_.count += n;
         lateness_stats_.sum += sum;
@@ -389,7 +388,7 @@ class Emulator {
         drained_total_ += n;
         if (pending_.empty()) return;
         const std::uint64_t gone =
-            uses_fifo() ? drained_total_ : static_cast<std::uint64_t>(latest) + 1;
+            uses_fifo() ? drained_total_ : static_cast<std::uint64_t>(hi) + 1;
         while (!pending_.empty() && pending_.front().key < gone) {
             const PendingSample& p = pending_.front();
             const DelaySample s{p.arrival, p.delay, p.tx - p.arrival, now - p.arrival};
