@@ -6,7 +6,9 @@ using nlohmann::json;
 
 LinkSync::LinkSync(Client& client, QObject* parent) : QObject(parent), client_(client) {
     timer_.setSingleShot(true);
-    connect(&timer_, &QTimer::timeout, this, &LinkSync::sendNow);
+    // A coarse timer may fire up to 5 % early; the interval is a promise to linkemd.
+    timer_.setTimerType(Qt::PreciseTimer);
+    connect(&timer_, &QTimer::timeout, this, &LinkSync::schedule);
 }
 
 void LinkSync::reload() {
