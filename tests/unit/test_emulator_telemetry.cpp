@@ -235,5 +235,53 @@ TEST(EmulatorTelemetry, SamplesAcrossAStrategySwitchAreDroppedNotMismatched) {
     EXPECT_EQ(sink.size(), 0u);
 }
 
+// Bursts that arrive more rarely than the sample period (32 packets every 1 ms against a
+// sample every 50 us) still give the sample rate: each call follows several of its packets.
+// After a pause of more than kMaxSamplesPerCall periods a burst gives one sample and the
+// schedule restarts from it.
+TEST(EmulatorTelemetry, BurstsGiveTheSampleRateNotOneSampleACall) {
+    for (const Strategy st : {Strategy::correlated, Strategy::reordered}) {
+        constexpr DurationNs kDelay = 2 * kNsPerMs;
+        Emulator<Packet> e(constant(kDelay, st));
+        SpscRing<DelaySample> sink(16384);
+        e.set_telemetry(50 * kNsPerUs, 16384, &sink);
+        std::vector<Packet> burst(32), out(4096);
+        std::uint64_t seq = 0, sent = 0, got = 0;
+        auto step = [&](TimeNs t) {
+            for (Packet& p : burst)
+                p = Packet{seq++, t, 100};
+            e.ingest(burst.data(), burst.size(), t);
+            sent += burst.size();
+            got += e.drain(t, out.data(), out.size());
+        };
+        for (int i = 0; i < 100; ++i)
+            step(kNsPerMs + i * kNsPerMs);  // 100 ms
+        for (TimeNs t = 101 * kNsPerMs; e.in_flight() != 0; t += kNsPerMs)
+            got += e.drain(t, out.data(), out.size());
+        EXPECT_EQ(got, sent);
+        std::vector<DelaySample> s(16384);
+        std::size_t n = sink.pop(s.data(), s.size());
+        // 20 owed a call, the first call up to 21 (its schedule starts at 0): ~2000.
+        EXPECT_GE(n, 1900u) << to_string(st);
+        EXPECT_LE(n, 2021u) << to_string(st);
+        for (std::size_t i = 0; i < n; ++i) {
+            EXPECT_EQ(s[i].delay_ns, kDelay);
+            EXPECT_GE(s[i].scheduled_ns, kDelay);
+            EXPECT_LT(s[i].scheduled_ns, kDelay + 128);
+            EXPECT_GE(s[i].actual_ns, s[i].scheduled_ns);
+        }
+        // A pause of 1 s, then one burst: one sample.
+        step(2 * kNsPerSec);
+        for (TimeNs t = 2 * kNsPerSec; e.in_flight() != 0; t += kNsPerMs)
+            got += e.drain(t, out.data(), out.size());
+        n = sink.pop(s.data(), s.size());
+        EXPECT_EQ(n, 1u) << to_string(st);
+        EXPECT_EQ(got, sent);
+        const IntervalReport r = e.take_report(3 * kNsPerSec, 0);
+        EXPECT_TRUE(balances(r.counters));
+        EXPECT_EQ(r.samples_dropped, 0u);
+    }
+}
+
 }  // namespace
 }  // namespace linkem

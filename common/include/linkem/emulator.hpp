@@ -153,8 +153,14 @@ class Emulator {
         }
         std::size_t n_dropped = 0;
         const bool fifo = uses_fifo();
-        for (std::size_t off = 0; off < n; off += kChunk) {
-            const std::size_t m = std::min(kChunk, n - off);
+        // Samples owed: one per sample period since the last. Several owed (a burst larger
+        // than the rate of ingest calls allows at the sample rate): the call is split into
+        // that many pieces and the last queued packet of each is followed.
+        std::size_t owed = 0, step = kChunk;
+        if (sample_period_ != 0 && now >= next_sample_) [[unlikely]]
+            owed = sample_pieces(n, now, step);
+        for (std::size_t off = 0; off < n; off += step) {
+            const std::size_t m = std::min(step, n - off);
             Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
             switch (params_.limiter) {
                 case Limiter::spacer:
@@ -187,11 +193,18 @@ class Emulator {
                              : ingest_chunk<Limiter::none, false>(pkts + off, m, now, drop_out);
                     break;
             }
+            if (owed > 1 && last_queued_) [[unlikely]] {
+                take_sample(now);
+                --owed;
+                last_queued_ = false;
+            }
         }
         Counters::add(counters_.packets_in, n);
         Counters::set(counters_.in_flight, queued());
-        if (sample_period_ != 0 && last_queued_ && now >= next_sample_) [[unlikely]]
+        if (owed != 0 && last_queued_) [[unlikely]]
             take_sample(now);
+        // Still behind (a pause, or pieces that queued nothing): restart the schedule.
+        if (owed != 0 && next_sample_ <= now) next_sample_ = now + sample_period_;
         return n_dropped;
     }
 
@@ -268,7 +281,8 @@ class Emulator {
     /// Switches on what the `delay` topic needs beyond the per-packet delay statistics
     /// (which ingest always keeps): the lateness of every departure (drain then also reads
     /// each packet's transmission time, and drains at most kTelemetryDrain packets per call)
-    /// and, when sample_period > 0, one sampled packet per sample_period followed from
+    /// and, when sample_period > 0, one sampled packet per sample_period (several from one
+    /// ingest call when its packets span several periods' worth) followed from
     /// arrival to departure (at most max_pending at once) into `sink`; what does not fit
     /// into the sink is counted in samples_dropped. Allocates; call before the packet path
     /// runs.
@@ -342,13 +356,25 @@ class Emulator {
             return tx;
     }
 
+    // The samples an ingest call of n packets at `now` owes (now >= next_sample_), at most
+    // one a packet and kMaxSamplesPerCall; more than kMaxSamplesPerCall periods behind is a
+    // pause: one sample, and the schedule restarts from now. Sets the piece size.
+    std::size_t sample_pieces(std::size_t n, TimeNs now, std::size_t& step) const {
+        const auto behind = static_cast<std::uint64_t>(now - next_sample_) /
+                                static_cast<std::uint64_t>(sample_period_) +
+                            1;
+        if (behind > kMaxSamplesPerCall) return 1;
+        const std::size_t owed = std::min<std::size_t>({behind, n, kChunk});
+        if (owed > 1) step = std::min(kChunk, n / owed);  // at least owed pieces
+        return owed;
+    }
+    static constexpr std::uint64_t kMaxSamplesPerCall = 64;
+
     // Follows the last packet the ingest call queued (if there is room to follow one more).
     // FIFO: it leaves when as many packets as were queued before it have left (its
     // ordinal); reordered: when a packet with its transmission time or a later one has.
     void take_sample(TimeNs now) {
-        // On schedule, one per period; after a pause, the schedule restarts from now.
-        next_sample_ += sample_period_;
-        if (next_sample_ < now) next_sample_ = now + sample_period_;
+        next_sample_ += sample_period_;  // on schedule, one per period
         if (pending_.size() >= max_pending_) return;
         const bool fifo = uses_fifo();
         const TimeNs tx = fifo ? sample_tx_ : queued_tx(sample_tx_);
