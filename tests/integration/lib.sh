@@ -190,16 +190,12 @@ show_forwarder_counters() {
         grep -E "RX-packets|TX-packets" "$FWD_OUT" | tail -n 4 | sed 's/^/    /'
         return 0
     fi
-    $PY - "$FWD_OUT" <<'EOF'
+    last_stats_line | $PY -c '
 import json, sys
-last = None
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if line.startswith("{"):
-        try: last = json.loads(line)
-        except ValueError: pass
-if last is None:
+text = sys.stdin.read().strip()
+if not text:
     print("    (no stats line from linkemd)"); sys.exit(0)
+last = json.loads(text)
 keys = ("packets_in", "packets_out", "drops_loss", "drops_spacer", "drops_policer",
         "drops_buffer_full", "delays_clamped", "in_flight")
 for d in ("a_to_b", "b_to_a"):
@@ -208,7 +204,21 @@ for d in ("a_to_b", "b_to_a"):
                             " ".join("%s=%s" % (k, c.get(k)) for k in keys if k in c)))
 for p, c in sorted((last.get("ports") or {}).items()):
     print("    port %s: %s" % (p, " ".join("%s=%s" % kv for kv in sorted(c.items()))))
-EOF
+'
+}
+
+# last_stats_line: linkemd's last complete JSON stats line in $FWD_OUT (nothing without one).
+last_stats_line() {
+    $PY - "$FWD_OUT" <<'PYEOF'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        try: json.loads(line); last = line
+        except ValueError: pass
+if last: print(last)
+PYEOF
 }
 
 # start_iperf_server: one-shot server in ns2, JSON to $WORK/server.json.
@@ -272,21 +282,17 @@ lcore_cpus() {
 # forwarder_stalls: "<stalls> <stall_ns> <longest_stall_ns>" summed over both directions
 # from linkemd's last stats line (its counters since start); "0 0 0" without one.
 forwarder_stalls() {
-    $PY - "$FWD_OUT" <<'PYEOF'
+    last_stats_line | $PY -c '
 import json, sys
-last = None
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if line.startswith("{"):
-        try: last = json.loads(line)
-        except ValueError: pass
+text = sys.stdin.read().strip()
+last = json.loads(text) if text else {}
 n = ns = lo = 0
 for d in ("a_to_b", "b_to_a"):
     c = (last or {}).get(d) or {}
     n += c.get("stalls", 0); ns += c.get("stall_ns", 0)
     lo = max(lo, c.get("longest_stall_ns", 0))
 print(n, ns, lo)
-PYEOF
+'
 }
 
 # A timing bound's verdict, one greppable line each (counted over loaded runs):
