@@ -25,7 +25,9 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSpinBox>
@@ -57,6 +59,62 @@ QString fmt_uptime(double ns) {
         .arg(s % 60, 2, 10, QChar('0'));
 }
 }  // namespace
+
+// The direction columns side by side when the Link pane is wide enough for both, one above
+// the other when it is not: never cut off, never a sideways scroll bar.
+class ColumnsFit : public QObject {
+  public:
+    ColumnsFit(QScrollArea* area, QBoxLayout* row) : QObject(area), area_(area), row_(row) {
+        area->viewport()->installEventFilter(this);
+    }
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() == QEvent::Resize) fit();
+        return false;
+    }
+    void fit() {
+        const int both = sideBySide();
+        if (both == 0) return;
+        const auto dir = area_->width() >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+        if (row_->direction() != dir) row_->setDirection(dir);
+        area_->setMinimumWidth(oneColumn());  // the pane never narrower than one column
+    }
+    /// The pane's width with the columns side by side (0 before there are any).
+    int sideBySide() const {
+        int need = 0, n = 0;
+        for (const QWidget* w : columns()) {
+            need += w->minimumSizeHint().width();
+            ++n;
+        }
+        return n == 0 ? 0 : need + (n - 1) * std::max(0, row_->spacing()) + chrome();
+    }
+    int oneColumn() const {
+        int one = 0;
+        for (const QWidget* w : columns())
+            one = std::max(one, w->minimumSizeHint().width());
+        // The rows above the columns (presets) have their own minimum.
+        for (int i = 0; i < area_->widget()->layout()->count(); ++i)
+            if (QLayout* l = area_->widget()->layout()->itemAt(i)->layout(); l && l != row_)
+                one = std::max(one, l->minimumSize().width());
+        return one + chrome();
+    }
+
+  private:
+    std::vector<const QWidget*> columns() const {
+        std::vector<const QWidget*> v;
+        for (int i = 0; i < row_->count(); ++i)
+            if (const QWidget* w = row_->itemAt(i)->widget(); w && !w->isHidden()) v.push_back(w);
+        return v;
+    }
+    // Margins, the frame and a vertical scroll bar.
+    int chrome() const {
+        const QMargins m = area_->widget()->layout()->contentsMargins();
+        return m.left() + m.right() + 2 * area_->frameWidth() +
+               area_->verticalScrollBar()->sizeHint().width();
+    }
+
+    QScrollArea* area_;
+    QBoxLayout* row_;
+};
 
 MainWindow::MainWindow(const Options& options, QWidget* parent)
     : QMainWindow(parent), options_(options), sync_(client_) {
@@ -252,6 +310,7 @@ void MainWindow::buildDocks() {
     controls_layout_->addLayout(dirs);
     controls_layout_->addStretch();
     scroll->setWidget(controls_box_);
+    columns_fit_ = new ColumnsFit(scroll, dirs);
     dock->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
@@ -347,7 +406,24 @@ void MainWindow::buildControls(const json& schema) {
     }
     same_->setVisible(directions_ > 1);
     preset_target_->setVisible(directions_ > 1);
+    columns_fit_->fit();
+    sizeLinkDockOnce();
     if (sync_.valid()) onLink(sync_.applied(), sync_.generation());
+}
+
+// The first layout (not one QSettings restored): room for both columns side by side, once
+// there are columns and a window wide enough to leave the charts 44 % of it (1600 px: 700).
+void MainWindow::sizeLinkDockOnce() {
+    if (layout_restored_ || link_dock_sized_) return;
+    const int both = columns_fit_->sideBySide();
+    if (both == 0 || both > width() * 56 / 100) return;
+    link_dock_sized_ = true;
+    resizeDocks({findChild<QDockWidget*>("link_dock")}, {both}, Qt::Horizontal);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+    QMainWindow::resizeEvent(e);
+    sizeLinkDockOnce();
 }
 
 void MainWindow::buildMenus() {
@@ -884,6 +960,7 @@ void MainWindow::setProjectorMode(bool on) {
             w->setFont(small);
         }
     charts_set_projector(charts_, on);
+    columns_fit_->fit();  // larger fonts need wider columns
 }
 
 void MainWindow::setPaused(bool on) {
@@ -902,7 +979,7 @@ void MainWindow::setWindowSeconds(int s) {
 void MainWindow::readSettings() {
     QSettings s;
     restoreGeometry(s.value("window/geometry").toByteArray());
-    restoreState(s.value("window/state").toByteArray());
+    layout_restored_ = restoreState(s.value("window/state").toByteArray());
     control_edit_->setText(s.value("endpoints/control").toString());
     telemetry_edit_->setText(s.value("endpoints/telemetry").toString());
     if (options_.endpoints.server_key_file.isEmpty() &&

@@ -70,12 +70,14 @@ class MainWindow : public QMainWindow {
 
   protected:
     void closeEvent(class QCloseEvent* e) override;
+    void resizeEvent(class QResizeEvent* e) override;
 
   private:
     void buildMenus();
     void buildConnectionBar();
     void buildControls(const nlohmann::json& schema);
     void buildDocks();
+    void sizeLinkDockOnce();
     void onState(Client::State s, const QString& detail);
     void onHello(const nlohmann::json& hello, bool restarted);
     void onTelemetry(const QString& topic, const nlohmann::json& body);
@@ -103,6 +105,8 @@ class MainWindow : public QMainWindow {
     DirectionPanel* panels_[2] = {nullptr, nullptr};
     QWidget* controls_box_ = nullptr;
     QVBoxLayout* controls_layout_ = nullptr;
+    class ColumnsFit* columns_fit_ = nullptr;  // the Link pane's columns, side by side or stacked
+    bool layout_restored_ = false, link_dock_sized_ = false;
     QCheckBox* same_ = nullptr;
     QComboBox* preset_combo_ = nullptr;
     QComboBox* preset_target_ = nullptr;

@@ -1,15 +1,19 @@
 // linkem-gui against a fake linkemd: the real window, the real client thread, the real
 // protocol over real ZeroMQ sockets (ipc:// in a temporary directory).
 #include <QAction>
+#include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -73,6 +77,7 @@ class GuiTest : public QObject {
     void trafficPanel();
     void chartsGetDataAndExport();
     void projectorModeAndPause();
+    void linkPaneNeverCutOff();
     void badEndpointSaysWhy();
     void curveKeys();
 
@@ -454,6 +459,31 @@ void GuiTest::projectorModeAndPause() {
     QVERIFY(!w_->charts()->projectorMode());
     QVERIFY(!w_->charts()->paused());
 #endif
+}
+
+// The Link pane shows both directions whole: side by side where they fit, stacked where
+// not (a narrow pane, the projector's large fonts); never a sideways scroll bar.
+void GuiTest::linkPaneNeverCutOff() {
+    auto* scroll = w_->findChild<QDockWidget*>("link_dock")->findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    auto* row = scroll->widget()->findChild<QBoxLayout*>("direction_row");
+    QVERIFY(row);
+    auto cut_off = [&] {
+        QApplication::processEvents();
+        return scroll->horizontalScrollBar()->maximum() > 0;
+    };
+    w_->resize(1600, 1000);  // the first layout: both columns side by side
+    QTRY_COMPARE_WITH_TIMEOUT(row->direction(), QBoxLayout::LeftToRight, kTimeout);
+    QVERIFY(!cut_off());
+    auto* dock = w_->findChild<QDockWidget*>("link_dock");
+    w_->resizeDocks({dock}, {480}, Qt::Horizontal);
+    QTRY_COMPARE_WITH_TIMEOUT(row->direction(), QBoxLayout::TopToBottom, kTimeout);
+    QVERIFY(!cut_off());
+    w_->resizeDocks({dock}, {1000}, Qt::Horizontal);
+    QTRY_COMPARE_WITH_TIMEOUT(row->direction(), QBoxLayout::LeftToRight, kTimeout);
+    w_->setProjectorMode(true);
+    QTRY_VERIFY_WITH_TIMEOUT(!cut_off(), kTimeout);
+    w_->setProjectorMode(false);
 }
 
 void GuiTest::badEndpointSaysWhy() {
