@@ -224,7 +224,15 @@ void GuiTest::draggingIsCoalesced() {
     QTest::qWait(300);  // nothing more may follow
     const auto sent = fake_->requests("set_link");
     qInfo("%d moves in %.2f s -> %zu set_link", moves, elapsed_s, sent.size());
-    QVERIFY(sent.size() < static_cast<std::size_t>(moves));
+    // Coalesced: fewer requests than moves, when the moves came faster than 20 a second (on
+    // a loaded machine the loop itself may take 50 ms a move).
+    if (moves > elapsed_s * 20 + 2)
+        QVERIFY(sent.size() < static_cast<std::size_t>(moves));
+    else
+        qInfo(
+            "timing bound: skipped (fewer set_link than moves: %d moves took %.2f s, no faster "
+            "than the 50 ms interval)",
+            moves, elapsed_s);
     // At most one per 50 ms (+1 for the first, sent at once).
     QVERIFY2(sent.size() <= static_cast<std::size_t>(elapsed_s * 20 + 2),
              qPrintable(QString("%1 set_link in %2 s").arg(sent.size()).arg(elapsed_s)));

@@ -107,5 +107,11 @@ sys.exit(1 if fails else 0)
 EOF
 rc=$?
 show_forwarder_counters
-[[ $rc == 0 ]] || fail "see above"
+if [[ $rc != 0 ]]; then
+    # Where lost pings went: ping's own summary and the kernel's counters of both veth ends.
+    tail -n 3 "$WORK/ping.out" | sed 's/^/    ping: /'
+    for ifc in "$VA" "$VB"; do ip -s link show "$ifc" | sed "s/^/    $ifc: /"; done
+    nsx "$NS1" ip -s link show "$VE1" | sed "s/^/    $VE1: /"
+    fail "see above"
+fi
 log "PASS"

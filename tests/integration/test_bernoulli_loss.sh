@@ -29,24 +29,21 @@ read -r packets lost pct <<<"$(json_get "$IPERF_SERVER_JSON" \
     "'%s %s %s' % (j['end']['sum']['packets'], j['end']['sum']['lost_packets'], j['end']['sum']['lost_percent'])")" ||
     fail "could not parse the iperf3 server report"
 log "measured: $lost of $packets datagrams lost = $pct % (expect 1 +- 0.3 %)"
-(( packets >= N * 99 / 100 )) || fail "only $packets datagrams counted; expected ~$N"
-own=$($PY - "$FWD_OUT" <<'PYEOF'
+own=$(last_stats_line | $PY -c '
 import json, sys
-last = None
-for line in open(sys.argv[1]):
-    if line.startswith("{"):
-        try: last = json.loads(line)
-        except ValueError: pass
-c = (last or {}).get("a_to_b") or {}
+text = sys.stdin.read().strip()
+c = (json.loads(text) if text else {}).get("a_to_b") or {}
 print("%.4f" % (100.0 * c.get("drops_loss", 0) / max(1, c.get("packets_in", 0))))
-PYEOF
-)
+')
 log "linkemd dropped $own % of what it received on a_to_b (expect 1 +- 0.3 %)"
 float_in "$own" 0.7 1.3 || fail "linkemd's loss $own % is outside 0.7 .. 1.3 %"
 if [[ -n "$DISTURBED" ]]; then
-    bound_skipped "end-to-end loss 0.7 .. 1.3 %" "$DISTURBED"
+    bound_skipped "end-to-end loss 0.7 .. 1.3 % over ~$N datagrams" "$DISTURBED"
 else
     bound_checked "end-to-end loss 0.7 .. 1.3 %"
+    # iperf3's server counts up to the last datagram it saw before the client's end message:
+    # datagrams a stall held in linkemd past that are neither counted nor lost to it.
+    (( packets >= N * 99 / 100 )) || fail "only $packets datagrams counted; expected ~$N"
     float_in "$pct" 0.7 1.3 || fail "loss $pct % is outside 0.7 .. 1.3 %"
 fi
 log "PASS"
