@@ -195,6 +195,29 @@ void commit(const Batch& items, F&& axes) {
                (cpuNs() - t2) / 1e6);
 }
 
+void account(std::uint64_t& n, double& sum, double& max, qint64 since) {
+    const double ms = static_cast<double>(cpuNs() - since) / 1e6;
+    ++n;
+    sum += ms;
+    max = std::max(max, ms);
+}
+
+// A chart view that adds the CPU time of its paint events to the panel's costs.
+class TimedView : public QChartView {
+  public:
+    TimedView(QChart* c, ChartsCosts* costs) : QChartView(c), costs_(costs) {}
+
+  protected:
+    void paintEvent(QPaintEvent* e) override {
+        const qint64 t0 = cpuNs();
+        QChartView::paintEvent(e);
+        account(costs_->paints, costs_->paint_ms, costs_->paint_max_ms, t0);
+    }
+
+  private:
+    ChartsCosts* costs_;
+};
+
 // A bold title over one or two small lines of caption.
 QString chartTitle(const QString& title, const QString& caption,
                    const QString& caption2 = QString()) {
@@ -213,6 +236,7 @@ struct ChartsPanel::Impl {
     std::int64_t view_lo = 0, view_hi = 30 * kNsPerS;
     int columns = 800;
     std::uint64_t redraws = 0;
+    ChartsCosts costs;
     QTimer timer;
     Histogram drawn[2];
     bool hist_valid = false;
@@ -248,8 +272,8 @@ QChart* newChart() {
     return c;
 }
 
-QChartView* newView(QChart* c, const QString& tip) {
-    auto* v = new QChartView(c);
+QChartView* newView(ChartsCosts* costs, QChart* c, const QString& tip) {
+    auto* v = new TimedView(c, costs);
     // Antialiasing triples the cost of painting dense series; projector mode turns it on.
     v->setRenderHint(QPainter::Antialiasing, false);
     v->setToolTip(tip);
@@ -342,11 +366,12 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         attach(I.delay, I.bandUp[d], I.delayX, I.delayY);
         attach(I.delay, I.bandLo[d], I.delayX, I.delayY);
     }
-    I.delayView = newView(
-        I.delay, tr("Each sampled packet's actual delay over its arrival time (min and max of "
-                    "each pixel column), the min/max of the drawn delay over every packet of "
-                    "each interval, and the target mean with a band of ± jitter.\n") +
-                     includes);
+    I.delayView =
+        newView(&I.costs, I.delay,
+                tr("Each sampled packet's actual delay over its arrival time (min and max of "
+                   "each pixel column), the min/max of the drawn delay over every packet of "
+                   "each interval, and the target mean with a band of ± jitter.\n") +
+                    includes);
 
     // Histogram.
     I.hist = newChart();
@@ -371,7 +396,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         attach(I.hist, I.dens[d], I.histX, I.histY);
     }
     I.histView = newView(
-        I.hist,
+        &I.costs, I.hist,
         tr("Histogram of the sampled packets' actual delay in the visible window, as a "
            "probability density (area 1), against the density of the configured distribution "
            "(mean delay, jitter as its standard deviation). Correlation (strategy correlated) "
@@ -393,8 +418,9 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         attach(I.thr, I.thrIn[d], I.thrX, I.thrY);
         attach(I.thr, I.thrOut[d], I.thrX, I.thrY);
     }
-    I.thrView = newView(I.thr, tr("Rates from the differences of the cumulative counters of two "
-                                  "stats messages. Bytes include the 4-byte FCS."));
+    I.thrView = newView(&I.costs, I.thr,
+                        tr("Rates from the differences of the cumulative counters of two "
+                           "stats messages. Bytes include the 4-byte FCS."));
 
     // Drops.
     I.drops = newChart();
@@ -409,9 +435,10 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
                                 d == 0 ? Qt::SolidLine : Qt::DashLine);
             attach(I.drops, I.drop[d][k], I.dropsX, I.dropsY);
         }
-    I.dropsView = newView(I.drops, tr("Packets dropped per second: loss model (drops_loss), "
-                                      "policer, spacer fill limit, no room (buffer limit or "
-                                      "mbuf pool)."));
+    I.dropsView = newView(&I.costs, I.drops,
+                          tr("Packets dropped per second: loss model (drops_loss), "
+                             "policer, spacer fill limit, no room (buffer limit or "
+                             "mbuf pool)."));
 
     // Controls and layout.
     auto* dirs = new QComboBox;
@@ -461,12 +488,16 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
 ChartsPanel::~ChartsPanel() = default;
 
 void ChartsPanel::addStats(const json& msg) {
+    const qint64 t0 = cpuNs();
     d_->data.addStats(msg);
+    account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
     d_->dirty = true;
 }
 
 void ChartsPanel::addDelay(const json& msg) {
+    const qint64 t0 = cpuNs();
     d_->data.addDelay(msg);
+    account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
     d_->dirty = true;
     d_->hist_new = true;
 }
@@ -535,6 +566,14 @@ std::uint64_t ChartsPanel::redrawCount() const {
     return d_->redraws;
 }
 
+ChartsCosts ChartsPanel::costs() const {
+    return d_->costs;
+}
+
+void ChartsPanel::resetCosts() {
+    d_->costs = ChartsCosts{};
+}
+
 QChart* ChartsPanel::chart(const QString& name) const {
     if (name == QLatin1String("delay")) return d_->delay;
     if (name == QLatin1String("histogram")) return d_->hist;
@@ -586,6 +625,7 @@ void ChartsPanel::applyStyle() {
 
 void ChartsPanel::redraw() {
     Impl& I = *d_;
+    const qint64 started = cpuNs();
     ChartData& D = I.data;
     const std::int64_t window_ns = static_cast<std::int64_t>(I.window_s * 1e9);
     const std::int64_t hi = D.hasData() ? D.latestNs() : window_ns;
@@ -853,6 +893,7 @@ void ChartsPanel::redraw() {
 
     I.dirty = false;
     ++I.redraws;
+    account(I.costs.redraws, I.costs.redraw_ms, I.costs.redraw_max_ms, started);
     emit redrawn();
 }
 
