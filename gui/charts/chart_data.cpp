@@ -105,13 +105,19 @@ void SampleRing::add(const DelayPoint& p) {
         fresh = off > kMaxOff || off < kMinOff;
     }
     if (fresh) {
+        if (!chunks_.empty()) {  // a chunk cut short by a jump in time gives back its slack
+            chunks_.back().v.shrink_to_fit();
+            chunks_.back().x.shrink_to_fit();
+        }
         Chunk c;
         c.base_ns = c.min_t = c.max_t = p.t_ns;
+        c.v.reserve(kChunkSamples);
+        if (full_) c.x.reserve(kChunkSamples);
         chunks_.push_back(std::move(c));
     }
     Chunk& c = chunks_.back();
-    c.v.push_back(Stored{static_cast<std::int32_t>(p.t_ns - c.base_ns), p.delay_us, p.scheduled_us,
-                         p.actual_us});
+    c.v.push_back(Core{static_cast<std::int32_t>(p.t_ns - c.base_ns), p.actual_us});
+    if (full_) c.x.push_back(Extra{p.delay_us, p.scheduled_us});
     c.min_t = std::min(c.min_t, p.t_ns);
     c.max_t = std::max(c.max_t, p.t_ns);
     c.actual.add(p.actual_us);
@@ -134,6 +140,13 @@ void SampleRing::clear() {
     size_ = 0;
 }
 
+std::size_t SampleRing::bytes() const {
+    std::size_t b = 0;
+    for (const Chunk& c : chunks_)
+        b += c.v.capacity() * sizeof(Core) + c.x.capacity() * sizeof(Extra);
+    return b;
+}
+
 Moments SampleRing::actual(std::int64_t lo, std::int64_t hi) const {
     Moments m;
     for (const Chunk& c : chunks_) {
@@ -142,7 +155,7 @@ Moments SampleRing::actual(std::int64_t lo, std::int64_t hi) const {
             m.merge(c.actual);
             continue;
         }
-        for (const Stored& s : c.v) {
+        for (const Core& s : c.v) {
             const std::int64_t t = c.base_ns + s.off_ns;
             if (t >= lo && t <= hi) m.add(s.actual_us);
         }

@@ -983,6 +983,13 @@ std::size_t ChartsPanel::storedSamples(int direction) const {
     return direction >= 0 && direction < 2 ? d_->data.dir(direction).samples.size() : 0;
 }
 
+std::size_t ChartsPanel::storedBytes() const {
+    std::size_t b = 0;
+    for (int d = 0; d < 2; ++d)
+        b += d_->data.dir(d).samples.bytes() + d_->data.dir(d).measured.bytes();
+    return b;
+}
+
 int ChartsPanel::plotColumns() const {
     return d_->columns;
 }

@@ -95,6 +95,8 @@ class ChartsPanel : public QWidget {
     double density(int direction, double x_us) const;
     /// Delay samples held for direction d (up to 5 minutes).
     std::size_t storedSamples(int direction) const;
+    /// Bytes the stored delay and measured samples of both directions take.
+    std::size_t storedBytes() const;
     /// Columns the delay series is decimated into (the plot area's width in pixels).
     int plotColumns() const;
     /// Redraws now if data arrived since the last redraw and not paused; the timer's slot.
