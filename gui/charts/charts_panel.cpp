@@ -497,7 +497,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     top->addLayout(grid, 1);
 
     connect(I.delay, &QChart::plotAreaChanged, this, [this](const QRectF& r) {
-        if (std::abs(static_cast<int>(r.width()) - d_->columns) > 1) d_->dirty = true;
+        if (std::abs(static_cast<int>(r.width()) - d_->columns) * 100 > 3 * d_->columns)
+            d_->dirty = true;
     });
     I.timer.setInterval(30);
     connect(&I.timer, &QTimer::timeout, this, [this] { redrawIfDue(); });
@@ -660,7 +661,11 @@ void ChartsPanel::redraw() {
     I.view_lo = lo;
     I.view_hi = hi;
     const int plot_w = static_cast<int>(I.delay->plotArea().width());
-    I.columns = plot_w >= 50 ? plot_w : 800;
+    // The columns follow the plot's width, but not its wobble of a few pixels as the delay
+    // axis' labels change width: a new column width rebuilds the columns from every sample
+    // held (up to 6 million a direction), so up to 3% fewer or more pixels keep them.
+    const int want = plot_w >= 50 ? plot_w : 800;
+    if (std::abs(want - I.columns) * 100 > 3 * I.columns) I.columns = want;
     const std::int64_t column_ns = std::max<std::int64_t>(1, window_ns / I.columns);
     D.setColumns(column_ns, window_ns);
     const double x0 = static_cast<double>(lo) / 1e9, x1 = static_cast<double>(hi) / 1e9;
