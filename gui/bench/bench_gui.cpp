@@ -288,10 +288,10 @@ int main(int argc, char** argv) {
             (unsigned long long)c.paints, c.paints ? c.paint_ms / c.paints : 0.0, c.paint_max_ms,
             c.ingest_ms / el, (unsigned long long)c.ingests,
             c.ingests ? c.ingest_ms / c.ingests : 0.0, c.ingest_max_ms);
-        std::printf("memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= 300 MB = 286 MiB): %s; "
-                    "sample store %.1f MiB\n",
-                    hwm, rss, verdict(hwm * 1048576.0 <= 300e6),
-                    w.charts()->storedBytes() / 1048576.0);
+        std::printf(
+            "memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= 300 MB = 286 MiB): %s; "
+            "sample store %.1f MiB\n",
+            hwm, rss, verdict(hwm * 1048576.0 <= 300e6), w.charts()->storedBytes() / 1048576.0);
         std::printf("load average: %s\n", loadavg().c_str());
         std::fflush(stdout);
         app.exit(0);
