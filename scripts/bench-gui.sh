@@ -5,18 +5,21 @@
 # maximum) on ipc:// endpoints of its own, then runs linkem-gui-bench: the real main window
 # connected to it with a 5-minute time window, which prints the UI thread's CPU share, the
 # longest redraw gap, the memory and the delay samples/s it received, against the targets.
-#   scripts/bench-gui.sh [--build DIR] [--seconds S] [--xvfb]
+#   scripts/bench-gui.sh [--build DIR] [--seconds S] [--prefill S] [--xvfb]
 # Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
+# --prefill S: first fill the charts with S s (<= 300) of synthetic telemetry at 20 000
+# samples/s per direction, so that the 5-minute window is full from the start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build seconds=60 xvfb=0
+build=build seconds=60 prefill=0 xvfb=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
+    --prefill) prefill=$2; shift 2 ;;
     --xvfb) xvfb=1; shift ;;
-    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
-    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --seconds S, --xvfb" >&2; exit 2 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --seconds S, --prefill S, --xvfb" >&2; exit 2 ;;
   esac
 done
 cmake --build "$build" --target linkemd linkem-gui-bench >/dev/null
@@ -29,7 +32,7 @@ trap cleanup EXIT
   -- --file-prefix "linkem_bench_gui_$$" >"$dir/linkemd.log" 2>&1 &
 linkemd_pid=$!
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs; $(date -u '+%F %T') UTC"
-args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$seconds")
+args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$seconds" --prefill "$prefill")
 if [[ $xvfb == 1 ]]; then
   echo "QT_QPA_PLATFORM=xcb under xvfb-run"
   QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$build/gui/linkem-gui-bench" "${args[@]}"

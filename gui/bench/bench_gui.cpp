@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -53,6 +56,83 @@ std::string loadavg() {
     return a + " " + b + " " + c;
 }
 
+// --prefill: `seconds` of synthetic telemetry ending at t_end_ns (data-plane time), fed to
+// the charts as linkemd's messages would be: a `delay` message every 50 ms with `rate`
+// samples/s and as many measured samples per direction (20 ms +- ~4 ms), a `stats` message
+// every 100 ms (49 000 packets/s of 256 bytes per direction). The window is then full at
+// once, as after `seconds` of real telemetry.
+void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double seconds, double rate) {
+    using nlohmann::json;
+    constexpr std::int64_t kDelayNs = 50'000'000, kStatsNs = 100'000'000;
+    const std::int64_t t0 = t_end_ns - static_cast<std::int64_t>(seconds * 1e9);
+    const int per_msg = std::max(1, static_cast<int>(rate * 0.05));
+    std::uint64_t lcg = 12345;
+    auto uniform = [&lcg] {  // [0, 1)
+        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>(lcg >> 11) * 0x1.0p-53;
+    };
+    auto delay_ns = [&] {  // ~normal, mean 20 ms, sd 4 ms
+        const double z = (uniform() + uniform() + uniform() + uniform() - 2.0) * std::sqrt(3.0);
+        return static_cast<std::int64_t>(20e6 + 4e6 * z);
+    };
+    double packets = 0;
+    for (std::int64_t t = t0; t < t_end_ns; t += kDelayNs) {
+        json msg = {{"t_ns", t + kDelayNs}};
+        for (const char* dir : {"a_to_b", "b_to_a"}) {
+            json arr = json::array(), del = json::array(), sch = json::array(), act = json::array(),
+                 send = json::array(), mdel = json::array();
+            std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (int i = 0; i < per_msg; ++i) {
+                const std::int64_t ta = t + kDelayNs * i / per_msg, d = delay_ns();
+                const std::int64_t a = d + static_cast<std::int64_t>(uniform() * 20'000);
+                arr.push_back(ta);
+                del.push_back(d);
+                sch.push_back(d);
+                act.push_back(a);
+                send.push_back(ta);
+                mdel.push_back(a + 3'000);
+                lo = std::min(lo, d);
+                hi = std::max(hi, d);
+            }
+            msg[dir] = {{"start_ns", t},
+                        {"end_ns", t + kDelayNs},
+                        {"samples",
+                         {{"arrival_ns", arr},
+                          {"delay_ns", del},
+                          {"scheduled_ns", sch},
+                          {"actual_ns", act}}},
+                        {"measured", {{"send_ns", send}, {"delay_ns", mdel}}},
+                        {"delay",
+                         {{"count", 2450},
+                          {"min_ns", lo},
+                          {"max_ns", hi},
+                          {"mean_ns", 20e6},
+                          {"sd_ns", 4e6}}},
+                        {"lateness",
+                         {{"count", 2450},
+                          {"min_ns", 0},
+                          {"max_ns", 20000},
+                          {"mean_ns", 10000},
+                          {"sd_ns", 5000}}}};
+        }
+        charts->addDelay(msg);
+        if ((t - t0) % kStatsNs == 0) {
+            packets += 49'000 * 0.1;
+            json st = {{"t_ns", t + kDelayNs}};
+            for (const char* dir : {"a_to_b", "b_to_a"})
+                st[dir] = {{"packets_in", packets},
+                           {"bytes_in", packets * 260},
+                           {"packets_out", packets},
+                           {"bytes_out", packets * 260},
+                           {"drops_loss", packets / 1000},
+                           {"drops_policer", 0},
+                           {"drops_spacer", 0},
+                           {"drops_buffer_full", 0}};
+            charts->addStats(st);
+        }
+    }
+}
+
 const char* verdict(bool met) {
     return met ? "met" : "NOT met";
 }
@@ -75,15 +155,28 @@ int main(int argc, char** argv) {
                               "S", "2");
     QCommandLineOption report("report-every", "also print RSS every S seconds (0: never)", "S",
                               "60");
-    cli.addOptions({control, telemetry, seconds, warmup, report});
+    QCommandLineOption prefill_opt(
+        "prefill",
+        "before measuring, fill the charts with S seconds of synthetic telemetry (delay "
+        "samples at --prefill-rate per direction) ending at the first delay message, so that "
+        "a 5-minute window is full at once (default 0: only linkemd's telemetry)",
+        "S", "0");
+    QCommandLineOption prefill_rate(
+        "prefill-rate", "synthetic delay samples/s per direction (default 20000)", "N", "20000");
+    cli.addOptions({control, telemetry, seconds, warmup, report, prefill_opt, prefill_rate});
     cli.process(app);
     bool ok1 = false, ok2 = false, ok3 = false;
     const double run_s = cli.value(seconds).toDouble(&ok1);
     const double warm_s = cli.value(warmup).toDouble(&ok2);
     const double every_s = cli.value(report).toDouble(&ok3);
-    if (!ok1 || !ok2 || !ok3 || run_s <= 0 || warm_s < 0 || every_s < 0) {
+    bool ok4 = false, ok5 = false;
+    const double prefill_s = cli.value(prefill_opt).toDouble(&ok4);
+    const double prefill_r = cli.value(prefill_rate).toDouble(&ok5);
+    if (!ok1 || !ok2 || !ok3 || !ok4 || !ok5 || run_s <= 0 || warm_s < 0 || every_s < 0 ||
+        prefill_s < 0 || prefill_s > 300 || prefill_r < 1 || prefill_r > 20000) {
         std::fprintf(stderr,
-                     "linkem-gui-bench: --seconds > 0, --warmup >= 0, --report-every >= 0\n");
+                     "linkem-gui-bench: --seconds > 0, --warmup >= 0, --report-every >= 0, "
+                     "--prefill 0 .. 300, --prefill-rate 1 .. 20000\n");
         return 2;
     }
     const long tid = syscall(SYS_gettid);
@@ -109,8 +202,18 @@ int main(int argc, char** argv) {
                          const qint64 now = clock.nsecsElapsed();
                          if (phase == kWaiting) {
                              phase = kWarming;
-                             first_delay_ns = now;
                              std::printf("first delay message after %.1f s\n", now / 1e9);
+                             if (prefill_s > 0) {
+                                 QElapsedTimer p;
+                                 p.start();
+                                 prefill(w.charts(), body.value("t_ns", std::int64_t{0}), prefill_s,
+                                         prefill_r);
+                                 std::printf(
+                                     "prefilled %.0f s at %.0f samples/s per direction "
+                                     "in %.1f s\n",
+                                     prefill_s, prefill_r, p.nsecsElapsed() / 1e9);
+                             }
+                             first_delay_ns = clock.nsecsElapsed();
                          }
                          if (phase != kMeasuring) return;
                          ++messages;
@@ -145,6 +248,7 @@ int main(int argc, char** argv) {
             phase = kMeasuring;
             t0_ns = now;
             cpu0 = thread_cpu_s(tid);
+            w.charts()->resetCosts();
         }
         if (phase != kMeasuring) return;
         const double el = (now - t0_ns) / 1e9;
@@ -174,8 +278,20 @@ int main(int argc, char** argv) {
             "over 50 ms: %llu\n",
             (unsigned long long)redraws, redraws / el, gap_ms, verdict(gap_ms <= 50.0),
             (unsigned long long)gaps_over_50);
-        std::printf("memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= 300 MB = 286 MiB): %s\n",
-                    hwm, rss, verdict(hwm * 1048576.0 <= 300e6));
+        const linkem::gui::ChartsCosts c = w.charts()->costs();
+        std::printf(
+            "UI thread CPU in the charts: redraw %.1f ms/s (%llu, mean %.2f ms, max %.2f ms), "
+            "paint %.1f ms/s (%llu, mean %.2f ms, max %.2f ms), taking messages in %.1f ms/s "
+            "(%llu, mean %.2f ms, max %.2f ms)\n",
+            c.redraw_ms / el, (unsigned long long)c.redraws,
+            c.redraws ? c.redraw_ms / c.redraws : 0.0, c.redraw_max_ms, c.paint_ms / el,
+            (unsigned long long)c.paints, c.paints ? c.paint_ms / c.paints : 0.0, c.paint_max_ms,
+            c.ingest_ms / el, (unsigned long long)c.ingests,
+            c.ingests ? c.ingest_ms / c.ingests : 0.0, c.ingest_max_ms);
+        std::printf(
+            "memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= 300 MB = 286 MiB): %s; "
+            "sample store %.1f MiB\n",
+            hwm, rss, verdict(hwm * 1048576.0 <= 300e6), w.charts()->storedBytes() / 1048576.0);
         std::printf("load average: %s\n", loadavg().c_str());
         std::fflush(stdout);
         app.exit(0);

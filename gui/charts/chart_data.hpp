@@ -4,13 +4,14 @@
 // Memory. Delay samples are kept for kRetentionNs (5 minutes, the longest time window)
 // in chunks of up to kChunkSamples: a chunk holds its first arrival time as int64 ns and
 // each sample as a 32-bit offset from it plus three float microsecond values (16 bytes a
-// sample). At the protocol's maximum of 20 000 samples/s per direction that is
-// 2 x 6 000 000 x 16 bytes = 192 MB for a full 5-minute store; a hard cap of
-// kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s),
-// rates (one per `stats` message) and the measured samples of the built-in traffic are
-// small beside it.
+// sample); the built-in traffic's measured samples keep the offset and one value (8
+// bytes). At the protocol's maximum of 20 000 samples/s per direction (and as many
+// measured ones) that is 2 x 6 000 000 x (16 + 8) bytes = 288 MB for a full 5-minute
+// store; a hard cap of kMaxSamplesPerDirection drops the oldest chunks beyond it.
+// Interval summaries (20/s) and rates (one per `stats` message) are small beside it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -58,53 +59,69 @@ struct DelayPoint {
 };
 
 /// The samples of one direction in arrival order as received (departure order: arrivals
-/// are nearly, not strictly, increasing when packets reorder).
+/// are nearly, not strictly, increasing when packets reorder). A ring made with
+/// full = false keeps only each sample's time and actual_us (8 bytes a sample; delay_us
+/// and scheduled_us read back as actual_us): the built-in traffic's measured samples.
 class SampleRing {
   public:
+    explicit SampleRing(bool full = true) : full_(full) {}
     void add(const DelayPoint& p);
     /// Drops whole chunks whose every sample arrived before t_ns.
     void trimBefore(std::int64_t t_ns);
     void clear();
     std::size_t size() const { return size_; }
+    /// Bytes the samples take (the chunks' arrays, allocated).
+    std::size_t bytes() const;
 
     /// f(const DelayPoint&) for each sample with lo <= t_ns <= hi, in stored order.
     template <class F>
     void forEach(std::int64_t lo, std::int64_t hi, F&& f) const {
         for (const Chunk& c : chunks_) {
             if (c.max_t < lo || c.min_t > hi) continue;
-            for (const Stored& s : c.v) {
-                const std::int64_t t = c.base_ns + s.off_ns;
-                if (t < lo || t > hi) continue;
-                f(DelayPoint{t, s.delay_us, s.scheduled_us, s.actual_us});
+            const bool inside = c.min_t >= lo && c.max_t <= hi;
+            for (std::size_t i = 0; i < c.v.size(); ++i) {
+                const std::int64_t t = c.base_ns + c.v[i].off_ns;
+                if (!inside && (t < lo || t > hi)) continue;
+                f(point(c, i, t));
             }
         }
     }
     /// As forEach, for every stride-th of those samples (the first, then every stride-th),
     /// stepping over the others without reading them where a chunk lies wholly inside.
+    /// With run > 1, runs of `run` consecutive samples, one run every stride * run samples
+    /// (as many visits; whole cache lines are read instead of one sample of each).
     template <class F>
-    void forEachStrided(std::int64_t lo, std::int64_t hi, std::size_t stride, F&& f) const {
+    void forEachStrided(std::int64_t lo, std::int64_t hi, std::size_t stride, F&& f,
+                        std::size_t run = 1) const {
         if (stride <= 1) return forEach(lo, hi, f);
-        std::size_t skip = 0;  // samples in [lo, hi] to pass before the next visit
+        if (run < 1) run = 1;
+        const std::size_t period = stride * run;
+        std::size_t phase = 0;  // position in the period of the next sample in [lo, hi]
         for (const Chunk& c : chunks_) {
             if (c.max_t < lo || c.min_t > hi) continue;
             if (c.min_t >= lo && c.max_t <= hi) {
-                std::size_t i = skip;
-                for (; i < c.v.size(); i += stride) {
-                    const Stored& s = c.v[i];
-                    f(DelayPoint{c.base_ns + s.off_ns, s.delay_us, s.scheduled_us, s.actual_us});
+                const std::size_t n = c.v.size();
+                for (std::size_t i = 0; i < n;) {
+                    if (phase < run) {
+                        const std::size_t take = std::min(run - phase, n - i);
+                        for (std::size_t j = i; j < i + take; ++j)
+                            f(point(c, j, c.base_ns + c.v[j].off_ns));
+                        i += take;
+                        phase += take;
+                    } else {
+                        const std::size_t pass = std::min(period - phase, n - i);
+                        i += pass;
+                        phase += pass;
+                    }
+                    if (phase == period) phase = 0;
                 }
-                skip = i - c.v.size();
                 continue;
             }
-            for (const Stored& s : c.v) {
-                const std::int64_t t = c.base_ns + s.off_ns;
+            for (std::size_t i = 0; i < c.v.size(); ++i) {
+                const std::int64_t t = c.base_ns + c.v[i].off_ns;
                 if (t < lo || t > hi) continue;
-                if (skip > 0) {
-                    --skip;
-                    continue;
-                }
-                f(DelayPoint{t, s.delay_us, s.scheduled_us, s.actual_us});
-                skip = stride - 1;
+                if (phase < run) f(point(c, i, t));
+                if (++phase == period) phase = 0;
             }
         }
     }
@@ -115,17 +132,27 @@ class SampleRing {
     std::size_t count(std::int64_t lo, std::int64_t hi) const { return actual(lo, hi).n; }
 
   private:
-    struct Stored {
+    struct Core {  // what the charts read
         std::int32_t off_ns;
-        float delay_us, scheduled_us, actual_us;
+        float actual_us;
+    };
+    struct Extra {  // what only the CSV export reads (full rings)
+        float delay_us, scheduled_us;
     };
     struct Chunk {
         std::int64_t base_ns = 0, min_t = 0, max_t = 0;
         Moments actual;
-        std::vector<Stored> v;
+        std::vector<Core> v;
+        std::vector<Extra> x;  // parallel to v in a full ring, empty otherwise
     };
+    static DelayPoint point(const Chunk& c, std::size_t i, std::int64_t t) {
+        const float a = c.v[i].actual_us;
+        if (c.x.empty()) return DelayPoint{t, a, a, a};
+        return DelayPoint{t, c.x[i].delay_us, c.x[i].scheduled_us, a};
+    }
     std::deque<Chunk> chunks_;
     std::size_t size_ = 0;
+    bool full_ = true;
 };
 
 /// Min/max decimation into fixed columns of time (column k covers [k w, (k+1) w) ns):
@@ -222,7 +249,7 @@ class ChartData {
   public:
     struct Direction {
         SampleRing samples;
-        SampleRing measured;  // built-in traffic: t = send_ns, actual_us = measured delay
+        SampleRing measured{false};  // built-in traffic: t = send_ns, actual_us = measured delay
         std::deque<Interval> intervals;
         std::deque<RatePoint> rates;
         std::deque<Target> targets;                  // oldest first; the last is in force

@@ -12,6 +12,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QGraphicsLayout>
+#include <QGraphicsScene>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -195,6 +196,29 @@ void commit(const Batch& items, F&& axes) {
                (cpuNs() - t2) / 1e6);
 }
 
+void account(std::uint64_t& n, double& sum, double& max, qint64 since) {
+    const double ms = static_cast<double>(cpuNs() - since) / 1e6;
+    ++n;
+    sum += ms;
+    max = std::max(max, ms);
+}
+
+// A chart view that adds the CPU time of its paint events to the panel's costs.
+class TimedView : public QChartView {
+  public:
+    TimedView(QChart* c, ChartsCosts* costs) : QChartView(c), costs_(costs) {}
+
+  protected:
+    void paintEvent(QPaintEvent* e) override {
+        const qint64 t0 = cpuNs();
+        QChartView::paintEvent(e);
+        account(costs_->paints, costs_->paint_ms, costs_->paint_max_ms, t0);
+    }
+
+  private:
+    ChartsCosts* costs_;
+};
+
 // A bold title over one or two small lines of caption.
 QString chartTitle(const QString& title, const QString& caption,
                    const QString& caption2 = QString()) {
@@ -208,12 +232,26 @@ QString chartTitle(const QString& title, const QString& caption,
 struct ChartsPanel::Impl {
     ChartData data;
     double window_s = 30;
-    bool paused = false, dirty = true, projector = false, packets = false;
+    bool paused = false, projector = false, packets = false;
+    // What to draw again: every chart (a setting, the window, the plot size changed), the
+    // delay chart (a delay message arrived), throughput and drops (a stats message arrived).
+    // A chart whose data did not change is not touched: it costs nothing to paint again.
+    bool dirty = true, delay_new = false, stats_new = false;
     int directions = 0;
     std::int64_t view_lo = 0, view_hi = 30 * kNsPerS;
     int columns = 800;
     std::uint64_t redraws = 0;
-    QTimer timer;
+    ChartsCosts costs;
+    QTimer timer;  // every 30 ms: settings, the histogram's due recount
+    // A message redraws its charts as soon as 30 ms have passed since the last redraw: the
+    // 30 ms ticks alone would add up to 30 ms to the 50 ms between delay messages.
+    QTimer soon;
+    QElapsedTimer since_redraw;
+    void arrived() {
+        if (paused || soon.isActive()) return;
+        const qint64 e = since_redraw.isValid() ? since_redraw.elapsed() : 30;
+        soon.start(static_cast<int>(std::max<qint64>(1, 30 - e)));
+    }
     Histogram drawn[2];
     bool hist_valid = false;
     bool hist_new = false;  // delay samples arrived since the histogram was counted
@@ -248,10 +286,17 @@ QChart* newChart() {
     return c;
 }
 
-QChartView* newView(QChart* c, const QString& tip) {
-    auto* v = new QChartView(c);
+QChartView* newView(ChartsCosts* costs, QChart* c, const QString& tip) {
+    auto* v = new TimedView(c, costs);
     // Antialiasing triples the cost of painting dense series; projector mode turns it on.
     v->setRenderHint(QPainter::Antialiasing, false);
+    // Every redraw moves most items (the series, the scatter markers, the time axis' ticks
+    // and labels): a BSP index of them would be rebuilt each time and minimal updates would
+    // sum their bounding rects, so the scene keeps no index and the view repaints whole.
+    v->scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
+    v->setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
+    v->setOptimizationFlags(QGraphicsView::DontSavePainterState |
+                            QGraphicsView::DontAdjustForAntialiasing);
     v->setToolTip(tip);
     v->setMinimumSize(320, 220);
     return v;
@@ -342,11 +387,12 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         attach(I.delay, I.bandUp[d], I.delayX, I.delayY);
         attach(I.delay, I.bandLo[d], I.delayX, I.delayY);
     }
-    I.delayView = newView(
-        I.delay, tr("Each sampled packet's actual delay over its arrival time (min and max of "
-                    "each pixel column), the min/max of the drawn delay over every packet of "
-                    "each interval, and the target mean with a band of ± jitter.\n") +
-                     includes);
+    I.delayView =
+        newView(&I.costs, I.delay,
+                tr("Each sampled packet's actual delay over its arrival time (min and max of "
+                   "each pixel column), the min/max of the drawn delay over every packet of "
+                   "each interval, and the target mean with a band of ± jitter.\n") +
+                    includes);
 
     // Histogram.
     I.hist = newChart();
@@ -371,7 +417,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         attach(I.hist, I.dens[d], I.histX, I.histY);
     }
     I.histView = newView(
-        I.hist,
+        &I.costs, I.hist,
         tr("Histogram of the sampled packets' actual delay in the visible window, as a "
            "probability density (area 1), against the density of the configured distribution "
            "(mean delay, jitter as its standard deviation). Correlation (strategy correlated) "
@@ -393,8 +439,9 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         attach(I.thr, I.thrIn[d], I.thrX, I.thrY);
         attach(I.thr, I.thrOut[d], I.thrX, I.thrY);
     }
-    I.thrView = newView(I.thr, tr("Rates from the differences of the cumulative counters of two "
-                                  "stats messages. Bytes include the 4-byte FCS."));
+    I.thrView = newView(&I.costs, I.thr,
+                        tr("Rates from the differences of the cumulative counters of two "
+                           "stats messages. Bytes include the 4-byte FCS."));
 
     // Drops.
     I.drops = newChart();
@@ -409,9 +456,10 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
                                 d == 0 ? Qt::SolidLine : Qt::DashLine);
             attach(I.drops, I.drop[d][k], I.dropsX, I.dropsY);
         }
-    I.dropsView = newView(I.drops, tr("Packets dropped per second: loss model (drops_loss), "
-                                      "policer, spacer fill limit, no room (buffer limit or "
-                                      "mbuf pool)."));
+    I.dropsView = newView(&I.costs, I.drops,
+                          tr("Packets dropped per second: loss model (drops_loss), "
+                             "policer, spacer fill limit, no room (buffer limit or "
+                             "mbuf pool)."));
 
     // Controls and layout.
     auto* dirs = new QComboBox;
@@ -449,11 +497,15 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     top->addLayout(grid, 1);
 
     connect(I.delay, &QChart::plotAreaChanged, this, [this](const QRectF& r) {
-        if (std::abs(static_cast<int>(r.width()) - d_->columns) > 1) d_->dirty = true;
+        if (std::abs(static_cast<int>(r.width()) - d_->columns) * 100 > 3 * d_->columns)
+            d_->dirty = true;
     });
     I.timer.setInterval(30);
     connect(&I.timer, &QTimer::timeout, this, [this] { redrawIfDue(); });
     I.timer.start();
+    I.soon.setSingleShot(true);
+    I.soon.setTimerType(Qt::PreciseTimer);
+    connect(&I.soon, &QTimer::timeout, this, [this] { redrawIfDue(); });
     applyStyle();
     redraw();
 }
@@ -461,14 +513,20 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
 ChartsPanel::~ChartsPanel() = default;
 
 void ChartsPanel::addStats(const json& msg) {
+    const qint64 t0 = cpuNs();
     d_->data.addStats(msg);
-    d_->dirty = true;
+    account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
+    d_->stats_new = true;
+    d_->arrived();
 }
 
 void ChartsPanel::addDelay(const json& msg) {
+    const qint64 t0 = cpuNs();
     d_->data.addDelay(msg);
-    d_->dirty = true;
+    account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
+    d_->delay_new = true;
     d_->hist_new = true;
+    d_->arrived();
 }
 
 void ChartsPanel::setLink(const json& link) {
@@ -499,6 +557,7 @@ void ChartsPanel::clear() {
     d_->data.clear();
     d_->drawn[0] = d_->drawn[1] = Histogram{};
     d_->hist_valid = false;
+    d_->dirty = true;
     redraw();  // also when paused: the old instance's data must not stay on screen
 }
 
@@ -526,13 +585,21 @@ bool ChartsPanel::redrawIfDue() {
     if (d_->paused) return false;
     // the histogram's count is due although nothing else changed (it waited its 200 ms)
     const bool hist_due = d_->hist_new && d_->hist_clock.elapsed() >= 200;
-    if (!d_->dirty && !hist_due) return false;
+    if (!d_->dirty && !d_->delay_new && !d_->stats_new && !hist_due) return false;
     redraw();
     return true;
 }
 
 std::uint64_t ChartsPanel::redrawCount() const {
     return d_->redraws;
+}
+
+ChartsCosts ChartsPanel::costs() const {
+    return d_->costs;
+}
+
+void ChartsPanel::resetCosts() {
+    d_->costs = ChartsCosts{};
 }
 
 QChart* ChartsPanel::chart(const QString& name) const {
@@ -586,6 +653,7 @@ void ChartsPanel::applyStyle() {
 
 void ChartsPanel::redraw() {
     Impl& I = *d_;
+    const qint64 started = cpuNs();
     ChartData& D = I.data;
     const std::int64_t window_ns = static_cast<std::int64_t>(I.window_s * 1e9);
     const std::int64_t hi = D.hasData() ? D.latestNs() : window_ns;
@@ -593,115 +661,123 @@ void ChartsPanel::redraw() {
     I.view_lo = lo;
     I.view_hi = hi;
     const int plot_w = static_cast<int>(I.delay->plotArea().width());
-    I.columns = plot_w >= 50 ? plot_w : 800;
+    // The columns follow the plot's width, but not its wobble of a few pixels as the delay
+    // axis' labels change width: a new column width rebuilds the columns from every sample
+    // held (up to 6 million a direction), so up to 3% fewer or more pixels keep them.
+    const int want = plot_w >= 50 ? plot_w : 800;
+    if (std::abs(want - I.columns) * 100 > 3 * I.columns) I.columns = want;
     const std::int64_t column_ns = std::max<std::int64_t>(1, window_ns / I.columns);
     D.setColumns(column_ns, window_ns);
     const double x0 = static_cast<double>(lo) / 1e9, x1 = static_cast<double>(hi) / 1e9;
     auto sec = [](std::int64_t t) { return static_cast<double>(t) / 1e9; };
 
+    const bool all = I.dirty;
     // ---- delay series (computed in us, scaled to the unit at the end) ----
-    QList<QPointF> samples[2], measured[2], target[2], bandUp[2], bandLo[2], envUp[2], envLo[2];
-    double ymin = INFINITY, ymax = -INFINITY;
-    auto extent = [&](const QList<QPointF>& v) {
-        for (const QPointF& p : v) {
-            ymin = std::min(ymin, p.y());
-            ymax = std::max(ymax, p.y());
-        }
-    };
-    for (int d = 0; d < 2; ++d) {
-        if (!I.shown(d)) continue;
-        const ChartData::Direction& R = D.dir(d);
-        R.actual_cols.visit(
-            lo, hi, [&](std::int64_t t, float v) { samples[d].push_back(QPointF(sec(t), v)); });
-        R.measured_cols.visit(
-            lo, hi, [&](std::int64_t t, float v) { measured[d].push_back(QPointF(sec(t), v)); });
-        // Envelope: per column the lowest minimum and the highest maximum of the intervals.
-        std::int64_t col = std::numeric_limits<std::int64_t>::min();
-        double cmin = 0, cmax = 0, cx = 0;
-        auto flush = [&] {
-            if (col == std::numeric_limits<std::int64_t>::min()) return;
-            envUp[d].push_back(QPointF(cx, cmax));
-            envLo[d].push_back(QPointF(cx, cmin));
+    if (all || I.delay_new) {
+        QList<QPointF> samples[2], measured[2], target[2], bandUp[2], bandLo[2], envUp[2], envLo[2];
+        double ymin = INFINITY, ymax = -INFINITY;
+        auto extent = [&](const QList<QPointF>& v) {
+            for (const QPointF& p : v) {
+                ymin = std::min(ymin, p.y());
+                ymax = std::max(ymax, p.y());
+            }
         };
-        for (const Interval& iv : R.intervals) {
-            if (iv.end_ns < lo || iv.start_ns > hi || iv.delay_us.n == 0) continue;
-            const std::int64_t mid = iv.start_ns + (iv.end_ns - iv.start_ns) / 2;
-            const std::int64_t c = ColumnDecimator::floorDiv(mid, column_ns);
-            if (c != col) {
-                flush();
-                col = c;
-                cmin = iv.delay_us.min;
-                cmax = iv.delay_us.max;
-            } else {
-                cmin = std::min(cmin, iv.delay_us.min);
-                cmax = std::max(cmax, iv.delay_us.max);
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            const ChartData::Direction& R = D.dir(d);
+            R.actual_cols.visit(
+                lo, hi, [&](std::int64_t t, float v) { samples[d].push_back(QPointF(sec(t), v)); });
+            R.measured_cols.visit(lo, hi, [&](std::int64_t t, float v) {
+                measured[d].push_back(QPointF(sec(t), v));
+            });
+            // Envelope: per column the lowest minimum and the highest maximum of the intervals.
+            std::int64_t col = std::numeric_limits<std::int64_t>::min();
+            double cmin = 0, cmax = 0, cx = 0;
+            auto flush = [&] {
+                if (col == std::numeric_limits<std::int64_t>::min()) return;
+                envUp[d].push_back(QPointF(cx, cmax));
+                envLo[d].push_back(QPointF(cx, cmin));
+            };
+            for (const Interval& iv : R.intervals) {
+                if (iv.end_ns < lo || iv.start_ns > hi || iv.delay_us.n == 0) continue;
+                const std::int64_t mid = iv.start_ns + (iv.end_ns - iv.start_ns) / 2;
+                const std::int64_t c = ColumnDecimator::floorDiv(mid, column_ns);
+                if (c != col) {
+                    flush();
+                    col = c;
+                    cmin = iv.delay_us.min;
+                    cmax = iv.delay_us.max;
+                } else {
+                    cmin = std::min(cmin, iv.delay_us.min);
+                    cmax = std::max(cmax, iv.delay_us.max);
+                }
+                cx = sec(mid);
             }
-            cx = sec(mid);
-        }
-        flush();
-        // Target and band: a step function over the targets in force.
-        for (std::size_t i = 0; i < R.targets.size(); ++i) {
-            const Target& t = R.targets[i];
-            const std::int64_t a = std::max(t.since_ns, lo);
-            const std::int64_t b =
-                i + 1 < R.targets.size() ? std::min(R.targets[i + 1].since_ns, hi) : hi;
-            if (b < a) continue;
-            for (const std::int64_t x : {a, b}) {
-                target[d].push_back(QPointF(sec(x), t.mean_us));
-                bandUp[d].push_back(QPointF(sec(x), t.mean_us + t.jitter_us));
-                bandLo[d].push_back(QPointF(sec(x), std::max(0.0, t.mean_us - t.jitter_us)));
+            flush();
+            // Target and band: a step function over the targets in force.
+            for (std::size_t i = 0; i < R.targets.size(); ++i) {
+                const Target& t = R.targets[i];
+                const std::int64_t a = std::max(t.since_ns, lo);
+                const std::int64_t b =
+                    i + 1 < R.targets.size() ? std::min(R.targets[i + 1].since_ns, hi) : hi;
+                if (b < a) continue;
+                for (const std::int64_t x : {a, b}) {
+                    target[d].push_back(QPointF(sec(x), t.mean_us));
+                    bandUp[d].push_back(QPointF(sec(x), t.mean_us + t.jitter_us));
+                    bandLo[d].push_back(QPointF(sec(x), std::max(0.0, t.mean_us - t.jitter_us)));
+                }
             }
+            extent(samples[d]);
+            extent(measured[d]);
+            extent(envUp[d]);
+            extent(envLo[d]);
+            extent(bandUp[d]);
+            extent(bandLo[d]);
         }
-        extent(samples[d]);
-        extent(measured[d]);
-        extent(envUp[d]);
-        extent(envLo[d]);
-        extent(bandUp[d]);
-        extent(bandLo[d]);
-    }
-    const bool any_delay = std::isfinite(ymax);
-    const Unit du = delayUnit(any_delay ? std::max(std::fabs(ymax), std::fabs(ymin)) : 20000);
-    auto scaled = [&](QList<QPointF>& v) {
-        if (du.div != 1)
-            for (QPointF& p : v)
-                p.setY(p.y() / du.div);
-    };
-    Batch batch;
-    for (int d = 0; d < 2; ++d)
-        for (auto [series, v] : std::initializer_list<std::pair<QXYSeries*, QList<QPointF>*>>{
-                 {I.envUp[d], &envUp[d]},
-                 {I.envLo[d], &envLo[d]},
-                 {I.samples[d], &samples[d]},
-                 {I.measured[d], &measured[d]},
-                 {I.target[d], &target[d]},
-                 {I.bandUp[d], &bandUp[d]},
-                 {I.bandLo[d], &bandLo[d]}}) {
-            scaled(*v);
-            batch.emplace_back(series, v);
+        const bool any_delay = std::isfinite(ymax);
+        const Unit du = delayUnit(any_delay ? std::max(std::fabs(ymax), std::fabs(ymin)) : 20000);
+        auto scaled = [&](QList<QPointF>& v) {
+            if (du.div != 1)
+                for (QPointF& p : v)
+                    p.setY(p.y() / du.div);
+        };
+        Batch batch;
+        for (int d = 0; d < 2; ++d)
+            for (auto [series, v] : std::initializer_list<std::pair<QXYSeries*, QList<QPointF>*>>{
+                     {I.envUp[d], &envUp[d]},
+                     {I.envLo[d], &envLo[d]},
+                     {I.samples[d], &samples[d]},
+                     {I.measured[d], &measured[d]},
+                     {I.target[d], &target[d]},
+                     {I.bandUp[d], &bandUp[d]},
+                     {I.bandLo[d], &bandLo[d]}}) {
+                scaled(*v);
+                batch.emplace_back(series, v);
+            }
+        commit(batch, [&] {
+            setTimeRange(I.delayX, x0, x1);
+            if (any_delay)
+                setRange(I.delayY, ymin / du.div, ymax / du.div, false);
+            else
+                I.delayY->setRange(0, 1);
+        });
+        I.delayY->setTitleText(tr("Actual delay (%1)").arg(du.name));
+        for (int d = 0; d < 2; ++d) {
+            showMarker(I.delay, I.samples[d], !samples[d].isEmpty());
+            showMarker(I.delay, I.measured[d], !measured[d].isEmpty());
+            // the caption explains these: the legend keeps to one line
+            showMarker(I.delay, I.target[d], false);
+            showMarker(I.delay, I.bandUp[d], false);
+            showMarker(I.delay, I.bandLo[d], false);
+            showMarker(I.delay, I.env[d], false);
         }
-    commit(batch, [&] {
-        setTimeRange(I.delayX, x0, x1);
-        if (any_delay)
-            setRange(I.delayY, ymin / du.div, ymax / du.div, false);
-        else
-            I.delayY->setRange(0, 1);
-    });
-    I.delayY->setTitleText(tr("Actual delay (%1)").arg(du.name));
-    for (int d = 0; d < 2; ++d) {
-        showMarker(I.delay, I.samples[d], !samples[d].isEmpty());
-        showMarker(I.delay, I.measured[d], !measured[d].isEmpty());
-        // the caption explains these: the legend keeps to one line
-        showMarker(I.delay, I.target[d], false);
-        showMarker(I.delay, I.bandUp[d], false);
-        showMarker(I.delay, I.bandLo[d], false);
-        showMarker(I.delay, I.env[d], false);
     }
     // ---- histogram ----
     // Counting the window's samples is the one step that grows with the window (up to 6
     // million samples a direction): done at most every 200 ms, and at once when the window,
     // the directions or the data (clear) change.
-    const bool recount = !I.hist_valid || I.hist_clock.elapsed() >= 200 || I.hist_span != hi - lo ||
-                         I.hist_directions != I.directions;
+    const bool recount = !I.hist_valid || (I.hist_new && I.hist_clock.elapsed() >= 200) ||
+                         I.hist_span != hi - lo || I.hist_directions != I.directions;
     if (recount) {
         I.hist_valid = true;
         I.hist_new = false;
@@ -709,150 +785,154 @@ void ChartsPanel::redraw() {
         I.hist_span = hi - lo;
         I.hist_directions = I.directions;
     }
-    double hx0 = INFINITY, hx1 = -INFINITY, hy1 = 0;
-    struct Ref {
-        bool have = false;
-        Target t;
-    } ref[2];
-    for (int d = 0; d < 2; ++d) {
-        if (recount) I.drawn[d] = I.shown(d) ? D.histogram(d, lo, hi, 200'000) : Histogram{};
-        const Histogram& h = I.drawn[d];
-        if (!h.density.empty()) {
-            hx0 = std::min(hx0, h.lo_us);
-            hx1 = std::max(hx1, h.hi_us());
-            for (double v : h.density)
-                hy1 = std::max(hy1, v);
-        }
-        const auto& targets = D.dir(d).targets;
-        if (I.shown(d) && !targets.empty()) {
-            ref[d] = {true, targets.back()};
-            const Target& t = targets.back();
-            const bool spike = !(t.jitter_us > 0) || t.distribution == "constant";
-            const double a = spike ? t.mean_us : t.mean_us - 4 * t.jitter_us;
-            const double b = spike ? t.mean_us : t.mean_us + 4 * t.jitter_us;
-            hx0 = std::min(hx0, std::max(0.0, a));
-            hx1 = std::max(hx1, b);
-        }
-    }
-    if (!(hx1 > hx0)) {
-        const double m = std::isfinite(hx0) ? hx0 : 1000;
-        hx0 = std::max(0.0, m - std::max(1.0, 0.1 * m));
-        hx1 = m + std::max(1.0, 0.1 * m);
-    }
-    const Unit hu = delayUnit(std::max(std::fabs(hx0), std::fabs(hx1)));
-    QList<QPointF> dens[2];
-    for (int d = 0; d < 2; ++d) {
-        if (!ref[d].have) continue;
-        const Target& t = ref[d].t;
-        if (!(t.jitter_us > 0) || t.distribution == "constant") continue;
-        constexpr int kN = 240;
-        for (int i = 0; i <= kN; ++i) {
-            const double x = hx0 + (hx1 - hx0) * i / kN;
-            const double y = distributionDensity(t.distribution, t.mean_us, t.jitter_us, x);
-            dens[d].push_back(QPointF(x, y));
-            hy1 = std::max(hy1, y);
-        }
-    }
-    if (!(hy1 > 0)) hy1 = 1.0 / std::max(1e-9, hx1 - hx0);
-    QList<QPointF> barsOf[2];
-    for (int d = 0; d < 2; ++d) {
-        QList<QPointF>& bars = barsOf[d];
-        const Histogram& h = I.drawn[d];
-        if (!h.density.empty()) {
-            bars.reserve(static_cast<qsizetype>(2 * h.density.size() + 2));
-            bars.push_back(QPointF(h.lo_us / hu.div, 0));
-            for (std::size_t i = 0; i < h.density.size(); ++i) {
-                const double y = h.density[i] * hu.div;
-                bars.push_back(QPointF((h.lo_us + h.bin_us * i) / hu.div, y));
-                bars.push_back(QPointF((h.lo_us + h.bin_us * (i + 1)) / hu.div, y));
+    if (all || recount) {
+        double hx0 = INFINITY, hx1 = -INFINITY, hy1 = 0;
+        struct Ref {
+            bool have = false;
+            Target t;
+        } ref[2];
+        for (int d = 0; d < 2; ++d) {
+            if (recount) I.drawn[d] = I.shown(d) ? D.histogram(d, lo, hi, 200'000) : Histogram{};
+            const Histogram& h = I.drawn[d];
+            if (!h.density.empty()) {
+                hx0 = std::min(hx0, h.lo_us);
+                hx1 = std::max(hx1, h.hi_us());
+                for (double v : h.density)
+                    hy1 = std::max(hy1, v);
             }
-            bars.push_back(QPointF(h.hi_us() / hu.div, 0));
+            const auto& targets = D.dir(d).targets;
+            if (I.shown(d) && !targets.empty()) {
+                ref[d] = {true, targets.back()};
+                const Target& t = targets.back();
+                const bool spike = !(t.jitter_us > 0) || t.distribution == "constant";
+                const double a = spike ? t.mean_us : t.mean_us - 4 * t.jitter_us;
+                const double b = spike ? t.mean_us : t.mean_us + 4 * t.jitter_us;
+                hx0 = std::min(hx0, std::max(0.0, a));
+                hx1 = std::max(hx1, b);
+            }
         }
-        if (ref[d].have && (!(ref[d].t.jitter_us > 0) || ref[d].t.distribution == "constant")) {
-            // constant: a spike at the mean, as tall as the chart
-            const double x = ref[d].t.mean_us / hu.div;
-            dens[d] = {QPointF(x, 0), QPointF(x, hy1 * hu.div)};
-        } else {
-            for (QPointF& p : dens[d])
-                p = QPointF(p.x() / hu.div, p.y() * hu.div);
+        if (!(hx1 > hx0)) {
+            const double m = std::isfinite(hx0) ? hx0 : 1000;
+            hx0 = std::max(0.0, m - std::max(1.0, 0.1 * m));
+            hx1 = m + std::max(1.0, 0.1 * m);
         }
+        const Unit hu = delayUnit(std::max(std::fabs(hx0), std::fabs(hx1)));
+        QList<QPointF> dens[2];
+        for (int d = 0; d < 2; ++d) {
+            if (!ref[d].have) continue;
+            const Target& t = ref[d].t;
+            if (!(t.jitter_us > 0) || t.distribution == "constant") continue;
+            constexpr int kN = 240;
+            for (int i = 0; i <= kN; ++i) {
+                const double x = hx0 + (hx1 - hx0) * i / kN;
+                const double y = distributionDensity(t.distribution, t.mean_us, t.jitter_us, x);
+                dens[d].push_back(QPointF(x, y));
+                hy1 = std::max(hy1, y);
+            }
+        }
+        if (!(hy1 > 0)) hy1 = 1.0 / std::max(1e-9, hx1 - hx0);
+        QList<QPointF> barsOf[2];
+        for (int d = 0; d < 2; ++d) {
+            QList<QPointF>& bars = barsOf[d];
+            const Histogram& h = I.drawn[d];
+            if (!h.density.empty()) {
+                bars.reserve(static_cast<qsizetype>(2 * h.density.size() + 2));
+                bars.push_back(QPointF(h.lo_us / hu.div, 0));
+                for (std::size_t i = 0; i < h.density.size(); ++i) {
+                    const double y = h.density[i] * hu.div;
+                    bars.push_back(QPointF((h.lo_us + h.bin_us * i) / hu.div, y));
+                    bars.push_back(QPointF((h.lo_us + h.bin_us * (i + 1)) / hu.div, y));
+                }
+                bars.push_back(QPointF(h.hi_us() / hu.div, 0));
+            }
+            if (ref[d].have && (!(ref[d].t.jitter_us > 0) || ref[d].t.distribution == "constant")) {
+                // constant: a spike at the mean, as tall as the chart
+                const double x = ref[d].t.mean_us / hu.div;
+                dens[d] = {QPointF(x, 0), QPointF(x, hy1 * hu.div)};
+            } else {
+                for (QPointF& p : dens[d])
+                    p = QPointF(p.x() / hu.div, p.y() * hu.div);
+            }
+        }
+        commit({{I.histLine[0], &barsOf[0]},
+                {I.histLine[1], &barsOf[1]},
+                {I.dens[0], &dens[0]},
+                {I.dens[1], &dens[1]}},
+               [&] {
+                   setRange(I.histX, hx0 / hu.div, hx1 / hu.div, false);
+                   setRange(I.histY, 0, hy1 * hu.div, true);
+               });
+        for (int d = 0; d < 2; ++d) {
+            showMarker(I.hist, I.histArea[d], !barsOf[d].isEmpty());
+            showMarker(I.hist, I.dens[d], !dens[d].isEmpty());
+        }
+        I.histX->setTitleText(tr("Actual delay (%1)").arg(hu.name));
+        I.histY->setTitleText(tr("Probability density (1/%1)").arg(hu.name));
     }
-    commit({{I.histLine[0], &barsOf[0]},
-            {I.histLine[1], &barsOf[1]},
-            {I.dens[0], &dens[0]},
-            {I.dens[1], &dens[1]}},
-           [&] {
-               setRange(I.histX, hx0 / hu.div, hx1 / hu.div, false);
-               setRange(I.histY, 0, hy1 * hu.div, true);
-           });
-    for (int d = 0; d < 2; ++d) {
-        showMarker(I.hist, I.histArea[d], !barsOf[d].isEmpty());
-        showMarker(I.hist, I.dens[d], !dens[d].isEmpty());
-    }
-    I.histX->setTitleText(tr("Actual delay (%1)").arg(hu.name));
-    I.histY->setTitleText(tr("Probability density (1/%1)").arg(hu.name));
-
     // ---- throughput and drops ----
-    const int thr_w = std::max(50, static_cast<int>(I.thr->plotArea().width()));
-    const int drops_w = std::max(50, static_cast<int>(I.drops->plotArea().width()));
-    QList<QPointF> in[2], out[2], dr[2][4];
-    double tmax = 0, dmax = 0;
-    for (int d = 0; d < 2; ++d) {
-        if (!I.shown(d)) continue;
-        for (const RatePoint& r : D.dir(d).rates) {
-            if (r.t_ns < lo || r.t_ns > hi) continue;
-            const double x = sec(r.t_ns);
-            in[d].push_back(QPointF(x, I.packets ? r.in_pps : r.in_bps));
-            out[d].push_back(QPointF(x, I.packets ? r.out_pps : r.out_bps));
+    if (all || I.stats_new) {
+        const int thr_w = std::max(50, static_cast<int>(I.thr->plotArea().width()));
+        const int drops_w = std::max(50, static_cast<int>(I.drops->plotArea().width()));
+        QList<QPointF> in[2], out[2], dr[2][4];
+        double tmax = 0, dmax = 0;
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            for (const RatePoint& r : D.dir(d).rates) {
+                if (r.t_ns < lo || r.t_ns > hi) continue;
+                const double x = sec(r.t_ns);
+                in[d].push_back(QPointF(x, I.packets ? r.in_pps : r.in_bps));
+                out[d].push_back(QPointF(x, I.packets ? r.out_pps : r.out_bps));
+                for (int k = 0; k < 4; ++k)
+                    dr[d][k].push_back(QPointF(x, r.drops_per_s[k]));
+            }
+            in[d] = decimateMinMax(in[d], x0, (x1 - x0) / thr_w);
+            out[d] = decimateMinMax(out[d], x0, (x1 - x0) / thr_w);
+            for (const QList<QPointF>* v : {&in[d], &out[d]})
+                for (const QPointF& p : *v)
+                    tmax = std::max(tmax, p.y());
+            for (int k = 0; k < 4; ++k) {
+                dr[d][k] = decimateMinMax(dr[d][k], x0, (x1 - x0) / drops_w);
+                for (const QPointF& p : dr[d][k])
+                    dmax = std::max(dmax, p.y());
+            }
+        }
+        const Unit tu = rateUnit(tmax, I.packets ? tr("packets/s") : tr("bit/s"));
+        Batch thr, drops;
+        bool nonzero[2][4] = {};
+        for (int d = 0; d < 2; ++d) {
+            for (QList<QPointF>* v : {&in[d], &out[d]})
+                for (QPointF& p : *v)
+                    p.setY(p.y() / tu.div);
+            thr.emplace_back(I.thrIn[d], &in[d]);
+            thr.emplace_back(I.thrOut[d], &out[d]);
+            for (int k = 0; k < 4; ++k) {
+                // a cause that dropped nothing in the window is not drawn (a line on the axis)
+                for (const QPointF& p : dr[d][k])
+                    nonzero[d][k] = nonzero[d][k] || p.y() > 0;
+                if (!nonzero[d][k]) dr[d][k].clear();
+                drops.emplace_back(I.drop[d][k], &dr[d][k]);
+            }
+        }
+        commit(thr, [&] {
+            setTimeRange(I.thrX, x0, x1);
+            setRange(I.thrY, 0, std::max(tmax / tu.div, 1e-9), true);
+        });
+        commit(drops, [&] {
+            setTimeRange(I.dropsX, x0, x1);
+            setRange(I.dropsY, 0, std::max(dmax, 1.0), true);
+        });
+        I.thrY->setTitleText(tr("Throughput (%1)").arg(tu.name));
+        for (int d = 0; d < 2; ++d) {
+            showMarker(I.thr, I.thrIn[d], !in[d].isEmpty());
+            showMarker(I.thr, I.thrOut[d], !out[d].isEmpty());
             for (int k = 0; k < 4; ++k)
-                dr[d][k].push_back(QPointF(x, r.drops_per_s[k]));
-        }
-        in[d] = decimateMinMax(in[d], x0, (x1 - x0) / thr_w);
-        out[d] = decimateMinMax(out[d], x0, (x1 - x0) / thr_w);
-        for (const QList<QPointF>* v : {&in[d], &out[d]})
-            for (const QPointF& p : *v)
-                tmax = std::max(tmax, p.y());
-        for (int k = 0; k < 4; ++k) {
-            dr[d][k] = decimateMinMax(dr[d][k], x0, (x1 - x0) / drops_w);
-            for (const QPointF& p : dr[d][k])
-                dmax = std::max(dmax, p.y());
+                showMarker(I.drops, I.drop[d][k], nonzero[d][k]);
         }
     }
-    const Unit tu = rateUnit(tmax, I.packets ? tr("packets/s") : tr("bit/s"));
-    Batch thr, drops;
-    bool nonzero[2][4] = {};
-    for (int d = 0; d < 2; ++d) {
-        for (QList<QPointF>* v : {&in[d], &out[d]})
-            for (QPointF& p : *v)
-                p.setY(p.y() / tu.div);
-        thr.emplace_back(I.thrIn[d], &in[d]);
-        thr.emplace_back(I.thrOut[d], &out[d]);
-        for (int k = 0; k < 4; ++k) {
-            // a cause that dropped nothing in the window is not drawn (a line on the axis)
-            for (const QPointF& p : dr[d][k])
-                nonzero[d][k] = nonzero[d][k] || p.y() > 0;
-            if (!nonzero[d][k]) dr[d][k].clear();
-            drops.emplace_back(I.drop[d][k], &dr[d][k]);
-        }
-    }
-    commit(thr, [&] {
-        setTimeRange(I.thrX, x0, x1);
-        setRange(I.thrY, 0, std::max(tmax / tu.div, 1e-9), true);
-    });
-    commit(drops, [&] {
-        setTimeRange(I.dropsX, x0, x1);
-        setRange(I.dropsY, 0, std::max(dmax, 1.0), true);
-    });
-    I.thrY->setTitleText(tr("Throughput (%1)").arg(tu.name));
-    for (int d = 0; d < 2; ++d) {
-        showMarker(I.thr, I.thrIn[d], !in[d].isEmpty());
-        showMarker(I.thr, I.thrOut[d], !out[d].isEmpty());
-        for (int k = 0; k < 4; ++k)
-            showMarker(I.drops, I.drop[d][k], nonzero[d][k]);
-    }
-
-    I.dirty = false;
+    I.dirty = I.delay_new = I.stats_new = false;
     ++I.redraws;
+    account(I.costs.redraws, I.costs.redraw_ms, I.costs.redraw_max_ms, started);
+    I.since_redraw.start();
     emit redrawn();
 }
 
@@ -921,6 +1001,13 @@ double ChartsPanel::density(int direction, double x_us) const {
 
 std::size_t ChartsPanel::storedSamples(int direction) const {
     return direction >= 0 && direction < 2 ? d_->data.dir(direction).samples.size() : 0;
+}
+
+std::size_t ChartsPanel::storedBytes() const {
+    std::size_t b = 0;
+    for (int d = 0; d < 2; ++d)
+        b += d_->data.dir(d).samples.bytes() + d_->data.dir(d).measured.bytes();
+    return b;
 }
 
 int ChartsPanel::plotColumns() const {

@@ -43,6 +43,15 @@ struct WindowStats {  // over the visible time window, per direction
     std::uint64_t measured_lost = 0, measured_out_of_order = 0;
 };
 
+/// Thread CPU time the UI thread spent on the charts since construction (or resetCosts):
+/// redraw() (series and axes), the chart views' paint events, and taking messages in.
+struct ChartsCosts {
+    std::uint64_t redraws = 0, paints = 0, ingests = 0;
+    double redraw_ms = 0, redraw_max_ms = 0;
+    double paint_ms = 0, paint_max_ms = 0;
+    double ingest_ms = 0, ingest_max_ms = 0;
+};
+
 /// What a delay in these charts includes (caption, tooltips, CSV header).
 QString delayIncludesText();
 
@@ -86,11 +95,15 @@ class ChartsPanel : public QWidget {
     double density(int direction, double x_us) const;
     /// Delay samples held for direction d (up to 5 minutes).
     std::size_t storedSamples(int direction) const;
+    /// Bytes the stored delay and measured samples of both directions take.
+    std::size_t storedBytes() const;
     /// Columns the delay series is decimated into (the plot area's width in pixels).
     int plotColumns() const;
     /// Redraws now if data arrived since the last redraw and not paused; the timer's slot.
     bool redrawIfDue();
     std::uint64_t redrawCount() const;
+    ChartsCosts costs() const;
+    void resetCosts();
     QChart* chart(const QString& name) const;  // "delay", "histogram", "throughput", "drops"
 
   signals:

@@ -61,11 +61,17 @@ void DelayWindow::add(const json& msg) {
         w.measured = SummaryStats::from_json(j.value("measured_delay", json()));
         if (j.contains("samples") && j["samples"].is_object()) {
             const json& s = j["samples"];
-            const json& dl = s.value("delay_ns", json::array());
-            const json& sc = s.value("scheduled_ns", json::array());
-            const json& ac = s.value("actual_ns", json::array());
+            // by reference: json::value() would copy the arrays (thousands of samples)
+            static const json kNone = json::array();
+            auto array = [&s](const char* k) -> const json& {
+                const auto it = s.find(k);
+                return it != s.end() && it->is_array() ? *it : kNone;
+            };
+            const json &dl = array("delay_ns"), &sc = array("scheduled_ns"),
+                       &ac = array("actual_ns");
             const std::size_t n = std::min({dl.size(), sc.size(), ac.size()});
             for (std::size_t i = 0; i < n; ++i) {
+                if (!ac[i].is_number() || !sc[i].is_number() || !dl[i].is_number()) continue;
                 w.actual.add(ac[i].get<double>());
                 w.queueing.add(sc[i].get<double>() - dl[i].get<double>());
             }

@@ -257,6 +257,16 @@ void ChartsTest::storeKeepsFiveMinutes() {
                                     [&](const DelayPoint& p) { strided.push_back(p.t_ns); });
     QVERIFY(all.size() > 10000);
     QVERIFY(all == strided);
+    // runs of 5 consecutive samples, one run every 7 * 5: the same as picking them one by one
+    std::vector<std::int64_t> runs_all, runs;
+    k = 0;
+    d.dir(0).samples.forEach(lo, hi, [&](const DelayPoint& p) {
+        if (k++ % 35 < 5) runs_all.push_back(p.t_ns);
+    });
+    d.dir(0).samples.forEachStrided(
+        lo, hi, 7, [&](const DelayPoint& p) { runs.push_back(p.t_ns); }, 5);
+    QVERIFY(runs_all.size() > 10000);
+    QVERIFY(runs_all == runs);
 }
 
 void ChartsTest::ratesFromCounterDeltas() {
