@@ -396,32 +396,38 @@ class Runner:
         return acc
 
     def sim_trace(self, pattern, pps, jitter_ms, n):
-        """linkem-sim's delay (ns) of each of its first n packets, by arrival order."""
+        """linkem-sim's delay (ns) of each of its first n packets. The trace keeps one row per
+        nanosecond of departure time: a packet that order-keeping sends in the same
+        nanosecond as the one before it has no row of its own; its delay is that departure
+        minus its arrival (the correlated strategy keeps order, so rows come in arrival
+        order)."""
         a = self.a
         path = f"{self.tmp}/sim-{pattern}-{pps}-{jitter_ms}.csv"
         rate = pps * 8 * FRAME * (2 if pattern == "sine" else 1)
-        dur = n / pps + 1.0
         run([self.sim, "--strategy", "correlated", "--mean-delay", "10ms", "--jitter",
              f"{jitter_ms}ms", "--half-life", "21ms", "--traffic", pattern, "--traffic-rate",
              f"{rate / 1e6:.9g}Mbit", "--frame-size", str(FRAME), "--period", f"{PERIOD_S:g}s",
-             "--duration", f"{dur:.6f}s", "--seed", str(a.seed), "--trace", path,
+             "--duration", f"{n / pps + 1.0:.6f}s", "--seed", str(a.seed), "--trace", path,
              "--trace-interval", "1ns", "-q"])
-        rows = []
+        if pattern == "sine":  # linkem's SineSource, rounded to ns as it is
+            arrival = [round(t * 1e9) for t in sine_schedule(pps, n)]
+        else:  # CbrSource
+            arrival = [round(k * 1e9 / pps) for k in range(n)]
+        out, j, last_dep = [None] * n, 0, None
         with open(path) as f:
             next(f)
             for line in f:
-                dep, dl = line.split(",")
-                dl = float(dl)
-                rows.append(((float(dep) - dl) * 1e6, dl * 1e6))  # arrival, delay in ns
-        rows.sort()
-        if pattern == "cbr":  # exact index on the grid: a missing trace row shifts nothing
-            out = [None] * n
-            for arr, dl in rows:
-                j = round(arr * pps / 1e9)
-                if 0 <= j < n:
-                    out[j] = dl
-            return out
-        return [dl for _, dl in rows[:n]]
+                dep, dl = (float(x) * 1e6 for x in line.split(","))  # ms -> ns
+                arr = dep - dl
+                while j < n and arrival[j] < arr - 0.5:
+                    if last_dep is not None:
+                        out[j] = last_dep - arrival[j]
+                    j += 1
+                if j >= n:
+                    break
+                out[j], last_dep = dl, dep
+                j += 1
+        return out
 
 
 def corr_text(r):
