@@ -135,7 +135,7 @@ def recv(bind_ip, port, count, timeout_s, out):
         try:
             data, anc, _, _ = s.recvmsg(16, space)
         except socket.timeout:
-            if last is not None and time.monotonic() - last > 2.0:
+            if last is not None and time.monotonic() - last > 5.0:
                 break  # the flow is over; the rest was lost
             continue
         last = time.monotonic()
@@ -489,6 +489,9 @@ def main_run(argv):
         a.seconds = sec
         skip = int(a.warmup * pps)
         v = sorted(d for s, d in zip(p["seqs"], p["delays"]) if s >= skip)
+        if not v:
+            sys.exit(f"measure-accuracy: no frame of the 0-delay run at {pps} frames/s arrived "
+                     f"after the warm-up: {R.accounting(p)}")
         m, sd = mean_sd(v)
         q = lambda f: v[int(f * (len(v) - 1))]
         # The path's own offset and noise: median and the sd of a normal law with the same
@@ -510,10 +513,18 @@ def main_run(argv):
                     by_seq.setdefault(s, d)
                 v = [by_seq[s] for s in sorted(by_seq) if s >= skip]
                 m, sd = mean_sd(v)
+                J = j * 1e6
+                if m is None:  # nothing arrived after the warm-up: the accounting says why
+                    rows.append({"pattern": pattern, "pps": pps, "jitter_ms": j,
+                                 "seconds": a.seconds, "seed": a.seed, "mean_dev_pct": None,
+                                 "jitter_dev_pct": None, **acc,
+                                 "sender": p["send"], "receiver": p["recv"]})
+                    print(f"measure-accuracy:   no frame after the warm-up: {acc}",
+                          file=sys.stderr, flush=True)
+                    continue
                 bm, bsd = base[pps]["median_ns"], base[pps]["robust_sd_ns"]
                 m_link = m - bm
                 sd_link = math.sqrt(max(sd * sd - bsd * bsd, 0.0))
-                J = j * 1e6
                 r = {"pattern": pattern, "pps": pps, "jitter_ms": j, "seconds": a.seconds,
                      "seed": a.seed, "raw_mean_ns": m, "raw_sd_ns": sd, "mean_ns": m_link,
                      "sd_ns": sd_link, "mean_dev_pct": 100 * (m_link - MEAN_NS) / MEAN_NS,
