@@ -278,10 +278,12 @@ class Runner:
         self.a, self.linkemd, self.sim, self.me = a, linkemd, sim, me
         self.topo = Topology()
         self.tmp = tempfile.mkdtemp(prefix="linkem-accuracy-veth-")
-        self.proc = None
+        self.proc = self.rcv = None
         self.k = 0
 
     def cleanup(self):
+        if self.rcv and self.rcv.poll() is None:
+            self.rcv.kill()
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -322,7 +324,7 @@ class Runner:
             count = int((a.warmup + a.seconds) * pps)
             port = 20000 + os.getpid() % 20000
             res = f"{self.tmp}/recv{k}.json"
-            rcv = subprocess.Popen(
+            self.rcv = rcv = subprocess.Popen(
                 t.nsx(t.ns2, "taskset", "-c", cpu, sys.executable, self.me, "recv", t.IP2,
                       str(port), str(count), str(a.seconds + a.warmup + 60), res),
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
