@@ -26,6 +26,9 @@
 # linkem-sim with the same seed over the same packets and its per-packet correlation with
 # linkemd; loss, reordering, kernel ring and socket drops; linkemd's stalls. Exits 1 if a
 # frame was lost that no counter explains. Namespaces are removed on exit or interrupt.
+# For the table in docs/performance.md, on an idle machine:
+#   scripts/measure-accuracy.sh --ports veth --pps 10000,50000 --patterns cbr --seconds 60
+#   scripts/measure-accuracy.sh --ports veth --pps 10000 --patterns sine --seconds 60
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build="$here/build"
