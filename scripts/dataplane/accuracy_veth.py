@@ -85,7 +85,7 @@ def send(dest_ip, port, count, pps, pattern):
     mono = time.clock_gettime_ns
     M = time.CLOCK_MONOTONIC
     addr = (dest_ip, port)
-    errors = behind_max = 0
+    errors = behind_max = late = 0
     start = mono(M) + 20_000_000
     for i in range(count):
         due = start + int((sched[i] * 1e9) if sched is not None else i * period)
@@ -94,14 +94,17 @@ def send(dest_ip, port, count, pps, pattern):
             time.sleep((due - now - 200_000) / 1e9)
         while now < due:
             now = mono(M)
-        if now - due > behind_max:
-            behind_max = now - due
+        if now - due > 100_000:  # the arrivals at linkemd are then not the pattern's
+            late += 1
+            if now - due > behind_max:
+                behind_max = now - due
         struct.pack_into(FMT, buf, 0, i, mono(M))
         try:
             s.sendto(buf, addr)
         except OSError:
             errors += 1
     print(json.dumps({"sent": count, "send_errors": errors, "behind_max_ns": behind_max,
+                      "late_100us": late,
                       "seconds": (mono(M) - start) / 1e9}), flush=True)
 
 
@@ -432,6 +435,12 @@ class Runner:
         return out
 
 
+def sender_late(r):
+    if "sender_late_pct" not in r:
+        return "–"
+    return f"{r['sender_late_pct']:.1f} ({r['sender_behind_max_ms']:.1f})"
+
+
 def corr_text(r):
     c, rc = r.get("corr"), r.get("rank_corr")
     return "–" if c is None else f"{c:.3f} ({rc:.3f})"
@@ -532,7 +541,8 @@ def main_run(argv):
                      "sd_ns": sd_link, "mean_dev_pct": 100 * (m_link - MEAN_NS) / MEAN_NS,
                      "jitter_dev_pct": 100 * (sd_link - J) / J, "baseline": base[pps],
                      "cpu": p["cpu"], "lcores": p["lcores"], **acc,
-                     "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6}
+                     "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
+                     "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"]}
                 if not a.no_sim:
                     # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet.
                     off = p["s0"]["a_to_b"]["packets_in"]
@@ -562,6 +572,7 @@ def main_run(argv):
                       f"{fmt(r['jitter_dev_pct'])} %, sim {fmt(r.get('sim_mean_dev_pct'))} / "
                       f"{fmt(r.get('sim_jitter_dev_pct'))} %, corr {corr_text(r)}, lost "
                       f"{r['lost']}, unexplained {r['unexplained_in']}/{r['unexplained_out']}, "
+                      f"sender late {sender_late(r)}, "
                       f"stalls {fmt(r['stall_pct'])} %", file=sys.stderr, flush=True)
 
     print(f"Through veth pairs (net_af_packet): correlated, mean 10 ms, half-life 21 ms, seed "
@@ -581,8 +592,8 @@ def main_run(argv):
     print()
     print("| traffic | frames/s | jitter | mean dev: paper | linkem-sim | linkemd | jitter dev: "
           "paper | linkem-sim | linkemd | corr. with sim (rank) | rate (k/s) | lost (ring, socket) "
-          "| reordered | stalls % (longest ms) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| reordered | stalls % (longest ms) | sender late % (max ms) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         j = r["jitter_ms"]
         pm, pj = PAPER.get((r["pattern"], int(j) if j == int(j) else j), (None, None))
@@ -591,7 +602,7 @@ def main_run(argv):
               f"{fmt(r.get('sim_jitter_dev_pct'))} | {fmt(r['jitter_dev_pct'])} | "
               f"{corr_text(r)} | {rate_k(r)} | {r['lost']} ({r['ring_drops']}, "
               f"{r['socket_drops']}) | {r['out_of_order']} | {r['stall_pct']:.2f} "
-              f"({r['longest_stall_ms']:.1f}) |")
+              f"({r['longest_stall_ms']:.1f}) | {sender_late(r)} |")
     bad = [r for r in rows + list(base.values()) if r["unexplained_in"] or r["unexplained_out"]]
     if a.json:
         with open(a.json, "w") as f:
