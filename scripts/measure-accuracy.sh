@@ -18,7 +18,8 @@
 # Through interface ports, the way a user puts linkemd in front of an application (root):
 #
 #   scripts/measure-accuracy.sh --ports veth [--pps 10000,50000] [--patterns cbr[,sine]]
-#                               [--seconds 60] [--jitters ...] [--seed 1] [--rt 50] [--json F]
+#                               [--seconds 60] [--jitters ...] [--seed 1] [--rt 50]
+#                               [--sender-rt 40] [--json F]
 #
 # Two network namespaces joined by veth pairs through linkemd (net_af_packet); a UDP sender
 # and receiver (scripts/dataplane/accuracy_veth.py) measure each frame's one-way delay from

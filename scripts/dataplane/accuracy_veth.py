@@ -337,7 +337,8 @@ class Runner:
             s0 = stats_lines(out)[-1]
             t_s0 = time.monotonic_ns()
             u1, u2 = t.udp_counters(t.ns1), t.udp_counters(t.ns2)
-            snd = run(t.nsx(t.ns1, "taskset", "-c", cpu, sys.executable, self.me, "send",
+            rt = [] if a.sender_rt is None else ["chrt", "-f", str(a.sender_rt)]
+            snd = run(t.nsx(t.ns1, *rt, "taskset", "-c", cpu, sys.executable, self.me, "send",
                             t.IP2, str(port), str(count), str(pps), pattern))
             rcv.wait()
             # linkemd's clock: its stats lines' t_ns against the last line before the flow.
@@ -468,6 +469,8 @@ def main_run(argv):
     ap.add_argument("--patterns", default="cbr")
     ap.add_argument("--no-sim", action="store_true")
     ap.add_argument("--rt", type=int)
+    ap.add_argument("--sender-rt", type=int, help="run the UDP sender SCHED_FIFO at this "
+                    "priority (a loaded machine)")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true", help="keep the temporary files")
     a = ap.parse_args(argv[2:])
