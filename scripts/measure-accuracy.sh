@@ -14,14 +14,32 @@
 # --rate is the CBR rate and the sine's mean in frames/s (the sine's peak is twice it, its
 # period 30 s as in the paper). No root needed (virtual ports, --no-huge). Each point
 # takes --seconds plus ~3 s; the stall columns say how much the machine disturbed it.
+#
+# Through interface ports, the way a user puts linkemd in front of an application (root):
+#
+#   scripts/measure-accuracy.sh --ports veth [--pps 10000,50000] [--patterns cbr[,sine]]
+#                               [--seconds 60] [--jitters ...] [--seed 1] [--rt 50]
+#                               [--sender-rt 40] [--json F]
+#
+# Two network namespaces joined by veth pairs through linkemd (net_af_packet); a UDP sender
+# and receiver (scripts/dataplane/accuracy_veth.py) measure each frame's one-way delay from
+# kernel receive stamps, minus a 0-delay run per rate (--baseline-seconds, default 5);
+# linkem-sim with the same seed over the same packets and its per-packet correlation with
+# linkemd; loss, reordering, kernel ring and socket drops; linkemd's stalls. Exits 1 if a
+# frame was lost that no counter explains. Namespaces are removed on exit or interrupt.
+# For the table in docs/performance.md, on an idle machine:
+#   scripts/measure-accuracy.sh --ports veth --pps 10000,50000 --patterns cbr --seconds 60
+#   scripts/measure-accuracy.sh --ports veth --pps 10000 --patterns sine --seconds 60
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build="$here/build"
+ports=virtual
 args=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --ports) ports=$2; shift 2 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
         *) args+=("$1"); shift ;;
     esac
 done
@@ -34,6 +52,12 @@ for b in "${need[@]}"; do
         exit 2
     }
 done
+case $ports in
+    virtual) ;;
+    veth) exec /usr/bin/python3 "$here/scripts/dataplane/accuracy_veth.py" run "$linkemd" "$sim" \
+        "${args[@]}" ;;
+    *) echo "measure-accuracy: --ports takes virtual or veth, not '$ports'" >&2; exit 2 ;;
+esac
 exec /usr/bin/python3 - "$linkemd" "$sim" "${args[@]}" <<'PY'
 import argparse, json, math, os, shutil, signal, subprocess, sys, tempfile, time
 import zmq
