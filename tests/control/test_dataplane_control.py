@@ -76,8 +76,16 @@ def dp_time(client):
     return client.call("hello")["t_ns"]
 
 
-def stats_at(client):
-    return client.call("get_stats")
+def stats_at(client, generation=0, direction="a_to_b", timeout=5.0):
+    """get_stats, taken once `direction` runs with parameter generation `generation` or a
+    later one: counters from before a change (a stalled data plane reports late) would mix
+    packets of the old parameters into the new ones'."""
+    end = time.monotonic() + timeout
+    while True:
+        st = client.call("get_stats")
+        if st[direction]["params_generation"] >= generation or time.monotonic() > end:
+            return st
+        time.sleep(0.05)
 
 
 def check_delay(name, samples, mean_us, jitter_us, problems):
@@ -196,8 +204,8 @@ def run():
                 problems.append("lateness p99 %.1f us > 1 ms with no stall" % (p99 / 1000))
 
         # 2. Loss on one direction only.
-        before = stats_at(c)
-        c.call("set_link", {"a_to_b": {"loss_model": "bernoulli", "loss_probability": 0.3}})
+        r = c.call("set_link", {"a_to_b": {"loss_model": "bernoulli", "loss_probability": 0.3}})
+        before = stats_at(c, r["params_generation"])
         time.sleep(1.5)
         after = stats_at(c)
         din = {d: after[d]["packets_in"] - before[d]["packets_in"] for d in h.DIRECTIONS}
@@ -239,9 +247,15 @@ def run():
             problems.append("a refused set_link changed the parameters in force")
 
         # Back to a plain link, then: every stats message balanced?
-        c.call("set_link", {"limiter": "none", "loss_model": "none", "mean_delay_us": 1000,
-                            "jitter_us": 100})
+        last = c.call("set_link", {"limiter": "none", "loss_model": "none",
+                                   "mean_delay_us": 1000, "jitter_us": 100})
+        # Until a stats message shows it (a stalled data plane reports late; 10 s at most).
+        end = time.monotonic() + 10
         time.sleep(0.5)
+        while time.monotonic() < end and not any(
+                b["a_to_b"]["params_generation"] >= last["params_generation"]
+                for b in col.of("stats")):
+            time.sleep(0.1)
         c.close()
         col.close()
         stats = col.of("stats")
