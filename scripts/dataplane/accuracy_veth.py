@@ -34,6 +34,7 @@ import time
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 FMT = "!QQ"  # sequence, send time (CLOCK_MONOTONIC ns)
 FRAME = 1518  # Ethernet frame with FCS
+T_MIN_S = 0.010  # the rate estimator's T_min (linkemd's and linkem-sim's default)
 PAYLOAD = FRAME - 4 - 14 - 20 - 8  # 1472
 MEAN_NS = 10e6
 PAPER = {("cbr", 0.1): (0.33, 0.23), ("cbr", 0.3): (0.52, -0.45), ("cbr", 1): (1.17, -0.49),
@@ -547,18 +548,28 @@ def main_run(argv):
                      "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
                      "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"]}
                 if not a.no_sim:
-                    # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet.
+                    # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet. Until
+                    # the rate estimator's first interval closes (T_min, 10 ms) the emulator
+                    # holds its first delay and draws none: in linkemd that is the first probe
+                    # (the next one comes later than T_min), in linkem-sim the flow's first
+                    # `hold` packets. So UDP packet k meets the same draw as linkem-sim's
+                    # packet k + off + hold - 1.
                     off = p["s0"]["a_to_b"]["packets_in"]
+                    arrivals = (sine_schedule(pps, 4 * pps // 100 + 2) if pattern == "sine"
+                                else [k / pps for k in range(4 * pps // 100 + 2)])
+                    hold = sum(1 for t in arrivals if t - arrivals[0] < T_MIN_S)
+                    off = off + hold - 1 if off >= 1 else hold
                     simd = R.sim_trace(pattern, pps, j, off + p["count"])
                     sv = [simd[off + s] for s in sorted(by_seq)
                           if s >= skip and off + s < len(simd) and simd[off + s] is not None]
                     sm, ssd = mean_sd(sv)
                     r["sim_mean_dev_pct"] = 100 * (sm - MEAN_NS) / MEAN_NS if sm else None
                     r["sim_jitter_dev_pct"] = 100 * (ssd - J) / J if sm else None
-                    r["probes"] = off
+                    r["probes"] = p["s0"]["a_to_b"]["packets_in"]
+                    r["sim_offset"] = off
                     lag_corr = {}
                     seq_ok = [s for s in sorted(by_seq) if s >= skip]
-                    for lag in range(max(0, off - 3), off + 4):
+                    for lag in range(max(0, off - 2), off + 3):
                         pairs = [(by_seq[s], simd[lag + s]) for s in seq_ok[:200000]
                                  if lag + s < len(simd) and simd[lag + s] is not None]
                         lag_corr[lag] = pearson([x for x, _ in pairs], [y for _, y in pairs])
