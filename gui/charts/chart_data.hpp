@@ -64,7 +64,8 @@ struct DelayPoint {
 /// and scheduled_us read back as actual_us): the built-in traffic's measured samples.
 class SampleRing {
   public:
-    explicit SampleRing(bool full = true) : full_(full) {}
+    SampleRing() = default;
+    explicit SampleRing(bool full) : full_(full) {}
     void add(const DelayPoint& p);
     /// Drops whole chunks whose every sample arrived before t_ns.
     void trimBefore(std::int64_t t_ns);
