@@ -412,11 +412,11 @@ void MainWindow::buildControls(const json& schema) {
 }
 
 // The first layout (not one QSettings restored): room for both columns side by side, once
-// there are columns and a window wide enough to leave the charts 44 % of it (1600 px: 700).
+// there are columns and a window wide enough to leave the charts 40 % of it (1600 px: 640).
 void MainWindow::sizeLinkDockOnce() {
     if (layout_restored_ || link_dock_sized_) return;
     const int both = columns_fit_->sideBySide();
-    if (both == 0 || both > width() * 56 / 100) return;
+    if (both == 0 || both > width() * 60 / 100) return;
     link_dock_sized_ = true;
     resizeDocks({findChild<QDockWidget*>("link_dock")}, {both}, Qt::Horizontal);
 }

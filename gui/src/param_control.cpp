@@ -114,7 +114,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     spin_->setKeyboardTracking(false);  // typing "20" sends 20, not 2 first
     spin_->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
     spin_->setAccelerated(true);
-    spin_->setMinimumWidth(100);
+    spin_->setMinimumWidth(112);
     label_->setBuddy(spin_);
     const QString help = QString::fromStdString(schema.value("help", ""));
     tooltip_ = QString("<b>%1</b> (%2)<br>%3<br>range %4 .. %5%6, default %7%6")
@@ -131,7 +131,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
         slider_->setRange(0, scale_.steps);
         slider_->setSingleStep(1);
         slider_->setPageStep(scale_.steps / 20);
-        slider_->setMinimumWidth(60);
+        slider_->setMinimumWidth(70);
         slider_->setToolTip(
             tooltip_ +
             (scale_.log ? "<br><i>log-like scale: each step multiplies the value</i>" : ""));
