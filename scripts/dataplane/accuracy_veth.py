@@ -31,6 +31,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_parse  # noqa: E402  (scripts/dataplane/bench_parse.py: linkemd's stats lines)
+
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 FMT = "!QQ"  # sequence, send time (CLOCK_MONOTONIC ns)
 FRAME = 1518  # Ethernet frame with FCS
@@ -217,14 +220,9 @@ class Topology:
 
 
 def stats_lines(path):
-    out = []
-    for line in open(path):
-        if line.startswith("{"):
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                pass
-    return out
+    """linkemd's --stats-json lines in the order written (the final one last)."""
+    periodic, final = bench_parse.stats_lines(path)
+    return periodic + ([final] if final else [])
 
 
 def cpu_set(text):

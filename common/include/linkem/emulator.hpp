@@ -364,7 +364,7 @@ class Emulator {
                                 static_cast<std::uint64_t>(sample_period_) +
                             1;
         if (behind > kMaxSamplesPerCall) return 1;
-        const std::size_t owed = std::min<std::size_t>({behind, n, kChunk});
+        const std::size_t owed = std::min<std::size_t>(behind, n);
         if (owed > 1) step = std::min(kChunk, n / owed);  // at least owed pieces
         return owed;
     }
