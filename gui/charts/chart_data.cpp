@@ -285,8 +285,10 @@ void ChartData::addDelay(const json& msg) {
                                        static_cast<float>(sc * kUsPerNs),
                                        static_cast<float>(a * kUsPerNs)};
                     D.samples.add(p);
-                    if (column_ns_ > 0 && ta >= latest_ns_ - keep_ns_ - column_ns_)
+                    if (column_ns_ > 0 && ta >= latest_ns_ - keep_ns_ - column_ns_) {
                         D.actual_cols.add(ta, p.actual_us);
+                        changed(ta);
+                    }
                 }
             }
         }
@@ -301,8 +303,10 @@ void ChartData::addDelay(const json& msg) {
                     if (!elementInt(*send, i, ts) || !elementInt(*del, i, dl)) continue;
                     const float us = static_cast<float>(dl * kUsPerNs);
                     D.measured.add(DelayPoint{ts, us, us, us});
-                    if (column_ns_ > 0 && ts >= latest_ns_ - keep_ns_ - column_ns_)
+                    if (column_ns_ > 0 && ts >= latest_ns_ - keep_ns_ - column_ns_) {
                         D.measured_cols.add(ts, us);
+                        changed(ts);
+                    }
                 }
             }
         }
@@ -317,6 +321,7 @@ void ChartData::addDelay(const json& msg) {
             if (const auto x = j.find("measured_delay"); x != j.end())
                 iv.measured_us = Moments::fromSummary(*x, kUsPerNs);
             D.intervals.push_back(iv);
+            changed(start);
         }
     }
     trim();
@@ -353,6 +358,7 @@ void ChartData::addStats(const json& msg) {
             for (int k = 0; k < 4; ++k)
                 r.drops_per_s[k] = (c[4 + k] - D.prev[4 + k]) / dt;
             D.rates.push_back(r);
+            changed(t);
         }
         // Otherwise (first message, counters went back: linkemd restarted) start again.
         D.have_prev = true;

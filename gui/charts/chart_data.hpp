@@ -280,6 +280,15 @@ class ChartData {
 
     Histogram histogram(int d, std::int64_t lo, std::int64_t hi, std::size_t max_used) const;
 
+    /// The oldest time at which something drawn changed since the last call (a sample or
+    /// measured sample added to the columns, an interval's start, a rate point), then
+    /// forgets it; INT64_MAX when nothing changed.
+    std::int64_t takeOldestChange() {
+        const std::int64_t t = oldest_change_;
+        oldest_change_ = std::numeric_limits<std::int64_t>::max();
+        return t;
+    }
+
   private:
     void touch(std::int64_t t_ns);
     void trim();
@@ -287,6 +296,8 @@ class ChartData {
     std::int64_t latest_ns_ = 0;
     bool have_data_ = false;
     std::int64_t column_ns_ = 0, keep_ns_ = 0;
+    std::int64_t oldest_change_ = std::numeric_limits<std::int64_t>::max();
+    void changed(std::int64_t t) { oldest_change_ = std::min(oldest_change_, t); }
 };
 
 }  // namespace linkem::gui

@@ -2,6 +2,7 @@
 
 #include <time.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <QAreaSeries>
@@ -15,6 +16,7 @@
 #include <QGraphicsScene>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -227,6 +229,13 @@ QString chartTitle(const QString& title, const QString& caption,
     return t;
 }
 
+enum Part { kBody = 0, kHead = 1 };
+
+// A head series is named after its body, marked as the newest part (never in a legend).
+QString partName(const QString& name, int part) {
+    return part == kBody ? name : name + QStringLiteral(" (newest)");
+}
+
 }  // namespace
 
 struct ChartsPanel::Impl {
@@ -262,16 +271,30 @@ struct ChartsPanel::Impl {
     QChart *delay = nullptr, *hist = nullptr, *thr = nullptr, *drops = nullptr;
     QChartView *delayView = nullptr, *histView = nullptr, *thrView = nullptr, *dropsView = nullptr;
     QValueAxis *delayX, *delayY, *histX, *histY, *thrX, *thrY, *dropsX, *dropsY;
-    QLineSeries* samples[2];
-    QScatterSeries* measured[2];
+    // The series that follow the time axis come in two parts, [d][kBody] and [d][kHead]: the
+    // body holds the columns before `split`, the head the newest ones (from `split` on). The
+    // time axis moves in whole columns, so between two moves a message changes only the
+    // heads: Qt Charts lays out (and strokes) only the few points of the heads again, not the
+    // thousands of the bodies. The body carries the legend entry; a head's is hidden.
+    QLineSeries* samples[2][2];
+    QScatterSeries* measured[2][2];
     QLineSeries* target[2];
-    QLineSeries *bandUp[2], *bandLo[2], *envUp[2], *envLo[2];
-    QAreaSeries* env[2];
+    QLineSeries *bandUp[2], *bandLo[2], *envUp[2][2], *envLo[2][2];
+    QAreaSeries* env[2][2];
     QLineSeries* histLine[2];
     QAreaSeries* histArea[2];
     QLineSeries* dens[2];
-    QLineSeries *thrIn[2], *thrOut[2];
-    QLineSeries* drop[2][4];
+    QLineSeries *thrIn[2][2], *thrOut[2][2];
+    QLineSeries* drop[2][4][2];
+    // What the bodies were drawn for: the view's right edge (a multiple of the column
+    // width), the column width, the split, the delay unit, and each body's last point (the
+    // head's first, so that the line goes on without a gap). lag_ns: how far behind the
+    // newest time new data landed since the last move (delay samples arrive with their
+    // arrival time, a delay earlier), which sets how many columns the heads span.
+    std::int64_t drawn_hi = -1, drawn_q = 0, split = 0, lag_ns = 0;
+    double delay_div = 1, thr_div = 1;
+    bool drops_nonzero[2][4] = {};
+    QHash<const QXYSeries*, QPointF> joint;  // head -> its body's last point (scaled)
 
     bool shown(int d) const { return directions == 0 || directions == d + 1; }
 };
@@ -290,11 +313,12 @@ QChartView* newView(ChartsCosts* costs, QChart* c, const QString& tip) {
     auto* v = new TimedView(c, costs);
     // Antialiasing triples the cost of painting dense series; projector mode turns it on.
     v->setRenderHint(QPainter::Antialiasing, false);
-    // Every redraw moves most items (the series, the scatter markers, the time axis' ticks
-    // and labels): a BSP index of them would be rebuilt each time and minimal updates would
-    // sum their bounding rects, so the scene keeps no index and the view repaints whole.
+    // Most redraws change only the heads of the series (the newest columns): the view
+    // repaints the region they cover (SmartViewportUpdate: 35% less painting than repainting
+    // the whole view at a full 5-minute window). When the time axis moves, every item moves:
+    // a BSP index of them would be rebuilt each time, so the scene keeps none.
     v->scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
-    v->setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
+    v->setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
     v->setOptimizationFlags(QGraphicsView::DontSavePainterState |
                             QGraphicsView::DontAdjustForAntialiasing);
     v->setToolTip(tip);
@@ -358,27 +382,31 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     I.delayY = newAxis(tr("Delay (ms)"));
     I.delay->addAxis(I.delayX, Qt::AlignBottom);
     I.delay->addAxis(I.delayY, Qt::AlignLeft);
-    for (int d = 0; d < 2; ++d) {
-        I.envUp[d] = new QLineSeries;
-        I.envLo[d] = new QLineSeries;
-        I.env[d] = area(tr("%1 min/max per interval").arg(dirLabel(d)), I.envUp[d], I.envLo[d],
-                        alpha(kDir[d], 70));
-        attach(I.delay, I.env[d], I.delayX, I.delayY);
-    }
-    for (int d = 0; d < 2; ++d) {
-        I.samples[d] = line(tr("%1 actual").arg(dirLabel(d)), kDir[d], 1.0);
-        attach(I.delay, I.samples[d], I.delayX, I.delayY);
-    }
-    for (int d = 0; d < 2; ++d) {
-        I.measured[d] = new QScatterSeries;
-        I.measured[d]->setName(tr("%1 measured (built-in traffic)").arg(dirLabel(d)));
-        I.measured[d]->setPen(Qt::NoPen);
-        I.measured[d]->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-        I.measured[d]->setMarkerSize(3);
-        I.measured[d]->setColor(kDirDark[d]);
-        I.measured[d]->setBorderColor(kDirDark[d]);
-        attach(I.delay, I.measured[d], I.delayX, I.delayY);
-    }
+    for (int d = 0; d < 2; ++d)
+        for (int k : {kBody, kHead}) {
+            I.envUp[d][k] = new QLineSeries;
+            I.envLo[d][k] = new QLineSeries;
+            I.env[d][k] = area(partName(tr("%1 min/max per interval").arg(dirLabel(d)), k),
+                               I.envUp[d][k], I.envLo[d][k], alpha(kDir[d], 70));
+            attach(I.delay, I.env[d][k], I.delayX, I.delayY);
+        }
+    for (int d = 0; d < 2; ++d)
+        for (int k : {kBody, kHead}) {
+            I.samples[d][k] = line(partName(tr("%1 actual").arg(dirLabel(d)), k), kDir[d], 1.0);
+            attach(I.delay, I.samples[d][k], I.delayX, I.delayY);
+        }
+    for (int d = 0; d < 2; ++d)
+        for (int k : {kBody, kHead}) {
+            auto* m = new QScatterSeries;
+            m->setName(partName(tr("%1 measured (built-in traffic)").arg(dirLabel(d)), k));
+            m->setPen(Qt::NoPen);
+            m->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+            m->setMarkerSize(3);
+            m->setColor(kDirDark[d]);
+            m->setBorderColor(kDirDark[d]);
+            I.measured[d][k] = m;
+            attach(I.delay, m, I.delayX, I.delayY);
+        }
     for (int d = 0; d < 2; ++d) {
         I.target[d] = line(tr("%1 target").arg(dirLabel(d)), kDirDark[d], 1.5, Qt::DashLine);
         I.bandUp[d] = line(tr("%1 + jitter").arg(dirLabel(d)), kDirDark[d], 1.0, Qt::DotLine);
@@ -433,12 +461,14 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     I.thrY = newAxis(tr("Throughput (bit/s)"));
     I.thr->addAxis(I.thrX, Qt::AlignBottom);
     I.thr->addAxis(I.thrY, Qt::AlignLeft);
-    for (int d = 0; d < 2; ++d) {
-        I.thrIn[d] = line(tr("%1 in").arg(dirLabel(d)), kDir[d], 1.5);
-        I.thrOut[d] = line(tr("%1 out").arg(dirLabel(d)), kDirDark[d], 1.5, Qt::DashLine);
-        attach(I.thr, I.thrIn[d], I.thrX, I.thrY);
-        attach(I.thr, I.thrOut[d], I.thrX, I.thrY);
-    }
+    for (int d = 0; d < 2; ++d)
+        for (int k : {kBody, kHead}) {
+            I.thrIn[d][k] = line(partName(tr("%1 in").arg(dirLabel(d)), k), kDir[d], 1.5);
+            I.thrOut[d][k] =
+                line(partName(tr("%1 out").arg(dirLabel(d)), k), kDirDark[d], 1.5, Qt::DashLine);
+            attach(I.thr, I.thrIn[d][k], I.thrX, I.thrY);
+            attach(I.thr, I.thrOut[d][k], I.thrX, I.thrY);
+        }
     I.thrView = newView(&I.costs, I.thr,
                         tr("Rates from the differences of the cumulative counters of two "
                            "stats messages. Bytes include the 4-byte FCS."));
@@ -451,11 +481,23 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     I.drops->addAxis(I.dropsX, Qt::AlignBottom);
     I.drops->addAxis(I.dropsY, Qt::AlignLeft);
     for (int d = 0; d < 2; ++d)
-        for (int k = 0; k < 4; ++k) {
-            I.drop[d][k] = line(tr("%1 %2").arg(dirLabel(d), tr(kCauseLabel[k])), kCause[k], 1.5,
-                                d == 0 ? Qt::SolidLine : Qt::DashLine);
-            attach(I.drops, I.drop[d][k], I.dropsX, I.dropsY);
-        }
+        for (int c = 0; c < 4; ++c)
+            for (int k : {kBody, kHead}) {
+                I.drop[d][c][k] =
+                    line(partName(tr("%1 %2").arg(dirLabel(d), tr(kCauseLabel[c])), k), kCause[c],
+                         1.5, d == 0 ? Qt::SolidLine : Qt::DashLine);
+                attach(I.drops, I.drop[d][c][k], I.dropsX, I.dropsY);
+            }
+    // the heads never show in a legend
+    for (int d = 0; d < 2; ++d) {
+        for (QAbstractSeries* h : std::initializer_list<QAbstractSeries*>{
+                 I.env[d][kHead], I.samples[d][kHead], I.measured[d][kHead]})
+            showMarker(I.delay, h, false);
+        showMarker(I.thr, I.thrIn[d][kHead], false);
+        showMarker(I.thr, I.thrOut[d][kHead], false);
+        for (int c = 0; c < 4; ++c)
+            showMarker(I.drops, I.drop[d][c][kHead], false);
+    }
     I.dropsView = newView(&I.costs, I.drops,
                           tr("Packets dropped per second: loss model (drops_loss), "
                              "policer, spacer fill limit, no room (buffer limit or "
@@ -635,16 +677,18 @@ void ChartsPanel::applyStyle() {
         s->setPen(p);
     };
     for (int d = 0; d < 2; ++d) {
-        width(I.samples[d], 1.0);
+        for (int part : {kBody, kHead}) {
+            width(I.samples[d][part], 1.0);
+            width(I.thrIn[d][part], 1.5);
+            width(I.thrOut[d][part], 1.5);
+            for (int c = 0; c < 4; ++c)
+                width(I.drop[d][c][part], 1.5);
+            I.measured[d][part]->setMarkerSize(3 * k);
+        }
         width(I.target[d], 1.5);
         width(I.bandUp[d], 1.0);
         width(I.bandLo[d], 1.0);
         width(I.dens[d], 2.0);
-        width(I.thrIn[d], 1.5);
-        width(I.thrOut[d], 1.5);
-        for (int c = 0; c < 4; ++c)
-            width(I.drop[d][c], 1.5);
-        I.measured[d]->setMarkerSize(3 * k);
         QPen hp = I.histArea[d]->pen();
         hp.setWidthF(1.0 * k);
         I.histArea[d]->setPen(hp);
@@ -656,25 +700,131 @@ void ChartsPanel::redraw() {
     const qint64 started = cpuNs();
     ChartData& D = I.data;
     const std::int64_t window_ns = static_cast<std::int64_t>(I.window_s * 1e9);
-    const std::int64_t hi = D.hasData() ? D.latestNs() : window_ns;
-    const std::int64_t lo = hi - window_ns;
-    I.view_lo = lo;
-    I.view_hi = hi;
     const int plot_w = static_cast<int>(I.delay->plotArea().width());
     // The columns follow the plot's width, but not its wobble of a few pixels as the delay
     // axis' labels change width: a new column width rebuilds the columns from every sample
     // held (up to 6 million a direction), so up to 3% fewer or more pixels keep them.
     const int want = plot_w >= 50 ? plot_w : 800;
     if (std::abs(want - I.columns) * 100 > 3 * I.columns) I.columns = want;
-    const std::int64_t column_ns = std::max<std::int64_t>(1, window_ns / I.columns);
-    D.setColumns(column_ns, window_ns);
+    const std::int64_t q = std::max<std::int64_t>(1, window_ns / I.columns);  // column, ns
+    D.setColumns(q, window_ns);
+    // The time axis moves in steps of whole columns, about 1% of the window (at a 5-minute
+    // window 3 s, at 5 s every message): the view ends at the end of the step that holds
+    // the newest data, so its right edge is empty for at most 1% of its width.
+    const std::int64_t latest = D.hasData() ? D.latestNs() : window_ns;
+    const std::int64_t step = q * std::max<std::int64_t>(1, (I.columns + 50) / 100);
+    const std::int64_t hi = (ColumnDecimator::floorDiv(latest - 1, step) + 1) * step;
+    const std::int64_t lo = hi - window_ns;
+    // the readouts and the export: the window itself, up to the newest data
+    I.view_lo = latest - window_ns;
+    I.view_hi = latest;
     const double x0 = static_cast<double>(lo) / 1e9, x1 = static_cast<double>(hi) / 1e9;
     auto sec = [](std::int64_t t) { return static_cast<double>(t) / 1e9; };
 
-    const bool all = I.dirty;
+    // Everything is laid out again when the view moved, a setting changed, or new data
+    // landed before the split (older than the heads); otherwise only the heads.
+    const std::int64_t oldest = D.takeOldestChange();
+    if (oldest != std::numeric_limits<std::int64_t>::max())
+        I.lag_ns = std::max(I.lag_ns, latest - oldest);
+    const bool settings = I.dirty;
+    const bool all = settings || hi != I.drawn_hi || q != I.drawn_q || oldest < I.split;
+    if (all) {
+        // the heads span the columns that the next messages' data may land in
+        const std::int64_t cols = std::clamp<std::int64_t>(
+            (I.lag_ns * 3 / 2 + q - 1) / q + 1, 2, std::max<std::int64_t>(2, I.columns / 4));
+        I.split = hi - cols * q;
+        I.lag_ns = 0;
+        I.drawn_hi = hi;
+        I.drawn_q = q;
+        I.joint.clear();
+    }
+    // Points of a head: its body's last point first (line and area series).
+    auto withJoint = [&](QXYSeries* head, QList<QPointF>& v) {
+        const auto j = I.joint.constFind(head);
+        if (j != I.joint.constEnd() && !v.isEmpty()) v.prepend(*j);
+    };
+    auto keepJoint = [&](QXYSeries* head, const QList<QPointF>& body) {
+        if (!body.isEmpty()) I.joint.insert(head, body.last());
+    };
+
     // ---- delay series (computed in us, scaled to the unit at the end) ----
-    if (all || I.delay_new) {
-        QList<QPointF> samples[2], measured[2], target[2], bandUp[2], bandLo[2], envUp[2], envLo[2];
+    struct DelayPoints {
+        QList<QPointF> samples, measured, envUp, envLo;
+    };
+    // The delay series of direction d over [a, b]: decimated samples and measured samples,
+    // and the envelope (per column the lowest minimum and the highest maximum of the
+    // intervals whose middle lies in it).
+    auto delayPoints = [&](int d, std::int64_t a, std::int64_t b) {
+        DelayPoints P;
+        const ChartData::Direction& R = D.dir(d);
+        R.actual_cols.visit(
+            a, b, [&](std::int64_t t, float v) { P.samples.push_back(QPointF(sec(t), v)); });
+        R.measured_cols.visit(
+            a, b, [&](std::int64_t t, float v) { P.measured.push_back(QPointF(sec(t), v)); });
+        auto mid = [](const Interval& iv) { return iv.start_ns + (iv.end_ns - iv.start_ns) / 2; };
+        std::size_t i = R.intervals.size();
+        while (i > 0 && mid(R.intervals[i - 1]) >= a)
+            --i;
+        std::int64_t col = std::numeric_limits<std::int64_t>::min();
+        double cmin = 0, cmax = 0, cx = 0;
+        auto flush = [&] {
+            if (col == std::numeric_limits<std::int64_t>::min()) return;
+            P.envUp.push_back(QPointF(cx, cmax));
+            P.envLo.push_back(QPointF(cx, cmin));
+        };
+        for (; i < R.intervals.size(); ++i) {
+            const Interval& iv = R.intervals[i];
+            const std::int64_t m = mid(iv);
+            if (m > b) break;
+            if (iv.delay_us.n == 0) continue;
+            const std::int64_t c = ColumnDecimator::floorDiv(m, q);
+            if (c != col) {
+                flush();
+                col = c;
+                cmin = iv.delay_us.min;
+                cmax = iv.delay_us.max;
+            } else {
+                cmin = std::min(cmin, iv.delay_us.min);
+                cmax = std::max(cmax, iv.delay_us.max);
+            }
+            cx = sec(m);
+        }
+        flush();
+        return P;
+    };
+    auto delaySeries = [&](int d, int part, DelayPoints& P) {
+        return std::array<std::pair<QXYSeries*, QList<QPointF>*>, 4>{
+            {{I.envUp[d][part], &P.envUp},
+             {I.envLo[d][part], &P.envLo},
+             {I.samples[d][part], &P.samples},
+             {I.measured[d][part], &P.measured}}};
+    };
+    // Heads only: false (and nothing changed) when a head leaves the delay axis' range.
+    auto delayHeads = [&] {
+        DelayPoints P[2];
+        const double ylo = I.delayY->min() * I.delay_div, yhi = I.delayY->max() * I.delay_div;
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            P[d] = delayPoints(d, I.split, hi);
+            for (const auto& [series, v] : delaySeries(d, kHead, P[d]))
+                for (const QPointF& p : *v)
+                    if (p.y() < ylo || p.y() > yhi) return false;
+        }
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            for (const auto& [series, v] : delaySeries(d, kHead, P[d])) {
+                if (I.delay_div != 1)
+                    for (QPointF& p : *v)
+                        p.setY(p.y() / I.delay_div);
+                withJoint(series, *v);
+                series->replace(*v);
+            }
+        }
+        return true;
+    };
+    auto delayAll = [&] {
+        DelayPoints P[2][2];
+        QList<QPointF> target[2], bandUp[2], bandLo[2];
         double ymin = INFINITY, ymax = -INFINITY;
         auto extent = [&](const QList<QPointF>& v) {
             for (const QPointF& p : v) {
@@ -685,35 +835,8 @@ void ChartsPanel::redraw() {
         for (int d = 0; d < 2; ++d) {
             if (!I.shown(d)) continue;
             const ChartData::Direction& R = D.dir(d);
-            R.actual_cols.visit(
-                lo, hi, [&](std::int64_t t, float v) { samples[d].push_back(QPointF(sec(t), v)); });
-            R.measured_cols.visit(lo, hi, [&](std::int64_t t, float v) {
-                measured[d].push_back(QPointF(sec(t), v));
-            });
-            // Envelope: per column the lowest minimum and the highest maximum of the intervals.
-            std::int64_t col = std::numeric_limits<std::int64_t>::min();
-            double cmin = 0, cmax = 0, cx = 0;
-            auto flush = [&] {
-                if (col == std::numeric_limits<std::int64_t>::min()) return;
-                envUp[d].push_back(QPointF(cx, cmax));
-                envLo[d].push_back(QPointF(cx, cmin));
-            };
-            for (const Interval& iv : R.intervals) {
-                if (iv.end_ns < lo || iv.start_ns > hi || iv.delay_us.n == 0) continue;
-                const std::int64_t mid = iv.start_ns + (iv.end_ns - iv.start_ns) / 2;
-                const std::int64_t c = ColumnDecimator::floorDiv(mid, column_ns);
-                if (c != col) {
-                    flush();
-                    col = c;
-                    cmin = iv.delay_us.min;
-                    cmax = iv.delay_us.max;
-                } else {
-                    cmin = std::min(cmin, iv.delay_us.min);
-                    cmax = std::max(cmax, iv.delay_us.max);
-                }
-                cx = sec(mid);
-            }
-            flush();
+            P[d][kBody] = delayPoints(d, lo, I.split - 1);
+            P[d][kHead] = delayPoints(d, I.split, hi);
             // Target and band: a step function over the targets in force.
             for (std::size_t i = 0; i < R.targets.size(); ++i) {
                 const Target& t = R.targets[i];
@@ -727,10 +850,9 @@ void ChartsPanel::redraw() {
                     bandLo[d].push_back(QPointF(sec(x), std::max(0.0, t.mean_us - t.jitter_us)));
                 }
             }
-            extent(samples[d]);
-            extent(measured[d]);
-            extent(envUp[d]);
-            extent(envLo[d]);
+            for (int part : {kBody, kHead})
+                for (const auto& [series, v] : delaySeries(d, part, P[d][part]))
+                    extent(*v);
             extent(bandUp[d]);
             extent(bandLo[d]);
         }
@@ -742,18 +864,27 @@ void ChartsPanel::redraw() {
                     p.setY(p.y() / du.div);
         };
         Batch batch;
-        for (int d = 0; d < 2; ++d)
+        for (int d = 0; d < 2; ++d) {
+            const auto body = delaySeries(d, kBody, P[d][kBody]);
+            const auto head = delaySeries(d, kHead, P[d][kHead]);
+            for (std::size_t k = 0; k < body.size(); ++k) {
+                scaled(*body[k].second);
+                scaled(*head[k].second);
+                if (body[k].first->type() != QAbstractSeries::SeriesTypeScatter) {
+                    keepJoint(head[k].first, *body[k].second);
+                    withJoint(head[k].first, *head[k].second);
+                }
+                batch.emplace_back(body[k]);
+                batch.emplace_back(head[k]);
+            }
             for (auto [series, v] : std::initializer_list<std::pair<QXYSeries*, QList<QPointF>*>>{
-                     {I.envUp[d], &envUp[d]},
-                     {I.envLo[d], &envLo[d]},
-                     {I.samples[d], &samples[d]},
-                     {I.measured[d], &measured[d]},
                      {I.target[d], &target[d]},
                      {I.bandUp[d], &bandUp[d]},
                      {I.bandLo[d], &bandLo[d]}}) {
                 scaled(*v);
                 batch.emplace_back(series, v);
             }
+        }
         commit(batch, [&] {
             setTimeRange(I.delayX, x0, x1);
             if (any_delay)
@@ -761,17 +892,27 @@ void ChartsPanel::redraw() {
             else
                 I.delayY->setRange(0, 1);
         });
+        I.delay_div = du.div;
         I.delayY->setTitleText(tr("Actual delay (%1)").arg(du.name));
         for (int d = 0; d < 2; ++d) {
-            showMarker(I.delay, I.samples[d], !samples[d].isEmpty());
-            showMarker(I.delay, I.measured[d], !measured[d].isEmpty());
+            const bool s = !P[d][kBody].samples.isEmpty() || !P[d][kHead].samples.isEmpty();
+            const bool m = !P[d][kBody].measured.isEmpty() || !P[d][kHead].measured.isEmpty();
+            showMarker(I.delay, I.samples[d][kBody], s);
+            showMarker(I.delay, I.measured[d][kBody], m);
             // the caption explains these: the legend keeps to one line
             showMarker(I.delay, I.target[d], false);
             showMarker(I.delay, I.bandUp[d], false);
             showMarker(I.delay, I.bandLo[d], false);
-            showMarker(I.delay, I.env[d], false);
+            for (int part : {kBody, kHead})
+                showMarker(I.delay, I.env[d][part], false);
+            showMarker(I.delay, I.samples[d][kHead], false);
+            showMarker(I.delay, I.measured[d][kHead], false);
         }
-    }
+    };
+    if (all)
+        delayAll();
+    else if (I.delay_new && !delayHeads())
+        delayAll();
     // ---- histogram ----
     // Counting the window's samples is the one step that grows with the window (up to 6
     // million samples a direction): done at most every 200 ms, and at once when the window,
@@ -785,7 +926,7 @@ void ChartsPanel::redraw() {
         I.hist_span = hi - lo;
         I.hist_directions = I.directions;
     }
-    if (all || recount) {
+    if (settings || recount) {
         double hx0 = INFINITY, hx1 = -INFINITY, hy1 = 0;
         struct Ref {
             bool have = false;
@@ -870,64 +1011,145 @@ void ChartsPanel::redraw() {
         I.histY->setTitleText(tr("Probability density (1/%1)").arg(hu.name));
     }
     // ---- throughput and drops ----
-    if (all || I.stats_new) {
-        const int thr_w = std::max(50, static_cast<int>(I.thr->plotArea().width()));
-        const int drops_w = std::max(50, static_cast<int>(I.drops->plotArea().width()));
-        QList<QPointF> in[2], out[2], dr[2][4];
-        double tmax = 0, dmax = 0;
+    // Rates of the stats messages with a <= t <= b: min/max per column of the delay chart.
+    auto rates = [&](int d, std::int64_t a, std::int64_t b, auto value) {
+        QList<QPointF> v;
+        const auto& R = D.dir(d).rates;
+        std::size_t i = R.size();
+        while (i > 0 && R[i - 1].t_ns >= a)
+            --i;
+        for (; i < R.size() && R[i].t_ns <= b; ++i)
+            v.push_back(QPointF(sec(R[i].t_ns), value(R[i])));
+        return decimateMinMax(v, 0.0, static_cast<double>(q) / 1e9);
+    };
+    auto inRate = [&](const RatePoint& r) { return I.packets ? r.in_pps : r.in_bps; };
+    auto outRate = [&](const RatePoint& r) { return I.packets ? r.out_pps : r.out_bps; };
+    auto dropRate = [](int c) { return [c](const RatePoint& r) { return r.drops_per_s[c]; }; };
+    auto thrHeads = [&] {
+        QList<QPointF> v[2][2];
+        const double ymax = I.thrY->max() * I.thr_div;
         for (int d = 0; d < 2; ++d) {
             if (!I.shown(d)) continue;
-            for (const RatePoint& r : D.dir(d).rates) {
-                if (r.t_ns < lo || r.t_ns > hi) continue;
-                const double x = sec(r.t_ns);
-                in[d].push_back(QPointF(x, I.packets ? r.in_pps : r.in_bps));
-                out[d].push_back(QPointF(x, I.packets ? r.out_pps : r.out_bps));
-                for (int k = 0; k < 4; ++k)
-                    dr[d][k].push_back(QPointF(x, r.drops_per_s[k]));
+            v[d][0] = rates(d, I.split, hi, inRate);
+            v[d][1] = rates(d, I.split, hi, outRate);
+            for (const auto& l : v[d])
+                for (const QPointF& p : l)
+                    if (p.y() > ymax) return false;
+        }
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            QLineSeries* heads[2] = {I.thrIn[d][kHead], I.thrOut[d][kHead]};
+            for (int k = 0; k < 2; ++k) {
+                for (QPointF& p : v[d][k])
+                    p.setY(p.y() / I.thr_div);
+                withJoint(heads[k], v[d][k]);
+                heads[k]->replace(v[d][k]);
             }
-            in[d] = decimateMinMax(in[d], x0, (x1 - x0) / thr_w);
-            out[d] = decimateMinMax(out[d], x0, (x1 - x0) / thr_w);
-            for (const QList<QPointF>* v : {&in[d], &out[d]})
-                for (const QPointF& p : *v)
-                    tmax = std::max(tmax, p.y());
-            for (int k = 0; k < 4; ++k) {
-                dr[d][k] = decimateMinMax(dr[d][k], x0, (x1 - x0) / drops_w);
-                for (const QPointF& p : dr[d][k])
-                    dmax = std::max(dmax, p.y());
-            }
+        }
+        return true;
+    };
+    auto thrAll = [&] {
+        QList<QPointF> in[2][2], out[2][2];
+        double tmax = 0;
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            in[d][kBody] = rates(d, lo, I.split - 1, inRate);
+            in[d][kHead] = rates(d, I.split, hi, inRate);
+            out[d][kBody] = rates(d, lo, I.split - 1, outRate);
+            out[d][kHead] = rates(d, I.split, hi, outRate);
+            for (int part : {kBody, kHead})
+                for (const QList<QPointF>* v : {&in[d][part], &out[d][part]})
+                    for (const QPointF& p : *v)
+                        tmax = std::max(tmax, p.y());
         }
         const Unit tu = rateUnit(tmax, I.packets ? tr("packets/s") : tr("bit/s"));
-        Batch thr, drops;
-        bool nonzero[2][4] = {};
-        for (int d = 0; d < 2; ++d) {
-            for (QList<QPointF>* v : {&in[d], &out[d]})
-                for (QPointF& p : *v)
-                    p.setY(p.y() / tu.div);
-            thr.emplace_back(I.thrIn[d], &in[d]);
-            thr.emplace_back(I.thrOut[d], &out[d]);
-            for (int k = 0; k < 4; ++k) {
-                // a cause that dropped nothing in the window is not drawn (a line on the axis)
-                for (const QPointF& p : dr[d][k])
-                    nonzero[d][k] = nonzero[d][k] || p.y() > 0;
-                if (!nonzero[d][k]) dr[d][k].clear();
-                drops.emplace_back(I.drop[d][k], &dr[d][k]);
+        Batch thr;
+        for (int d = 0; d < 2; ++d)
+            for (auto [series, v] :
+                 {std::pair{I.thrIn[d], in[d]}, std::pair{I.thrOut[d], out[d]}}) {
+                for (int part : {kBody, kHead})
+                    for (QPointF& p : v[part])
+                        p.setY(p.y() / tu.div);
+                keepJoint(series[kHead], v[kBody]);
+                withJoint(series[kHead], v[kHead]);
+                thr.emplace_back(series[kBody], &v[kBody]);
+                thr.emplace_back(series[kHead], &v[kHead]);
             }
-        }
         commit(thr, [&] {
             setTimeRange(I.thrX, x0, x1);
             setRange(I.thrY, 0, std::max(tmax / tu.div, 1e-9), true);
         });
+        I.thr_div = tu.div;
+        I.thrY->setTitleText(tr("Throughput (%1)").arg(tu.name));
+        for (int d = 0; d < 2; ++d) {
+            showMarker(I.thr, I.thrIn[d][kBody],
+                       !in[d][kBody].isEmpty() || !in[d][kHead].isEmpty());
+            showMarker(I.thr, I.thrOut[d][kBody],
+                       !out[d][kBody].isEmpty() || !out[d][kHead].isEmpty());
+        }
+    };
+    auto nonzero = [](const QList<QPointF>& v) {
+        return std::any_of(v.begin(), v.end(), [](const QPointF& p) { return p.y() > 0; });
+    };
+    auto dropsHeads = [&] {
+        QList<QPointF> v[2][4];
+        const double ymax = I.dropsY->max();
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            for (int c = 0; c < 4; ++c) {
+                v[d][c] = rates(d, I.split, hi, dropRate(c));
+                // a cause starts dropping: its legend entry appears (everything again)
+                if (!I.drops_nonzero[d][c] && nonzero(v[d][c])) return false;
+                for (const QPointF& p : v[d][c])
+                    if (p.y() > ymax) return false;
+            }
+        }
+        for (int d = 0; d < 2; ++d) {
+            if (!I.shown(d)) continue;
+            for (int c = 0; c < 4; ++c) {
+                if (!I.drops_nonzero[d][c]) continue;
+                withJoint(I.drop[d][c][kHead], v[d][c]);
+                I.drop[d][c][kHead]->replace(v[d][c]);
+            }
+        }
+        return true;
+    };
+    auto dropsAll = [&] {
+        QList<QPointF> dr[2][4][2];
+        double dmax = 0;
+        Batch drops;
+        for (int d = 0; d < 2; ++d)
+            for (int c = 0; c < 4; ++c) {
+                if (I.shown(d)) {
+                    dr[d][c][kBody] = rates(d, lo, I.split - 1, dropRate(c));
+                    dr[d][c][kHead] = rates(d, I.split, hi, dropRate(c));
+                }
+                // a cause that dropped nothing in the window is not drawn (a line on the axis)
+                I.drops_nonzero[d][c] = nonzero(dr[d][c][kBody]) || nonzero(dr[d][c][kHead]);
+                for (auto& v : dr[d][c]) {
+                    if (!I.drops_nonzero[d][c]) v.clear();
+                    for (const QPointF& p : v)
+                        dmax = std::max(dmax, p.y());
+                }
+                keepJoint(I.drop[d][c][kHead], dr[d][c][kBody]);
+                withJoint(I.drop[d][c][kHead], dr[d][c][kHead]);
+                drops.emplace_back(I.drop[d][c][kBody], &dr[d][c][kBody]);
+                drops.emplace_back(I.drop[d][c][kHead], &dr[d][c][kHead]);
+            }
         commit(drops, [&] {
             setTimeRange(I.dropsX, x0, x1);
             setRange(I.dropsY, 0, std::max(dmax, 1.0), true);
         });
-        I.thrY->setTitleText(tr("Throughput (%1)").arg(tu.name));
-        for (int d = 0; d < 2; ++d) {
-            showMarker(I.thr, I.thrIn[d], !in[d].isEmpty());
-            showMarker(I.thr, I.thrOut[d], !out[d].isEmpty());
-            for (int k = 0; k < 4; ++k)
-                showMarker(I.drops, I.drop[d][k], nonzero[d][k]);
-        }
+        for (int d = 0; d < 2; ++d)
+            for (int c = 0; c < 4; ++c)
+                showMarker(I.drops, I.drop[d][c][kBody], I.drops_nonzero[d][c]);
+    };
+    if (all) {
+        thrAll();
+        dropsAll();
+    } else if (I.stats_new) {
+        if (!thrHeads()) thrAll();
+        if (!dropsHeads()) dropsAll();
     }
     I.dirty = I.delay_new = I.stats_new = false;
     ++I.redraws;
@@ -1022,18 +1244,25 @@ int ChartsPanel::pointsDrawn(const QString& chart) const {
         const QString top = name.section(QLatin1Char('.'), 0, 0);
         if (chart != name && chart != top) return;
         known = true;
-        for (const QXYSeries* s : series)
+        for (const QXYSeries* s : series) {
             n += static_cast<int>(s->count());
+            // a head that begins with its body's last point repeats that point
+            const auto j = I.joint.constFind(s);
+            if (j != I.joint.constEnd() && s->count() > 0 && s->at(0) == *j) --n;
+        }
     };
     for (int d = 0; d < 2; ++d) {
-        part(QStringLiteral("delay.samples"), {I.samples[d]});
-        part(QStringLiteral("delay.measured"), {I.measured[d]});
+        part(QStringLiteral("delay.samples"), {I.samples[d][kBody], I.samples[d][kHead]});
+        part(QStringLiteral("delay.measured"), {I.measured[d][kBody], I.measured[d][kHead]});
         part(QStringLiteral("delay.target"), {I.target[d], I.bandUp[d], I.bandLo[d]});
-        part(QStringLiteral("delay.envelope"), {I.envUp[d], I.envLo[d]});
+        part(QStringLiteral("delay.envelope"),
+             {I.envUp[d][kBody], I.envUp[d][kHead], I.envLo[d][kBody], I.envLo[d][kHead]});
         part(QStringLiteral("histogram.bars"), {I.histLine[d]});
         part(QStringLiteral("histogram.density"), {I.dens[d]});
-        part(QStringLiteral("throughput.all"), {I.thrIn[d], I.thrOut[d]});
-        part(QStringLiteral("drops.all"), {I.drop[d][0], I.drop[d][1], I.drop[d][2], I.drop[d][3]});
+        part(QStringLiteral("throughput.all"),
+             {I.thrIn[d][kBody], I.thrIn[d][kHead], I.thrOut[d][kBody], I.thrOut[d][kHead]});
+        for (int c = 0; c < 4; ++c)
+            part(QStringLiteral("drops.all"), {I.drop[d][c][kBody], I.drop[d][c][kHead]});
     }
     return known ? n : -1;
 }

@@ -4,9 +4,12 @@
 // (`get_link`). Qt Widgets + Qt Charts only (no networking): the main window hands the
 // messages over on the UI thread.
 //
-// Drawing: every ~30 ms, and only when something arrived since the last redraw, each
-// series gets a fresh vector (QXYSeries::replace) decimated to at most two points per
-// horizontal pixel (the minimum and the maximum of each pixel column, in time order).
+// Drawing: at most every ~30 ms, and only when something arrived since the last redraw,
+// series get fresh vectors (QXYSeries::replace) decimated to at most two points per
+// horizontal pixel (the minimum and the maximum of each pixel column, in time order). The
+// time axis moves in steps of whole columns (~1% of the window); each time series is a body
+// (the columns before a split) and a head (the newest columns), and between two steps a
+// message replaces only the heads, so Qt Charts lays out a few points instead of thousands.
 // Animations and OpenGL are off, so the charts render under QT_QPA_PLATFORM=offscreen.
 #pragma once
 

@@ -79,6 +79,17 @@ QLineSeries* seriesNamed(ChartsPanel& p, const QString& chart, const QString& na
     return nullptr;
 }
 
+// The points drawn of a series that follows the time axis: its body, then its head (the
+// newest columns, named "<name> (newest)") without the body's last point it begins with.
+QList<QPointF> pointsOf(ChartsPanel& p, const QString& chart, const QString& name) {
+    QLineSeries* body = seriesNamed(p, chart, name);
+    QLineSeries* head = seriesNamed(p, chart, name + QStringLiteral(" (newest)"));
+    if (!body || !head) return {};
+    QList<QPointF> v = body->points(), h = head->points();
+    if (!v.isEmpty() && !h.isEmpty() && h.first() == v.last()) h.removeFirst();
+    return v + h;
+}
+
 // Sections of an exported CSV: name -> rows (the header line first).
 std::map<QString, QList<QStringList>> readCsv(const QString& path) {
     std::map<QString, QList<QStringList>> out;
@@ -107,6 +118,7 @@ class ChartsTest : public QObject {
     void decimateKeepsColumnExtremesInOrder();
     void chartsGetPointsAndDecimate();
     void windowTrimsOldData();
+    void onlyHeadsBetweenMoves();
     void storeKeepsFiveMinutes();
     void ratesFromCounterDeltas();
     void densitiesIntegrateToOne();
@@ -188,11 +200,12 @@ void ChartsTest::chartsGetPointsAndDecimate() {
     // the whole delay chart (samples, target, band) stays within 2 points per pixel + a few
     QVERIFY(p.pointsDrawn("delay") <= 2 * cols + 20);
     // the spike and the dip are drawn (ms: the values are above 2 ms)
-    QLineSeries* s = seriesNamed(p, "delay", QStringLiteral("A→B actual"));
-    QVERIFY(s);
+    const QList<QPointF> s = pointsOf(p, "delay", QStringLiteral("A→B actual"));
+    QVERIFY(!s.isEmpty());
+    QCOMPARE(s.size(), n);
     double lo = 1e300, hi = -1e300, prev_x = -1e300;
     bool increasing = true;
-    for (const QPointF& q : s->points()) {
+    for (const QPointF& q : s) {
         lo = std::min(lo, q.y());
         hi = std::max(hi, q.y());
         if (q.x() < prev_x) increasing = false;
@@ -218,15 +231,70 @@ void ChartsTest::windowTrimsOldData() {
     }
     QTRY_VERIFY(p.pointsDrawn("delay.samples") > 0);
     // latest time seen: 20 s (end of the last interval): the window is [15 s, 20 s]
-    QLineSeries* s = seriesNamed(p, "delay", QStringLiteral("A→B actual"));
-    QVERIFY(s);
-    for (const QPointF& q : s->points())
+    const QList<QPointF> s = pointsOf(p, "delay", QStringLiteral("A→B actual"));
+    QVERIFY(!s.isEmpty());
+    for (const QPointF& q : s)
         QVERIFY2(q.x() >= 15.0 - 1e-9, qPrintable(QString::number(q.x())));
     QCOMPARE(p.windowStats(0).samples, std::uint64_t(500));  // 15.00 .. 19.99 s
     QCOMPARE(p.windowStats(0).mean_us, 1017.0);
     // a longer window shows the older data again (the store keeps 5 minutes)
     p.setWindow(60);
     QTRY_COMPARE(p.windowStats(0).samples, std::uint64_t(2000));
+}
+
+// Between two moves of the time axis (a whole column) a message changes only the heads; a
+// sample older than the heads, or a move, lays the bodies out again. What is drawn is the
+// same either way: every column's min and max.
+void ChartsTest::onlyHeadsBetweenMoves() {
+    ChartsPanel p;
+    p.resize(1000, 700);
+    p.show();
+    p.setWindow(300);
+    p.setLink(linkMsg(20000, 4000));
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(15000, 25000);
+    // 300 s, 20 samples per 1 s message
+    std::int64_t end = 0;
+    for (int m = 0; m < 300; ++m) {
+        std::vector<std::pair<std::int64_t, double>> s;
+        for (int i = 0; i < 20; ++i)
+            s.emplace_back(m * kS + i * (kS / 20), u(rng));
+        end = (m + 1) * kS;
+        p.addDelay(delayMsg(0, m * kS, end, s));
+    }
+    QTRY_VERIFY(p.pointsDrawn("delay.samples") > 0);
+    QTRY_VERIFY(!p.redrawIfDue());
+    QLineSeries* body = seriesNamed(p, "delay", QStringLiteral("A→B actual"));
+    QLineSeries* head = seriesNamed(p, "delay", QStringLiteral("A→B actual (newest)"));
+    QVERIFY(body && head);
+    QSignalSpy bodySpy(body, &QXYSeries::pointsReplaced), headSpy(head, &QXYSeries::pointsReplaced);
+    const double x_before =
+        p.chart("delay")->axes(Qt::Horizontal).first()->property("max").toDouble();
+    // the axis ends a little after the newest data; up to there, it does not move
+    const std::int64_t axis_end = std::llround(x_before * 1e9);
+    QVERIFY2(axis_end > end + 2000, qPrintable(QString::number(x_before, 'f', 9)));
+    // a new sample in the newest column, within the axis' range
+    p.addDelay(delayMsg(0, end, end + 1000, {{end + 500, 24000}}));
+    QVERIFY(p.redrawIfDue());
+    QCOMPARE(bodySpy.count(), 0);
+    QCOMPARE(headSpy.count(), 1);
+    QCOMPARE(p.chart("delay")->axes(Qt::Horizontal).first()->property("max").toDouble(), x_before);
+    const QList<QPointF> v = pointsOf(p, "delay", QStringLiteral("A→B actual"));
+    QVERIFY(std::any_of(v.begin(), v.end(), [&](const QPointF& pt) {
+        return std::fabs(pt.x() - static_cast<double>(end + 500) / 1e9) < 1e-9;
+    }));
+    // a late sample in the middle of the window: the bodies again
+    p.addDelay(delayMsg(0, end + 1000, end + 2000, {{150 * kS + 7, 25500}}));
+    QVERIFY(p.redrawIfDue());
+    const int late = static_cast<int>(bodySpy.count());
+    QVERIFY(late > 0);
+    // the axis moves: the bodies again
+    p.addDelay(delayMsg(0, end + 2000, axis_end + 1, {{axis_end, 20000}}));
+    QVERIFY(p.redrawIfDue());
+    QVERIFY(bodySpy.count() > late);
+    QVERIFY(p.chart("delay")->axes(Qt::Horizontal).first()->property("max").toDouble() > x_before);
+    // every column is drawn with at most 2 points
+    QVERIFY(p.pointsDrawn("delay.samples") <= 2 * p.plotColumns() + 4);
 }
 
 void ChartsTest::storeKeepsFiveMinutes() {
@@ -301,9 +369,9 @@ void ChartsTest::ratesFromCounterDeltas() {
     QCOMPARE(r[6].toDouble(), 20.0);
     QCOMPARE(r[7].toDouble(), 0.0);
     // the chart in Mbit/s: 24 and 23.76
-    QLineSeries* in = seriesNamed(p, "throughput", QStringLiteral("A→B in"));
-    QVERIFY(in && in->count() == 1);
-    QCOMPARE(in->at(0).y(), 24.0);
+    const QList<QPointF> in = pointsOf(p, "throughput", QStringLiteral("A→B in"));
+    QCOMPARE(in.size(), 1);
+    QCOMPARE(in[0].y(), 24.0);
     // counters going back (linkemd restarted without clear()) start again: no negative rate
     p.addStats(statsMsg(2 * kS, 10, 15000, 10, 15000, 0, 0));
     p.addStats(statsMsg(3 * kS, 1010, 1'515'000, 1010, 1'515'000, 0, 5));
