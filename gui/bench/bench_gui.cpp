@@ -211,7 +211,8 @@ int main(int argc, char** argv) {
                          if (phase == kMeasuring && pending_ns < 0) pending_ns = now;
                          if (phase == kWaiting) {
                              phase = kWarming;
-                             std::printf("first delay message after %.1f s\n", now / 1e9);
+                             std::printf("first delay message after %.1f s; VmRSS %.1f MiB\n",
+                                         now / 1e9, status_mib("VmRSS:"));
                              if (prefill_s > 0) {
                                  QElapsedTimer p;
                                  p.start();
@@ -219,8 +220,9 @@ int main(int argc, char** argv) {
                                          prefill_r);
                                  std::printf(
                                      "prefilled %.0f s at %.0f samples/s per direction "
-                                     "in %.1f s\n",
-                                     prefill_s, prefill_r, p.nsecsElapsed() / 1e9);
+                                     "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB\n",
+                                     prefill_s, prefill_r, p.nsecsElapsed() / 1e9,
+                                     status_mib("VmRSS:"), w.charts()->storedBytes() / 1048576.0);
                              }
                              first_delay_ns = clock.nsecsElapsed();
                          }

@@ -33,8 +33,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_parse  # noqa: E402  (scripts/dataplane/bench_parse.py: linkemd's stats lines)
+from kernel_clock import (SO_TIMESTAMPNS, offset_realtime_minus_monotonic,  # noqa: E402
+                          stamp_realtime_ns)
 
-SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 FMT = "!QQ"  # sequence, send time (CLOCK_MONOTONIC ns)
 FRAME = 1518  # Ethernet frame with FCS
 T_MIN_S = 0.010  # the rate estimator's T_min (linkemd's and linkem-sim's default)
@@ -112,17 +113,6 @@ def send(dest_ip, port, count, pps, pattern):
                       "seconds": (mono(M) - start) / 1e9}), flush=True)
 
 
-def offset_realtime_minus_monotonic():
-    best = None
-    for _ in range(2000):
-        m0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        r = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        m1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        if best is None or m1 - m0 < best[0]:
-            best = (m1 - m0, r - (m0 + (m1 - m0) // 2))
-    return best
-
-
 def recv(bind_ip, port, count, timeout_s, out):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:  # root: beyond net.core.rmem_max
@@ -146,12 +136,11 @@ def recv(bind_ip, port, count, timeout_s, out):
                 break  # the flow is over; the rest was lost
             continue
         last = time.monotonic()
-        for level, kind, cdata in anc:
-            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
-                sec, nsec = struct.unpack("ll", cdata[:16])
-                seq, sent = struct.unpack_from(FMT, data)
-                seqs.append(seq)
-                delays.append(sec * 1_000_000_000 + nsec - off0 - sent)
+        stamp = stamp_realtime_ns(anc)
+        if stamp is not None and len(data) >= 16:
+            seq, sent = struct.unpack_from(FMT, data)
+            seqs.append(seq)
+            delays.append(stamp - off0 - sent)
     _, off1 = offset_realtime_minus_monotonic()
     with open(out + ".seq", "wb") as f:
         seqs.tofile(f)

@@ -13,27 +13,19 @@ It writes the delays' order statistics and its own lateness (user-space read tim
 kernel stamp: how long a datagram waited for this process) as JSON.
 """
 import json
+import os
 import socket
 import struct
 import sys
 import time
 
-# Linux's SO_TIMESTAMPNS (asm-generic/socket.h: 35, also the cmsg type); Python 3.11's socket
-# module does not name it.
-SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts", "dataplane"))
+from kernel_clock import (SO_TIMESTAMPNS, offset_realtime_minus_monotonic,  # noqa: E402
+                          stamp_realtime_ns)
+
 FMT = "!QQ"  # sequence, send time (CLOCK_MONOTONIC ns)
 PAD = 64     # datagram payload bytes
-
-
-def offset_realtime_minus_monotonic():
-    best = None
-    for _ in range(2000):
-        m0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        r = time.clock_gettime_ns(time.CLOCK_REALTIME)
-        m1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        if best is None or m1 - m0 < best[0]:
-            best = (m1 - m0, r - (m0 + (m1 - m0) // 2))
-    return best  # (pairing width ns, offset ns)
 
 
 def quantile(sorted_v, q):
@@ -56,13 +48,10 @@ def recv(bind_ip, port, count, timeout_s, out):
         except socket.timeout:
             continue
         got = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        stamp = None
-        for level, kind, cdata in anc:
-            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
-                sec, nsec = struct.unpack("ll", cdata[:16])
-                stamp = sec * 1_000_000_000 + nsec - off0
+        stamp = stamp_realtime_ns(anc)
         if stamp is None or len(data) < 16:
             continue
+        stamp -= off0
         seq, sent = struct.unpack_from(FMT, data)
         seqs.append(seq)
         delays.append(stamp - sent)
