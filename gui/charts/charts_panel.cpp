@@ -305,6 +305,7 @@ QChart* newChart() {
     auto* c = new QChart;
     c->setAnimationOptions(QChart::NoAnimation);
     c->legend()->setAlignment(Qt::AlignBottom);
+    c->legend()->setShowToolTips(true);  // an entry cut short shows whole in its tooltip
     c->setMargins(QMargins(4, 4, 4, 4));
     return c;
 }
@@ -376,8 +377,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         tr("Delay per packet"),
         tr("Actual delay = emulated delay + spacer queueing (+ wait behind earlier packets "
            "when order is kept) + lateness; not the NIC queue or the wire"),
-        tr("line: sampled packets (min and max per pixel) · shaded: min/max of every packet "
-           "per interval · dashed: target mean · dotted: ± jitter")));
+        tr("line: sampled packets (min and max per pixel) · squares: measured by the built-in "
+           "traffic · shaded: min/max per interval · dashed: target mean · dotted: ± jitter")));
     I.delayX = newAxis(tr("Time since linkemd started (s)"));
     I.delayY = newAxis(tr("Delay (ms)"));
     I.delay->addAxis(I.delayX, Qt::AlignBottom);
@@ -398,7 +399,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     for (int d = 0; d < 2; ++d)
         for (int k : {kBody, kHead}) {
             auto* m = new QScatterSeries;
-            m->setName(partName(tr("%1 measured (built-in traffic)").arg(dirLabel(d)), k));
+            m->setName(partName(tr("%1 measured").arg(dirLabel(d)), k));
             m->setPen(Qt::NoPen);
             m->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
             m->setMarkerSize(3);
@@ -435,7 +436,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     for (int d = 0; d < 2; ++d) {
         I.histLine[d] = line(QString(), kDir[d], 1.0);
         I.histArea[d] = new QAreaSeries(I.histLine[d]);
-        I.histArea[d]->setName(tr("%1 actual delay").arg(dirLabel(d)));
+        I.histArea[d]->setName(tr("%1 actual").arg(dirLabel(d)));
         I.histArea[d]->setBrush(alpha(kDir[d], 90));
         I.histArea[d]->setPen(QPen(kDir[d], 1.0));
         attach(I.hist, I.histArea[d], I.histX, I.histY);
@@ -458,7 +459,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     I.thr->setTitle(chartTitle(tr("Throughput"),
                                tr("in: received into the emulator; out: handed to the port")));
     I.thrX = newAxis(tr("Time since linkemd started (s)"));
-    I.thrY = newAxis(tr("Throughput (bit/s)"));
+    I.thrY = newAxis(tr("bit/s"));
     I.thr->addAxis(I.thrX, Qt::AlignBottom);
     I.thr->addAxis(I.thrY, Qt::AlignLeft);
     for (int d = 0; d < 2; ++d)
@@ -477,7 +478,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
     I.drops = newChart();
     I.drops->setTitle(chartTitle(tr("Drops per second by cause"), tr("solid: A→B, dashed: B→A")));
     I.dropsX = newAxis(tr("Time since linkemd started (s)"));
-    I.dropsY = newAxis(tr("Drops (packets/s)"));
+    I.dropsY = newAxis(tr("packets/s"));
     I.drops->addAxis(I.dropsX, Qt::AlignBottom);
     I.drops->addAxis(I.dropsY, Qt::AlignLeft);
     for (int d = 0; d < 2; ++d)
@@ -1005,7 +1006,7 @@ void ChartsPanel::redraw() {
                });
         for (int d = 0; d < 2; ++d) {
             showMarker(I.hist, I.histArea[d], !barsOf[d].isEmpty());
-            showMarker(I.hist, I.dens[d], !dens[d].isEmpty());
+            showMarker(I.hist, I.dens[d], false);  // the caption explains the lines
         }
         I.histX->setTitleText(tr("Actual delay (%1)").arg(hu.name));
         I.histY->setTitleText(tr("Probability density (1/%1)").arg(hu.name));
@@ -1080,12 +1081,14 @@ void ChartsPanel::redraw() {
             setRange(I.thrY, 0, std::max(tmax / tu.div, 1e-9), true);
         });
         I.thr_div = tu.div;
-        I.thrY->setTitleText(tr("Throughput (%1)").arg(tu.name));
+        I.thrY->setTitleText(tu.name);  // the chart's title says what it is
         for (int d = 0; d < 2; ++d) {
             showMarker(I.thr, I.thrIn[d][kBody],
                        !in[d][kBody].isEmpty() || !in[d][kHead].isEmpty());
             showMarker(I.thr, I.thrOut[d][kBody],
                        !out[d][kBody].isEmpty() || !out[d][kHead].isEmpty());
+            showMarker(I.thr, I.thrIn[d][kHead], false);
+            showMarker(I.thr, I.thrOut[d][kHead], false);
         }
     };
     auto nonzero = [](const QList<QPointF>& v) {
@@ -1141,8 +1144,10 @@ void ChartsPanel::redraw() {
             setRange(I.dropsY, 0, std::max(dmax, 1.0), true);
         });
         for (int d = 0; d < 2; ++d)
-            for (int c = 0; c < 4; ++c)
+            for (int c = 0; c < 4; ++c) {
                 showMarker(I.drops, I.drop[d][c][kBody], I.drops_nonzero[d][c]);
+                showMarker(I.drops, I.drop[d][c][kHead], false);
+            }
     };
     if (all) {
         thrAll();
