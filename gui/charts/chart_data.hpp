@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
@@ -52,16 +53,28 @@ struct Moments {
     double sd() const;
 };
 
-/// One sampled packet: its arrival (data-plane ns) and its delays in microseconds.
+/// One sampled packet as the protocol gives it (integer ns): its arrival (data-plane ns)
+/// and its delays; the charts read them in microseconds.
 struct DelayPoint {
     std::int64_t t_ns = 0;
-    float delay_us = 0, scheduled_us = 0, actual_us = 0;
+    std::int64_t delay_ns = 0, scheduled_ns = 0, actual_ns = 0;
+    double delay_us() const { return static_cast<double>(delay_ns) * 1e-3; }
+    double scheduled_us() const { return static_cast<double>(scheduled_ns) * 1e-3; }
+    double actual_us() const { return static_cast<double>(actual_ns) * 1e-3; }
 };
 
 /// The samples of one direction in arrival order as received (departure order: arrivals
-/// are nearly, not strictly, increasing when packets reorder). A ring made with
-/// full = false keeps only each sample's time and actual_us (8 bytes a sample; delay_us
-/// and scheduled_us read back as actual_us): the built-in traffic's measured samples.
+/// are nearly, not strictly, increasing when packets reorder), exactly as received. A ring
+/// made with full = false keeps only each sample's time and actual_ns (delay_ns and
+/// scheduled_ns read back as actual_ns): the built-in traffic's measured samples.
+///
+/// The newest chunk (up to kChunkSamples) is open: plain arrays. A sealed chunk is packed
+/// by frame of reference, each field at a fixed bit width of its own (0 when the field is
+/// constant in the chunk): actual_ns - min, so that the actual value of any index is read
+/// without the others; the time as the difference to the previous sample's (sequential,
+/// with the offset from the chunk's first time at every kTimeCheckpoint-th sample);
+/// actual - scheduled and scheduled - delay (full rings). A chunk is sealed early when a
+/// time is more than 2^31 ns from its first one.
 class SampleRing {
   public:
     SampleRing() = default;
@@ -71,21 +84,15 @@ class SampleRing {
     void trimBefore(std::int64_t t_ns);
     void clear();
     std::size_t size() const { return size_; }
-    /// Bytes the samples take (the chunks' arrays, allocated).
+    /// Bytes the samples take: the chunks' arrays as allocated and their headers.
     std::size_t bytes() const;
 
     /// f(const DelayPoint&) for each sample with lo <= t_ns <= hi, in stored order.
     template <class F>
     void forEach(std::int64_t lo, std::int64_t hi, F&& f) const {
-        for (const Chunk& c : chunks_) {
-            if (c.max_t < lo || c.min_t > hi) continue;
-            const bool inside = c.min_t >= lo && c.max_t <= hi;
-            for (std::size_t i = 0; i < c.v.size(); ++i) {
-                const std::int64_t t = c.base_ns + c.v[i].off_ns;
-                if (!inside && (t < lo || t > hi)) continue;
-                f(point(c, i, t));
-            }
-        }
+        for (const Sealed& c : sealed_)
+            eachIn(c, lo, hi, f);
+        eachIn(open_, lo, hi, f);
     }
     /// As forEach, for every stride-th of those samples (the first, then every stride-th),
     /// stepping over the others without reading them where a chunk lies wholly inside.
@@ -98,33 +105,9 @@ class SampleRing {
         if (run < 1) run = 1;
         const std::size_t period = stride * run;
         std::size_t phase = 0;  // position in the period of the next sample in [lo, hi]
-        for (const Chunk& c : chunks_) {
-            if (c.max_t < lo || c.min_t > hi) continue;
-            if (c.min_t >= lo && c.max_t <= hi) {
-                const std::size_t n = c.v.size();
-                for (std::size_t i = 0; i < n;) {
-                    if (phase < run) {
-                        const std::size_t take = std::min(run - phase, n - i);
-                        for (std::size_t j = i; j < i + take; ++j)
-                            f(point(c, j, c.base_ns + c.v[j].off_ns));
-                        i += take;
-                        phase += take;
-                    } else {
-                        const std::size_t pass = std::min(period - phase, n - i);
-                        i += pass;
-                        phase += pass;
-                    }
-                    if (phase == period) phase = 0;
-                }
-                continue;
-            }
-            for (std::size_t i = 0; i < c.v.size(); ++i) {
-                const std::int64_t t = c.base_ns + c.v[i].off_ns;
-                if (t < lo || t > hi) continue;
-                if (phase < run) f(point(c, i, t));
-                if (++phase == period) phase = 0;
-            }
-        }
+        for (const Sealed& c : sealed_)
+            stridedIn(c, lo, hi, run, period, phase, f);
+        stridedIn(open_, lo, hi, run, period, phase, f);
     }
     /// Moments of actual_us over the samples with lo <= t_ns <= hi: chunks wholly inside
     /// add their own summary, only the chunks at the edges are scanned.
@@ -132,26 +115,121 @@ class SampleRing {
     /// Samples with lo <= t_ns <= hi (same rule as actual()).
     std::size_t count(std::int64_t lo, std::int64_t hi) const { return actual(lo, hi).n; }
 
+    static constexpr std::size_t kTimeCheckpoint = 64;
+
   private:
-    struct Core {  // what the charts read
-        std::int32_t off_ns;
-        float actual_us;
-    };
-    struct Extra {  // what only the CSV export reads (full rings)
-        float delay_us, scheduled_us;
-    };
-    struct Chunk {
-        std::int64_t base_ns = 0, min_t = 0, max_t = 0;
-        Moments actual;
-        std::vector<Core> v;
-        std::vector<Extra> x;  // parallel to v in a full ring, empty otherwise
-    };
-    static DelayPoint point(const Chunk& c, std::size_t i, std::int64_t t) {
-        const float a = c.v[i].actual_us;
-        if (c.x.empty()) return DelayPoint{t, a, a, a};
-        return DelayPoint{t, c.x[i].delay_us, c.x[i].scheduled_us, a};
+    // w bits (0..64) at bit `bit` of p, little-endian; p has 8 readable bytes after the
+    // last field's first byte.
+    static std::uint64_t bitsAt(const std::uint8_t* p, std::uint64_t bit, unsigned w) {
+        if (w == 0) return 0;
+        const std::uint8_t* q = p + (bit >> 3);
+        const unsigned sh = static_cast<unsigned>(bit & 7);
+        std::uint64_t v;
+        std::memcpy(&v, q, 8);
+        v >>= sh;
+        if (sh + w > 64) v |= static_cast<std::uint64_t>(q[8]) << (64 - sh);
+        return w == 64 ? v : v & ((std::uint64_t{1} << w) - 1);
     }
-    std::deque<Chunk> chunks_;
+    struct Sealed {
+        std::int64_t t0 = 0, min_t = 0, max_t = 0;
+        Moments actual;
+        // frames of reference: actual, time step, actual - scheduled, scheduled - delay
+        std::int64_t a_min = 0, dt_min = 0, late_min = 0, sd_min = 0;
+        std::uint32_t count = 0;
+        std::uint32_t a_at = 0, dt_at = 0, late_at = 0, sd_at = 0;  // byte offsets in data
+        std::uint8_t a_w = 0, dt_w = 0, late_w = 0, sd_w = 0;       // bit widths
+        std::vector<std::uint8_t> data;  // int32 checkpoints, then the four bit fields
+
+        std::size_t n() const { return count; }
+        std::int64_t step(std::size_t i) const {
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(dt_min) +
+                                             bitsAt(data.data() + dt_at, i * dt_w, dt_w));
+        }
+        std::int64_t actualAt(std::size_t i) const {
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(a_min) +
+                                             bitsAt(data.data() + a_at, i * a_w, a_w));
+        }
+        /// g(i, t_ns) for i0 <= i < i1, in order.
+        template <class G>
+        void scan(std::size_t i0, std::size_t i1, G&& g) const {
+            if (i0 >= i1) return;
+            std::size_t j = i0 - i0 % kTimeCheckpoint;
+            std::int32_t cp;
+            std::memcpy(&cp, data.data() + 4 * (j / kTimeCheckpoint), 4);
+            std::int64_t off = cp;
+            for (++j; j <= i0; ++j)
+                off += step(j);
+            g(i0, t0 + off);
+            for (std::size_t i = i0 + 1; i < i1; ++i) {
+                off += step(i);
+                g(i, t0 + off);
+            }
+        }
+        DelayPoint point(std::size_t i, std::int64_t t) const {
+            const std::uint64_t a = static_cast<std::uint64_t>(actualAt(i));
+            const std::uint64_t s = a - static_cast<std::uint64_t>(late_min) -
+                                    bitsAt(data.data() + late_at, i * late_w, late_w);
+            const std::uint64_t d = s - static_cast<std::uint64_t>(sd_min) -
+                                    bitsAt(data.data() + sd_at, i * sd_w, sd_w);
+            return DelayPoint{t, static_cast<std::int64_t>(d), static_cast<std::int64_t>(s),
+                              static_cast<std::int64_t>(a)};
+        }
+    };
+    struct Open {
+        std::int64_t min_t = 0, max_t = 0;
+        Moments actual;
+        std::vector<std::int64_t> t, a, d, s;  // d and s in a full ring only
+
+        std::size_t n() const { return t.size(); }
+        template <class G>
+        void scan(std::size_t i0, std::size_t i1, G&& g) const {
+            for (std::size_t i = i0; i < i1; ++i)
+                g(i, t[i]);
+        }
+        DelayPoint point(std::size_t i, std::int64_t ti) const {
+            if (d.empty()) return DelayPoint{ti, a[i], a[i], a[i]};
+            return DelayPoint{ti, d[i], s[i], a[i]};
+        }
+    };
+    template <class C, class F>
+    static void eachIn(const C& c, std::int64_t lo, std::int64_t hi, F& f) {
+        if (c.n() == 0 || c.max_t < lo || c.min_t > hi) return;
+        const bool inside = c.min_t >= lo && c.max_t <= hi;
+        c.scan(0, c.n(), [&](std::size_t i, std::int64_t t) {
+            if (inside || (t >= lo && t <= hi)) f(c.point(i, t));
+        });
+    }
+    template <class C, class F>
+    static void stridedIn(const C& c, std::int64_t lo, std::int64_t hi, std::size_t run,
+                          std::size_t period, std::size_t& phase, F& f) {
+        const std::size_t n = c.n();
+        if (n == 0 || c.max_t < lo || c.min_t > hi) return;
+        if (c.min_t >= lo && c.max_t <= hi) {
+            for (std::size_t i = 0; i < n;) {
+                if (phase < run) {
+                    const std::size_t take = std::min(run - phase, n - i);
+                    c.scan(i, i + take, [&](std::size_t j, std::int64_t t) { f(c.point(j, t)); });
+                    i += take;
+                    phase += take;
+                } else {
+                    const std::size_t pass = std::min(period - phase, n - i);
+                    i += pass;
+                    phase += pass;
+                }
+                if (phase == period) phase = 0;
+            }
+            return;
+        }
+        c.scan(0, n, [&](std::size_t i, std::int64_t t) {
+            if (t < lo || t > hi) return;
+            if (phase < run) f(c.point(i, t));
+            if (++phase == period) phase = 0;
+        });
+    }
+    void seal();
+    std::deque<Sealed> sealed_;
+    Open open_;
+    std::int64_t open_t0_ = 0;
     std::size_t size_ = 0;
     bool full_ = true;
 };
