@@ -109,27 +109,27 @@ std::size_t fieldBytes(std::size_t n, unsigned w) {
     return (n * w + 7) / 8;
 }
 
-// Appends w-bit fields (0..64) little-endian, from byte p on.
+// Appends w-bit fields (0..64) little-endian, from byte p on, a whole 64-bit word at a time.
 struct BitWriter {
     std::uint8_t* p;
     std::uint64_t acc = 0;
-    unsigned bits = 0;
+    unsigned bits = 0;  // < 64 in acc
     void put(std::uint64_t v, unsigned w) {
-        if (w > 32) {
-            put(v & 0xffffffffu, 32);
-            put(v >> 32, w - 32);
+        if (w == 0) return;
+        acc |= v << bits;
+        const unsigned total = bits + w;
+        if (total < 64) {
+            bits = total;
             return;
         }
-        acc |= v << bits;  // bits < 8, w <= 32: no overflow
-        bits += w;
-        while (bits >= 8) {
-            *p++ = static_cast<std::uint8_t>(acc);
-            acc >>= 8;
-            bits -= 8;
-        }
+        std::memcpy(p, &acc, 8);
+        p += 8;
+        acc = bits == 0 ? 0 : v >> (64 - bits);
+        bits = total - 64;
     }
     void flush() {
-        if (bits > 0) *p++ = static_cast<std::uint8_t>(acc);
+        std::memcpy(p, &acc, (bits + 7) / 8);
+        p += (bits + 7) / 8;
         acc = 0;
         bits = 0;
     }
@@ -289,21 +289,26 @@ std::size_t SampleRing::bytes() const {
     return b;
 }
 
+template <class C>
+void SampleRing::actualIn(const C& c, std::int64_t lo, std::int64_t hi, Moments& m) {
+    const std::size_t n = c.n();
+    if (n == 0 || c.max_t < lo || c.min_t > hi) return;
+    if (c.min_t >= lo && c.max_t <= hi) {
+        m.merge(c.actual);
+        return;
+    }
+    std::int64_t t = c.timeAt(0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) t = c.nextTime(i, t);
+        if (t >= lo && t <= hi) m.add(static_cast<double>(c.actualAt(i)) * kUsPerNs);
+    }
+}
+
 Moments SampleRing::actual(std::int64_t lo, std::int64_t hi) const {
     Moments m;
-    auto one = [&](const auto& c) {
-        if (c.n() == 0 || c.max_t < lo || c.min_t > hi) return;
-        if (c.min_t >= lo && c.max_t <= hi) {
-            m.merge(c.actual);
-            return;
-        }
-        c.scan(0, c.n(), [&](std::size_t i, std::int64_t t) {
-            if (t >= lo && t <= hi) m.add(c.point(i, t).actual_us());
-        });
-    };
     for (const Sealed& c : sealed_)
-        one(c);
-    one(open_);
+        actualIn(c, lo, hi, m);
+    actualIn(open_, lo, hi, m);
     return m;
 }
 

@@ -22,6 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+// The store's readers are small functions called per sample from templates: inlined always
+// (GCC and Clang), so that what a caller does not use (e.g. the time) is not computed.
+#define LINKEM_STORE_INLINE [[gnu::always_inline]] inline
+
 namespace linkem::gui {
 
 inline constexpr std::int64_t kNsPerS = 1'000'000'000;
@@ -119,9 +123,17 @@ class SampleRing {
 
   private:
     // w bits (0..64) at bit `bit` of p, little-endian; p has 8 readable bytes after the
-    // last field's first byte.
-    static std::uint64_t bitsAt(const std::uint8_t* p, std::uint64_t bit, unsigned w) {
-        if (w == 0) return 0;
+    // last field's first byte. Fields of up to 56 bits (all time steps: < 2^33) take one
+    // unaligned load and no branch.
+    LINKEM_STORE_INLINE static std::uint64_t bitsSmall(const std::uint8_t* p, std::uint64_t bit,
+                                                       unsigned w) {
+        std::uint64_t v;
+        std::memcpy(&v, p + (bit >> 3), 8);
+        return (v >> (bit & 7)) & ((std::uint64_t{1} << w) - 1);
+    }
+    LINKEM_STORE_INLINE static std::uint64_t bitsAt(const std::uint8_t* p, std::uint64_t bit,
+                                                    unsigned w) {
+        if (w <= 56) return bitsSmall(p, bit, w);
         const std::uint8_t* q = p + (bit >> 3);
         const unsigned sh = static_cast<unsigned>(bit & 7);
         std::uint64_t v;
@@ -141,31 +153,29 @@ class SampleRing {
         std::vector<std::uint8_t> data;  // int32 checkpoints, then the four bit fields
 
         std::size_t n() const { return count; }
-        std::int64_t step(std::size_t i) const {
+        LINKEM_STORE_INLINE std::int64_t step(std::size_t i) const {
             return static_cast<std::int64_t>(static_cast<std::uint64_t>(dt_min) +
-                                             bitsAt(data.data() + dt_at, i * dt_w, dt_w));
+                                             bitsSmall(data.data() + dt_at, i * dt_w, dt_w));
         }
-        std::int64_t actualAt(std::size_t i) const {
+        LINKEM_STORE_INLINE std::int64_t actualAt(std::size_t i) const {
             return static_cast<std::int64_t>(static_cast<std::uint64_t>(a_min) +
                                              bitsAt(data.data() + a_at, i * a_w, a_w));
         }
-        /// g(i, t_ns) for i0 <= i < i1, in order.
-        template <class G>
-        void scan(std::size_t i0, std::size_t i1, G&& g) const {
-            if (i0 >= i1) return;
-            std::size_t j = i0 - i0 % kTimeCheckpoint;
+        /// The time of sample i (from the checkpoint before it).
+        LINKEM_STORE_INLINE std::int64_t timeAt(std::size_t i) const {
+            std::size_t j = i - i % kTimeCheckpoint;
             std::int32_t cp;
             std::memcpy(&cp, data.data() + 4 * (j / kTimeCheckpoint), 4);
             std::int64_t off = cp;
-            for (++j; j <= i0; ++j)
+            for (++j; j <= i; ++j)
                 off += step(j);
-            g(i0, t0 + off);
-            for (std::size_t i = i0 + 1; i < i1; ++i) {
-                off += step(i);
-                g(i, t0 + off);
-            }
+            return t0 + off;
         }
-        DelayPoint point(std::size_t i, std::int64_t t) const {
+        /// The time of sample i > 0 from that of sample i - 1.
+        LINKEM_STORE_INLINE std::int64_t nextTime(std::size_t i, std::int64_t prev) const {
+            return prev + step(i);
+        }
+        LINKEM_STORE_INLINE DelayPoint point(std::size_t i, std::int64_t t) const {
             const std::uint64_t a = static_cast<std::uint64_t>(actualAt(i));
             const std::uint64_t s = a - static_cast<std::uint64_t>(late_min) -
                                     bitsAt(data.data() + late_at, i * late_w, late_w);
@@ -181,23 +191,26 @@ class SampleRing {
         std::vector<std::int64_t> t, a, d, s;  // d and s in a full ring only
 
         std::size_t n() const { return t.size(); }
-        template <class G>
-        void scan(std::size_t i0, std::size_t i1, G&& g) const {
-            for (std::size_t i = i0; i < i1; ++i)
-                g(i, t[i]);
+        LINKEM_STORE_INLINE std::int64_t timeAt(std::size_t i) const { return t[i]; }
+        LINKEM_STORE_INLINE std::int64_t actualAt(std::size_t i) const { return a[i]; }
+        LINKEM_STORE_INLINE std::int64_t nextTime(std::size_t i, std::int64_t) const {
+            return t[i];
         }
-        DelayPoint point(std::size_t i, std::int64_t ti) const {
+        LINKEM_STORE_INLINE DelayPoint point(std::size_t i, std::int64_t ti) const {
             if (d.empty()) return DelayPoint{ti, a[i], a[i], a[i]};
             return DelayPoint{ti, d[i], s[i], a[i]};
         }
     };
     template <class C, class F>
     static void eachIn(const C& c, std::int64_t lo, std::int64_t hi, F& f) {
-        if (c.n() == 0 || c.max_t < lo || c.min_t > hi) return;
+        const std::size_t n = c.n();
+        if (n == 0 || c.max_t < lo || c.min_t > hi) return;
         const bool inside = c.min_t >= lo && c.max_t <= hi;
-        c.scan(0, c.n(), [&](std::size_t i, std::int64_t t) {
+        std::int64_t t = c.timeAt(0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i > 0) t = c.nextTime(i, t);
             if (inside || (t >= lo && t <= hi)) f(c.point(i, t));
-        });
+        }
     }
     template <class C, class F>
     static void stridedIn(const C& c, std::int64_t lo, std::int64_t hi, std::size_t run,
@@ -208,7 +221,12 @@ class SampleRing {
             for (std::size_t i = 0; i < n;) {
                 if (phase < run) {
                     const std::size_t take = std::min(run - phase, n - i);
-                    c.scan(i, i + take, [&](std::size_t j, std::int64_t t) { f(c.point(j, t)); });
+                    std::int64_t t = c.timeAt(i);
+                    f(c.point(i, t));
+                    for (std::size_t j = i + 1; j < i + take; ++j) {
+                        t = c.nextTime(j, t);
+                        f(c.point(j, t));
+                    }
                     i += take;
                     phase += take;
                 } else {
@@ -220,12 +238,16 @@ class SampleRing {
             }
             return;
         }
-        c.scan(0, n, [&](std::size_t i, std::int64_t t) {
-            if (t < lo || t > hi) return;
+        std::int64_t t = c.timeAt(0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i > 0) t = c.nextTime(i, t);
+            if (t < lo || t > hi) continue;
             if (phase < run) f(c.point(i, t));
             if (++phase == period) phase = 0;
-        });
+        }
     }
+    template <class C>
+    static void actualIn(const C& c, std::int64_t lo, std::int64_t hi, Moments& m);
     void seal();
     std::deque<Sealed> sealed_;
     Open open_;
