@@ -2,13 +2,18 @@
 // directions (docs/protocol.md, section 4), independent of Qt.
 //
 // Memory. Delay samples are kept for kRetentionNs (5 minutes, the longest time window)
-// in chunks of up to kChunkSamples: a chunk holds its first arrival time as int64 ns and
-// each sample as a 32-bit offset from it plus three float microsecond values (16 bytes a
-// sample); the built-in traffic's measured samples keep the offset and one value (8
-// bytes). At the protocol's maximum of 20 000 samples/s per direction (and as many
-// measured ones) that is 2 x 6 000 000 x (16 + 8) bytes = 288 MB for a full 5-minute
-// store; a hard cap of kMaxSamplesPerDirection drops the oldest chunks beyond it.
-// Interval summaries (20/s) and rates (one per `stats` message) are small beside it.
+// exactly as received (integer ns) in chunks of up to kChunkSamples: the newest chunk of a
+// ring is open (plain int64 arrays), a sealed one is bit-packed by frame of reference
+// (SampleRing). On 2026-12-02, `linkem-gui-store-bench` (6 000 000 samples a ring like
+// linkem-gui-bench --prefill's: delays 20 ms +- ~4 ms, lateness 0 .. 20 us) measured 5.12
+// bytes a sample in a full ring and 3.23 in a measured one with an arrival every 50 us,
+// 7.12 and 5.23 with arrivals 50 +- 25 us apart (the float store before: 16 and 8). At the
+// protocol's maximum of 20 000 samples/s per direction (and as many measured ones) a full
+// 5-minute store of such samples is 2 x 6 000 000 x (7.12 + 5.23) bytes = 148 MB (141 MiB);
+// `scripts/bench-gui.sh --seconds 30 --prefill 300` (offscreen) saw a store of
+// 89.3 MiB (5.38 million samples a direction) and VmHWM 170.7 MiB. A hard cap of
+// kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s) and
+// rates (one per `stats` message) are small beside it.
 #pragma once
 
 #include <algorithm>
