@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <tuple>
+#include <utility>
 
 namespace linkem::gui {
 
@@ -96,70 +99,216 @@ double Moments::sd() const {
 
 // ---- SampleRing ----
 
+namespace {
+
+unsigned bitWidth(std::uint64_t range) {
+    return range == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(range));
+}
+
+std::size_t fieldBytes(std::size_t n, unsigned w) {
+    return (n * w + 7) / 8;
+}
+
+// Appends w-bit fields (0..64) little-endian, from byte p on, a whole 64-bit word at a time.
+struct BitWriter {
+    std::uint8_t* p;
+    std::uint64_t acc = 0;
+    unsigned bits = 0;  // < 64 in acc
+    void put(std::uint64_t v, unsigned w) {
+        if (w == 0) return;
+        acc |= v << bits;
+        const unsigned total = bits + w;
+        if (total < 64) {
+            bits = total;
+            return;
+        }
+        std::memcpy(p, &acc, 8);
+        p += 8;
+        acc = bits == 0 ? 0 : v >> (64 - bits);
+        bits = total - 64;
+    }
+    void flush() {
+        std::memcpy(p, &acc, (bits + 7) / 8);
+        p += (bits + 7) / 8;
+        acc = 0;
+        bits = 0;
+    }
+};
+
+// The frame of reference of v[0..n): its minimum and the bits of (v - minimum), with
+// wrap-around arithmetic (exact for any int64 values).
+template <class Get>
+std::pair<std::int64_t, unsigned> frame(std::size_t n, std::size_t from, Get get) {
+    if (n <= from) return {0, 0};
+    std::int64_t lo = get(from), hi = lo;
+    for (std::size_t i = from + 1; i < n; ++i) {
+        const std::int64_t v = get(i);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    return {lo, bitWidth(static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo))};
+}
+
+std::int64_t wrapSub(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+
+}  // namespace
+
+void SampleRing::seal() {
+    const std::size_t n = open_.n();
+    if (n == 0) return;
+    const std::vector<std::int64_t>& t = open_.t;
+    const std::vector<std::int64_t>& a = open_.a;
+    const bool extra = !open_.d.empty();
+    Sealed c;
+    c.t0 = t[0];
+    c.min_t = open_.min_t;
+    c.max_t = open_.max_t;
+    c.actual = open_.actual;
+    c.count = static_cast<std::uint32_t>(n);
+    auto step = [&](std::size_t i) { return t[i] - t[i - 1]; };  // |t - t0| < 2^31: no overflow
+    auto late = [&](std::size_t i) { return wrapSub(a[i], open_.s[i]); };
+    auto sd = [&](std::size_t i) { return wrapSub(open_.s[i], open_.d[i]); };
+    unsigned w = 0;
+    std::tie(c.a_min, w) = frame(n, 0, [&](std::size_t i) { return a[i]; });
+    c.a_w = static_cast<std::uint8_t>(w);
+    std::tie(c.dt_min, w) = frame(n, 1, step);
+    c.dt_w = static_cast<std::uint8_t>(w);
+    if (extra) {
+        std::tie(c.late_min, w) = frame(n, 0, late);
+        c.late_w = static_cast<std::uint8_t>(w);
+        std::tie(c.sd_min, w) = frame(n, 0, sd);
+        c.sd_w = static_cast<std::uint8_t>(w);
+    }
+    const std::size_t checkpoints = (n + kTimeCheckpoint - 1) / kTimeCheckpoint;
+    std::size_t at = 4 * checkpoints;
+    c.a_at = static_cast<std::uint32_t>(at);
+    at += fieldBytes(n, c.a_w);
+    c.dt_at = static_cast<std::uint32_t>(at);
+    at += fieldBytes(n, c.dt_w);
+    c.late_at = static_cast<std::uint32_t>(at);
+    at += fieldBytes(n, c.late_w);
+    c.sd_at = static_cast<std::uint32_t>(at);
+    at += fieldBytes(n, c.sd_w);
+    c.data.assign(at + 8, 0);  // 8 bytes of padding: bitsAt reads 8 (or 9) bytes at a time
+    std::uint8_t* base = c.data.data();
+    for (std::size_t k = 0; k < checkpoints; ++k) {
+        const auto off = static_cast<std::int32_t>(t[k * kTimeCheckpoint] - c.t0);
+        std::memcpy(base + 4 * k, &off, 4);
+    }
+    auto pack = [&](std::uint32_t at_, unsigned w_, std::int64_t lo, std::size_t from, auto get) {
+        if (w_ == 0) return;
+        BitWriter bw{base + at_};
+        for (std::size_t i = 0; i < n; ++i)
+            bw.put(
+                i < from ? 0 : static_cast<std::uint64_t>(get(i)) - static_cast<std::uint64_t>(lo),
+                w_);
+        bw.flush();
+    };
+    pack(c.a_at, c.a_w, c.a_min, 0, [&](std::size_t i) { return a[i]; });
+    pack(c.dt_at, c.dt_w, c.dt_min, 1, step);
+    if (extra) {
+        pack(c.late_at, c.late_w, c.late_min, 0, late);
+        pack(c.sd_at, c.sd_w, c.sd_min, 0, sd);
+    }
+    sealed_.push_back(std::move(c));
+    open_.t.clear();
+    open_.a.clear();
+    open_.d.clear();
+    open_.s.clear();
+    open_.actual = Moments{};
+}
+
 void SampleRing::add(const DelayPoint& p) {
     constexpr std::int64_t kMaxOff = std::numeric_limits<std::int32_t>::max();
     constexpr std::int64_t kMinOff = std::numeric_limits<std::int32_t>::min();
-    bool fresh = chunks_.empty() || chunks_.back().v.size() >= kChunkSamples;
-    if (!fresh) {
-        const std::int64_t off = p.t_ns - chunks_.back().base_ns;
-        fresh = off > kMaxOff || off < kMinOff;
+    if (open_.n() > 0) {
+        // a time more than 2^31 ns from the chunk's first one (or a full chunk) seals it;
+        // the difference is taken without overflow
+        const bool far =
+            p.t_ns >= open_t0_
+                ? static_cast<std::uint64_t>(p.t_ns) - static_cast<std::uint64_t>(open_t0_) >
+                      static_cast<std::uint64_t>(kMaxOff)
+                : static_cast<std::uint64_t>(open_t0_) - static_cast<std::uint64_t>(p.t_ns) >
+                      static_cast<std::uint64_t>(-kMinOff);
+        if (far || open_.n() >= kChunkSamples) seal();
     }
-    if (fresh) {
-        if (!chunks_.empty()) {  // a chunk cut short by a jump in time gives back its slack
-            chunks_.back().v.shrink_to_fit();
-            chunks_.back().x.shrink_to_fit();
+    if (open_.n() == 0) {
+        open_t0_ = open_.min_t = open_.max_t = p.t_ns;
+        open_.t.reserve(kChunkSamples);
+        open_.a.reserve(kChunkSamples);
+        if (full_) {
+            open_.d.reserve(kChunkSamples);
+            open_.s.reserve(kChunkSamples);
         }
-        Chunk c;
-        c.base_ns = c.min_t = c.max_t = p.t_ns;
-        c.v.reserve(kChunkSamples);
-        if (full_) c.x.reserve(kChunkSamples);
-        chunks_.push_back(std::move(c));
     }
-    Chunk& c = chunks_.back();
-    c.v.push_back(Core{static_cast<std::int32_t>(p.t_ns - c.base_ns), p.actual_us});
-    if (full_) c.x.push_back(Extra{p.delay_us, p.scheduled_us});
-    c.min_t = std::min(c.min_t, p.t_ns);
-    c.max_t = std::max(c.max_t, p.t_ns);
-    c.actual.add(p.actual_us);
+    open_.t.push_back(p.t_ns);
+    open_.a.push_back(p.actual_ns);
+    if (full_) {
+        open_.d.push_back(p.delay_ns);
+        open_.s.push_back(p.scheduled_ns);
+    }
+    open_.min_t = std::min(open_.min_t, p.t_ns);
+    open_.max_t = std::max(open_.max_t, p.t_ns);
+    open_.actual.add(p.actual_us());
     ++size_;
-    while (size_ > kMaxSamplesPerDirection && chunks_.size() > 1) {
-        size_ -= chunks_.front().v.size();
-        chunks_.pop_front();
+    while (size_ > kMaxSamplesPerDirection && !sealed_.empty()) {
+        size_ -= sealed_.front().n();
+        sealed_.pop_front();
     }
 }
 
 void SampleRing::trimBefore(std::int64_t t_ns) {
-    while (!chunks_.empty() && chunks_.front().max_t < t_ns) {
-        size_ -= chunks_.front().v.size();
-        chunks_.pop_front();
+    while (!sealed_.empty() && sealed_.front().max_t < t_ns) {
+        size_ -= sealed_.front().n();
+        sealed_.pop_front();
+    }
+    if (sealed_.empty() && open_.n() > 0 && open_.max_t < t_ns) {
+        size_ -= open_.n();
+        open_.t.clear();
+        open_.a.clear();
+        open_.d.clear();
+        open_.s.clear();
+        open_.actual = Moments{};
     }
 }
 
 void SampleRing::clear() {
-    chunks_.clear();
+    sealed_.clear();
+    sealed_.shrink_to_fit();
+    open_ = Open{};
     size_ = 0;
 }
 
 std::size_t SampleRing::bytes() const {
-    std::size_t b = 0;
-    for (const Chunk& c : chunks_)
-        b += c.v.capacity() * sizeof(Core) + c.x.capacity() * sizeof(Extra);
+    std::size_t b = sizeof(std::int64_t) * (open_.t.capacity() + open_.a.capacity() +
+                                            open_.d.capacity() + open_.s.capacity());
+    for (const Sealed& c : sealed_)
+        b += sizeof(Sealed) + c.data.capacity();
     return b;
+}
+
+template <class C>
+void SampleRing::actualIn(const C& c, std::int64_t lo, std::int64_t hi, Moments& m) {
+    const std::size_t n = c.n();
+    if (n == 0 || c.max_t < lo || c.min_t > hi) return;
+    if (c.min_t >= lo && c.max_t <= hi) {
+        m.merge(c.actual);
+        return;
+    }
+    std::int64_t t = c.timeAt(0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) t = c.nextTime(i, t);
+        if (t >= lo && t <= hi) m.add(static_cast<double>(c.actualAt(i)) * kUsPerNs);
+    }
 }
 
 Moments SampleRing::actual(std::int64_t lo, std::int64_t hi) const {
     Moments m;
-    for (const Chunk& c : chunks_) {
-        if (c.max_t < lo || c.min_t > hi) continue;
-        if (c.min_t >= lo && c.max_t <= hi) {
-            m.merge(c.actual);
-            continue;
-        }
-        for (const Core& s : c.v) {
-            const std::int64_t t = c.base_ns + s.off_ns;
-            if (t >= lo && t <= hi) m.add(s.actual_us);
-        }
-    }
+    for (const Sealed& c : sealed_)
+        actualIn(c, lo, hi, m);
+    actualIn(open_, lo, hi, m);
     return m;
 }
 
@@ -281,12 +430,10 @@ void ChartData::addDelay(const json& msg) {
                     if (!del || !elementInt(*del, i, dl)) dl = a;
                     if (!sch || !elementInt(*sch, i, sc)) sc = a;
                     touch(ta);
-                    const DelayPoint p{ta, static_cast<float>(dl * kUsPerNs),
-                                       static_cast<float>(sc * kUsPerNs),
-                                       static_cast<float>(a * kUsPerNs)};
+                    const DelayPoint p{ta, dl, sc, a};
                     D.samples.add(p);
                     if (column_ns_ > 0 && ta >= latest_ns_ - keep_ns_ - column_ns_) {
-                        D.actual_cols.add(ta, p.actual_us);
+                        D.actual_cols.add(ta, static_cast<float>(p.actual_us()));
                         changed(ta);
                     }
                 }
@@ -301,10 +448,9 @@ void ChartData::addDelay(const json& msg) {
                 for (std::size_t i = 0; i < n; ++i) {
                     std::int64_t ts = 0, dl = 0;
                     if (!elementInt(*send, i, ts) || !elementInt(*del, i, dl)) continue;
-                    const float us = static_cast<float>(dl * kUsPerNs);
-                    D.measured.add(DelayPoint{ts, us, us, us});
+                    D.measured.add(DelayPoint{ts, dl, dl, dl});
                     if (column_ns_ > 0 && ts >= latest_ns_ - keep_ns_ - column_ns_) {
-                        D.measured_cols.add(ts, us);
+                        D.measured_cols.add(ts, static_cast<float>(dl * kUsPerNs));
                         changed(ts);
                     }
                 }
@@ -403,10 +549,12 @@ void ChartData::setColumns(std::int64_t column_ns, std::int64_t keep_ns) {
         D.measured_cols.reset(column_ns);
         if (column_ns <= 0 || !have_data_) continue;
         const std::int64_t lo = latest_ns_ - keep_ns - column_ns;
-        D.samples.forEach(lo, latest_ns_,
-                          [&](const DelayPoint& p) { D.actual_cols.add(p.t_ns, p.actual_us); });
-        D.measured.forEach(lo, latest_ns_,
-                           [&](const DelayPoint& p) { D.measured_cols.add(p.t_ns, p.actual_us); });
+        D.samples.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
+            D.actual_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
+        });
+        D.measured.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
+            D.measured_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
+        });
     }
 }
 
@@ -464,7 +612,7 @@ Histogram ChartData::histogram(int d, std::int64_t lo, std::int64_t hi,
         lo, hi, stride,
         [&](const DelayPoint& p) {
             ++h.used;
-            const double x = p.actual_us;
+            const double x = p.actual_us();
             if (x < a || x > b) return;
             std::size_t i = static_cast<std::size_t>((x - a) / h.bin_us);
             if (i >= bins) i = bins - 1;

@@ -2,24 +2,34 @@
 // directions (docs/protocol.md, section 4), independent of Qt.
 //
 // Memory. Delay samples are kept for kRetentionNs (5 minutes, the longest time window)
-// in chunks of up to kChunkSamples: a chunk holds its first arrival time as int64 ns and
-// each sample as a 32-bit offset from it plus three float microsecond values (16 bytes a
-// sample); the built-in traffic's measured samples keep the offset and one value (8
-// bytes). At the protocol's maximum of 20 000 samples/s per direction (and as many
-// measured ones) that is 2 x 6 000 000 x (16 + 8) bytes = 288 MB for a full 5-minute
-// store; a hard cap of kMaxSamplesPerDirection drops the oldest chunks beyond it.
-// Interval summaries (20/s) and rates (one per `stats` message) are small beside it.
+// exactly as received (integer ns) in chunks of up to kChunkSamples: the newest chunk of a
+// ring is open (plain int64 arrays), a sealed one is bit-packed by frame of reference
+// (SampleRing). On 2026-12-02, `linkem-gui-store-bench` (6 000 000 samples a ring like
+// linkem-gui-bench --prefill's: delays 20 ms +- ~4 ms, lateness 0 .. 20 us) measured 5.12
+// bytes a sample in a full ring and 3.23 in a measured one with an arrival every 50 us,
+// 7.12 and 5.23 with arrivals 50 +- 25 us apart (the float store before: 16 and 8). At the
+// protocol's maximum of 20 000 samples/s per direction (and as many measured ones) a full
+// 5-minute store of such samples is 2 x 6 000 000 x (7.12 + 5.23) bytes = 148 MB (141 MiB);
+// `scripts/bench-gui.sh --seconds 30 --prefill 300` (offscreen) saw a store of
+// 89.3 MiB (5.38 million samples a direction) and VmHWM 170.7 MiB. A hard cap of
+// kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s) and
+// rates (one per `stats` message) are small beside it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+// The store's readers are small functions called per sample from templates: inlined always
+// (GCC and Clang), so that what a caller does not use (e.g. the time) is not computed.
+#define LINKEM_STORE_INLINE [[gnu::always_inline]] inline
 
 namespace linkem::gui {
 
@@ -52,16 +62,28 @@ struct Moments {
     double sd() const;
 };
 
-/// One sampled packet: its arrival (data-plane ns) and its delays in microseconds.
+/// One sampled packet as the protocol gives it (integer ns): its arrival (data-plane ns)
+/// and its delays; the charts read them in microseconds.
 struct DelayPoint {
     std::int64_t t_ns = 0;
-    float delay_us = 0, scheduled_us = 0, actual_us = 0;
+    std::int64_t delay_ns = 0, scheduled_ns = 0, actual_ns = 0;
+    double delay_us() const { return static_cast<double>(delay_ns) * 1e-3; }
+    double scheduled_us() const { return static_cast<double>(scheduled_ns) * 1e-3; }
+    double actual_us() const { return static_cast<double>(actual_ns) * 1e-3; }
 };
 
 /// The samples of one direction in arrival order as received (departure order: arrivals
-/// are nearly, not strictly, increasing when packets reorder). A ring made with
-/// full = false keeps only each sample's time and actual_us (8 bytes a sample; delay_us
-/// and scheduled_us read back as actual_us): the built-in traffic's measured samples.
+/// are nearly, not strictly, increasing when packets reorder), exactly as received. A ring
+/// made with full = false keeps only each sample's time and actual_ns (delay_ns and
+/// scheduled_ns read back as actual_ns): the built-in traffic's measured samples.
+///
+/// The newest chunk (up to kChunkSamples) is open: plain arrays. A sealed chunk is packed
+/// by frame of reference, each field at a fixed bit width of its own (0 when the field is
+/// constant in the chunk): actual_ns - min, so that the actual value of any index is read
+/// without the others; the time as the difference to the previous sample's (sequential,
+/// with the offset from the chunk's first time at every kTimeCheckpoint-th sample);
+/// actual - scheduled and scheduled - delay (full rings). A chunk is sealed early when a
+/// time is more than 2^31 ns from its first one.
 class SampleRing {
   public:
     SampleRing() = default;
@@ -71,21 +93,15 @@ class SampleRing {
     void trimBefore(std::int64_t t_ns);
     void clear();
     std::size_t size() const { return size_; }
-    /// Bytes the samples take (the chunks' arrays, allocated).
+    /// Bytes the samples take: the chunks' arrays as allocated and their headers.
     std::size_t bytes() const;
 
     /// f(const DelayPoint&) for each sample with lo <= t_ns <= hi, in stored order.
     template <class F>
     void forEach(std::int64_t lo, std::int64_t hi, F&& f) const {
-        for (const Chunk& c : chunks_) {
-            if (c.max_t < lo || c.min_t > hi) continue;
-            const bool inside = c.min_t >= lo && c.max_t <= hi;
-            for (std::size_t i = 0; i < c.v.size(); ++i) {
-                const std::int64_t t = c.base_ns + c.v[i].off_ns;
-                if (!inside && (t < lo || t > hi)) continue;
-                f(point(c, i, t));
-            }
-        }
+        for (const Sealed& c : sealed_)
+            eachIn(c, lo, hi, f);
+        eachIn(open_, lo, hi, f);
     }
     /// As forEach, for every stride-th of those samples (the first, then every stride-th),
     /// stepping over the others without reading them where a chunk lies wholly inside.
@@ -98,33 +114,9 @@ class SampleRing {
         if (run < 1) run = 1;
         const std::size_t period = stride * run;
         std::size_t phase = 0;  // position in the period of the next sample in [lo, hi]
-        for (const Chunk& c : chunks_) {
-            if (c.max_t < lo || c.min_t > hi) continue;
-            if (c.min_t >= lo && c.max_t <= hi) {
-                const std::size_t n = c.v.size();
-                for (std::size_t i = 0; i < n;) {
-                    if (phase < run) {
-                        const std::size_t take = std::min(run - phase, n - i);
-                        for (std::size_t j = i; j < i + take; ++j)
-                            f(point(c, j, c.base_ns + c.v[j].off_ns));
-                        i += take;
-                        phase += take;
-                    } else {
-                        const std::size_t pass = std::min(period - phase, n - i);
-                        i += pass;
-                        phase += pass;
-                    }
-                    if (phase == period) phase = 0;
-                }
-                continue;
-            }
-            for (std::size_t i = 0; i < c.v.size(); ++i) {
-                const std::int64_t t = c.base_ns + c.v[i].off_ns;
-                if (t < lo || t > hi) continue;
-                if (phase < run) f(point(c, i, t));
-                if (++phase == period) phase = 0;
-            }
-        }
+        for (const Sealed& c : sealed_)
+            stridedIn(c, lo, hi, run, period, phase, f);
+        stridedIn(open_, lo, hi, run, period, phase, f);
     }
     /// Moments of actual_us over the samples with lo <= t_ns <= hi: chunks wholly inside
     /// add their own summary, only the chunks at the edges are scanned.
@@ -132,26 +124,139 @@ class SampleRing {
     /// Samples with lo <= t_ns <= hi (same rule as actual()).
     std::size_t count(std::int64_t lo, std::int64_t hi) const { return actual(lo, hi).n; }
 
+    static constexpr std::size_t kTimeCheckpoint = 64;
+
   private:
-    struct Core {  // what the charts read
-        std::int32_t off_ns;
-        float actual_us;
-    };
-    struct Extra {  // what only the CSV export reads (full rings)
-        float delay_us, scheduled_us;
-    };
-    struct Chunk {
-        std::int64_t base_ns = 0, min_t = 0, max_t = 0;
-        Moments actual;
-        std::vector<Core> v;
-        std::vector<Extra> x;  // parallel to v in a full ring, empty otherwise
-    };
-    static DelayPoint point(const Chunk& c, std::size_t i, std::int64_t t) {
-        const float a = c.v[i].actual_us;
-        if (c.x.empty()) return DelayPoint{t, a, a, a};
-        return DelayPoint{t, c.x[i].delay_us, c.x[i].scheduled_us, a};
+    // w bits (0..64) at bit `bit` of p, little-endian; p has 8 readable bytes after the
+    // last field's first byte. Fields of up to 56 bits (all time steps: < 2^33) take one
+    // unaligned load and no branch.
+    LINKEM_STORE_INLINE static std::uint64_t bitsSmall(const std::uint8_t* p, std::uint64_t bit,
+                                                       unsigned w) {
+        std::uint64_t v;
+        std::memcpy(&v, p + (bit >> 3), 8);
+        return (v >> (bit & 7)) & ((std::uint64_t{1} << w) - 1);
     }
-    std::deque<Chunk> chunks_;
+    LINKEM_STORE_INLINE static std::uint64_t bitsAt(const std::uint8_t* p, std::uint64_t bit,
+                                                    unsigned w) {
+        if (w <= 56) return bitsSmall(p, bit, w);
+        const std::uint8_t* q = p + (bit >> 3);
+        const unsigned sh = static_cast<unsigned>(bit & 7);
+        std::uint64_t v;
+        std::memcpy(&v, q, 8);
+        v >>= sh;
+        if (sh + w > 64) v |= static_cast<std::uint64_t>(q[8]) << (64 - sh);
+        return w == 64 ? v : v & ((std::uint64_t{1} << w) - 1);
+    }
+    struct Sealed {
+        std::int64_t t0 = 0, min_t = 0, max_t = 0;
+        Moments actual;
+        // frames of reference: actual, time step, actual - scheduled, scheduled - delay
+        std::int64_t a_min = 0, dt_min = 0, late_min = 0, sd_min = 0;
+        std::uint32_t count = 0;
+        std::uint32_t a_at = 0, dt_at = 0, late_at = 0, sd_at = 0;  // byte offsets in data
+        std::uint8_t a_w = 0, dt_w = 0, late_w = 0, sd_w = 0;       // bit widths
+        std::vector<std::uint8_t> data;  // int32 checkpoints, then the four bit fields
+
+        std::size_t n() const { return count; }
+        LINKEM_STORE_INLINE std::int64_t step(std::size_t i) const {
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(dt_min) +
+                                             bitsSmall(data.data() + dt_at, i * dt_w, dt_w));
+        }
+        LINKEM_STORE_INLINE std::int64_t actualAt(std::size_t i) const {
+            return static_cast<std::int64_t>(static_cast<std::uint64_t>(a_min) +
+                                             bitsAt(data.data() + a_at, i * a_w, a_w));
+        }
+        /// The time of sample i (from the checkpoint before it).
+        LINKEM_STORE_INLINE std::int64_t timeAt(std::size_t i) const {
+            std::size_t j = i - i % kTimeCheckpoint;
+            std::int32_t cp;
+            std::memcpy(&cp, data.data() + 4 * (j / kTimeCheckpoint), 4);
+            std::int64_t off = cp;
+            for (++j; j <= i; ++j)
+                off += step(j);
+            return t0 + off;
+        }
+        /// The time of sample i > 0 from that of sample i - 1.
+        LINKEM_STORE_INLINE std::int64_t nextTime(std::size_t i, std::int64_t prev) const {
+            return prev + step(i);
+        }
+        LINKEM_STORE_INLINE DelayPoint point(std::size_t i, std::int64_t t) const {
+            const std::uint64_t a = static_cast<std::uint64_t>(actualAt(i));
+            const std::uint64_t s = a - static_cast<std::uint64_t>(late_min) -
+                                    bitsAt(data.data() + late_at, i * late_w, late_w);
+            const std::uint64_t d = s - static_cast<std::uint64_t>(sd_min) -
+                                    bitsAt(data.data() + sd_at, i * sd_w, sd_w);
+            return DelayPoint{t, static_cast<std::int64_t>(d), static_cast<std::int64_t>(s),
+                              static_cast<std::int64_t>(a)};
+        }
+    };
+    struct Open {
+        std::int64_t min_t = 0, max_t = 0;
+        Moments actual;
+        std::vector<std::int64_t> t, a, d, s;  // d and s in a full ring only
+
+        std::size_t n() const { return t.size(); }
+        LINKEM_STORE_INLINE std::int64_t timeAt(std::size_t i) const { return t[i]; }
+        LINKEM_STORE_INLINE std::int64_t actualAt(std::size_t i) const { return a[i]; }
+        LINKEM_STORE_INLINE std::int64_t nextTime(std::size_t i, std::int64_t) const {
+            return t[i];
+        }
+        LINKEM_STORE_INLINE DelayPoint point(std::size_t i, std::int64_t ti) const {
+            if (d.empty()) return DelayPoint{ti, a[i], a[i], a[i]};
+            return DelayPoint{ti, d[i], s[i], a[i]};
+        }
+    };
+    template <class C, class F>
+    static void eachIn(const C& c, std::int64_t lo, std::int64_t hi, F& f) {
+        const std::size_t n = c.n();
+        if (n == 0 || c.max_t < lo || c.min_t > hi) return;
+        const bool inside = c.min_t >= lo && c.max_t <= hi;
+        std::int64_t t = c.timeAt(0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i > 0) t = c.nextTime(i, t);
+            if (inside || (t >= lo && t <= hi)) f(c.point(i, t));
+        }
+    }
+    template <class C, class F>
+    static void stridedIn(const C& c, std::int64_t lo, std::int64_t hi, std::size_t run,
+                          std::size_t period, std::size_t& phase, F& f) {
+        const std::size_t n = c.n();
+        if (n == 0 || c.max_t < lo || c.min_t > hi) return;
+        if (c.min_t >= lo && c.max_t <= hi) {
+            for (std::size_t i = 0; i < n;) {
+                if (phase < run) {
+                    const std::size_t take = std::min(run - phase, n - i);
+                    std::int64_t t = c.timeAt(i);
+                    f(c.point(i, t));
+                    for (std::size_t j = i + 1; j < i + take; ++j) {
+                        t = c.nextTime(j, t);
+                        f(c.point(j, t));
+                    }
+                    i += take;
+                    phase += take;
+                } else {
+                    const std::size_t pass = std::min(period - phase, n - i);
+                    i += pass;
+                    phase += pass;
+                }
+                if (phase == period) phase = 0;
+            }
+            return;
+        }
+        std::int64_t t = c.timeAt(0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i > 0) t = c.nextTime(i, t);
+            if (t < lo || t > hi) continue;
+            if (phase < run) f(c.point(i, t));
+            if (++phase == period) phase = 0;
+        }
+    }
+    template <class C>
+    static void actualIn(const C& c, std::int64_t lo, std::int64_t hi, Moments& m);
+    void seal();
+    std::deque<Sealed> sealed_;
+    Open open_;
+    std::int64_t open_t0_ = 0;
     std::size_t size_ = 0;
     bool full_ = true;
 };

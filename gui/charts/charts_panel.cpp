@@ -1283,6 +1283,13 @@ bool ChartsPanel::exportCsv(const QString& path, QString* error) const {
     const std::int64_t lo = I.view_lo, hi = I.view_hi;
     auto sec = [](std::int64_t t) { return QString::number(static_cast<double>(t) / 1e9, 'f', 9); };
     auto us = [](double v) { return QString::number(v, 'f', 3); };
+    auto usNs = [](std::int64_t ns) {  // exactly the ns received, as microseconds
+        const std::uint64_t m = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : ns;
+        return QStringLiteral("%1%2.%3")
+            .arg(ns < 0 ? QStringLiteral("-") : QString())
+            .arg(m / 1000)
+            .arg(m % 1000, 3, 10, QLatin1Char('0'));
+    };
     o << "# linkem-gui chart data: the visible time window, " << sec(lo) << " s to " << sec(hi)
       << " s of linkemd's data-plane clock (seconds since linkemd started).\n"
       << "# Four sections, each a '# [name]' line, a header line naming the columns with "
@@ -1293,8 +1300,8 @@ bool ChartsPanel::exportCsv(const QString& path, QString* error) const {
       << "direction,arrival_s,delay_us,scheduled_us,actual_us\n";
     for (int d = 0; d < 2; ++d)
         I.data.dir(d).samples.forEach(lo, hi, [&](const DelayPoint& p) {
-            o << kDirectionKeys[d] << ',' << sec(p.t_ns) << ',' << us(p.delay_us) << ','
-              << us(p.scheduled_us) << ',' << us(p.actual_us) << '\n';
+            o << kDirectionKeys[d] << ',' << sec(p.t_ns) << ',' << usNs(p.delay_ns) << ','
+              << usNs(p.scheduled_ns) << ',' << usNs(p.actual_ns) << '\n';
         });
     o << "# [intervals] one row per delay message and direction: the drawn delay over every "
          "packet queued in the interval, lateness over every packet that left\n"
@@ -1315,7 +1322,7 @@ bool ChartsPanel::exportCsv(const QString& path, QString* error) const {
       << "direction,send_s,measured_delay_us\n";
     for (int d = 0; d < 2; ++d)
         I.data.dir(d).measured.forEach(lo, hi, [&](const DelayPoint& p) {
-            o << kDirectionKeys[d] << ',' << sec(p.t_ns) << ',' << us(p.actual_us) << '\n';
+            o << kDirectionKeys[d] << ',' << sec(p.t_ns) << ',' << usNs(p.actual_ns) << '\n';
         });
     o << "# [rates] one row per stats message and direction: rates since the previous "
          "message (bytes include the 4-byte FCS)\n"

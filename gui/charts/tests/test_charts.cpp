@@ -110,6 +110,51 @@ std::map<QString, QList<QStringList>> readCsv(const QString& path) {
     return out;
 }
 
+// ---- SampleRing against a plain reference ----
+
+bool samePoint(const DelayPoint& a, const DelayPoint& b) {
+    return a.t_ns == b.t_ns && a.delay_ns == b.delay_ns && a.scheduled_ns == b.scheduled_ns &&
+           a.actual_ns == b.actual_ns;
+}
+
+// Samples of a kind: "random" (reordering, delays 0 .. 1 h), "equal" (every field constant),
+// "jumps" (times jumping by +-2^31 .. 2^62, cutting chunks short), "extremes" (int64 limits).
+std::vector<DelayPoint> storeSamples(const QString& kind, std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 g(seed);
+    auto uni = [&](std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(g);
+    };
+    std::vector<DelayPoint> v;
+    std::int64_t t = uni(0, 1'000'000'000'000);
+    for (std::size_t i = 0; i < n; ++i) {
+        DelayPoint p;
+        if (kind == "equal") {
+            p = DelayPoint{123'456'789, 5'000'000, 5'000'000, 5'000'000};
+        } else if (kind == "extremes") {
+            const std::int64_t lim[] = {std::numeric_limits<std::int64_t>::min(),
+                                        std::numeric_limits<std::int64_t>::max(), 0, -1};
+            p.t_ns = lim[uni(0, 3)];
+            p.delay_ns = lim[uni(0, 3)];
+            p.scheduled_ns = lim[uni(0, 3)];
+            p.actual_ns = uni(0, 1) ? lim[uni(0, 3)] : uni(-1000, 1000);
+        } else {
+            t += uni(-30'000, 100'000);  // nearly increasing: packets reorder
+            if (kind == "jumps" && uni(0, 999) == 0) {
+                const std::int64_t jumps[] = {std::int64_t{1} << 31, -(std::int64_t{1} << 31) - 1,
+                                              std::int64_t{1} << 40, -(std::int64_t{1} << 40),
+                                              std::int64_t{1} << 62, 2'147'483'647};
+                t += jumps[uni(0, 5)];
+            }
+            p.t_ns = t;
+            p.delay_ns = uni(0, 9) == 0 ? uni(0, 3'600'000'000'000) : uni(19'000'000, 21'000'000);
+            p.scheduled_ns = p.delay_ns + (uni(0, 3) == 0 ? uni(0, 5'000'000) : 0);
+            p.actual_ns = p.scheduled_ns + uni(0, 20'000);
+        }
+        v.push_back(p);
+    }
+    return v;
+}
+
 }  // namespace
 
 class ChartsTest : public QObject {
@@ -120,6 +165,10 @@ class ChartsTest : public QObject {
     void windowTrimsOldData();
     void onlyHeadsBetweenMoves();
     void storeKeepsFiveMinutes();
+    void storeRoundTripIsExact_data();
+    void storeRoundTripIsExact();
+    void storeTrimAndClear();
+    void storeFitsBudget();
     void ratesFromCounterDeltas();
     void densitiesIntegrateToOne();
     void histogramMatchesEmulatorDraws_data();
@@ -335,6 +384,150 @@ void ChartsTest::storeKeepsFiveMinutes() {
         lo, hi, 7, [&](const DelayPoint& p) { runs.push_back(p.t_ns); }, 5);
     QVERIFY(runs_all.size() > 10000);
     QVERIFY(runs_all == runs);
+}
+
+void ChartsTest::storeRoundTripIsExact_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<bool>("full");
+    for (const char* k : {"random", "equal", "jumps", "extremes"})
+        for (bool full : {true, false})
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(k, full ? "full" : "measured")))
+                << QString::fromLatin1(k) << full;
+}
+
+void ChartsTest::storeRoundTripIsExact() {
+    QFETCH(QString, kind);
+    QFETCH(bool, full);
+    const std::size_t n = 5 * kChunkSamples + 1234;
+    std::vector<DelayPoint> ref = storeSamples(kind, n, 7);
+    if (!full)
+        for (DelayPoint& p : ref)
+            p.delay_ns = p.scheduled_ns = p.actual_ns;
+    SampleRing r(full);
+    for (const DelayPoint& p : ref)
+        r.add(p);
+    QCOMPARE(r.size(), n);
+    std::vector<DelayPoint> back;
+    r.forEach(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+              [&](const DelayPoint& p) { back.push_back(p); });
+    QCOMPARE(back.size(), n);
+    for (std::size_t i = 0; i < n; ++i)
+        QVERIFY2(samePoint(back[i], ref[i]), qPrintable(QStringLiteral("sample %1").arg(i)));
+    // ranges cutting chunks (and the open one), every sample, strides and runs
+    std::vector<std::int64_t> times;
+    for (const DelayPoint& p : ref)
+        times.push_back(p.t_ns);
+    std::mt19937_64 g(11);
+    for (int k = 0; k < 40; ++k) {
+        std::int64_t lo = times[g() % n], hi = times[g() % n];
+        if (lo > hi) std::swap(lo, hi);
+        if (k == 0) hi = lo;  // one instant
+        const std::size_t stride = 1 + g() % 40, run = 1 + g() % 70;
+        std::vector<DelayPoint> want, want_strided, got, got_strided;
+        Moments m;
+        std::size_t j = 0;
+        for (const DelayPoint& p : ref) {
+            if (p.t_ns < lo || p.t_ns > hi) continue;
+            want.push_back(p);
+            m.add(p.actual_us());
+            if (stride <= 1 || j % (stride * run) < run) want_strided.push_back(p);
+            ++j;
+        }
+        r.forEach(lo, hi, [&](const DelayPoint& p) { got.push_back(p); });
+        r.forEachStrided(
+            lo, hi, stride, [&](const DelayPoint& p) { got_strided.push_back(p); }, run);
+        QCOMPARE(got.size(), want.size());
+        QCOMPARE(got_strided.size(), want_strided.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            QVERIFY(samePoint(got[i], want[i]));
+        for (std::size_t i = 0; i < got_strided.size(); ++i)
+            QVERIFY(samePoint(got_strided[i], want_strided[i]));
+        const Moments a = r.actual(lo, hi);
+        QCOMPARE(a.n, m.n);
+        QCOMPARE(r.count(lo, hi), want.size());
+        if (m.n > 0) {
+            QCOMPARE(a.min, m.min);
+            QCOMPARE(a.max, m.max);
+            const double scale = std::max({1.0, std::fabs(m.min), std::fabs(m.max)});
+            QVERIFY(std::fabs(a.mean - m.mean) <= 1e-9 * scale);
+        }
+    }
+}
+
+void ChartsTest::storeTrimAndClear() {
+    // increasing times: trimBefore keeps every sample at or after the cut and drops whole
+    // chunks only (sealed ones, then the open one)
+    std::vector<DelayPoint> ref;
+    for (std::size_t i = 0; i < 4 * kChunkSamples + 100; ++i)
+        ref.push_back(DelayPoint{std::int64_t(i) * 50'000, 20'000'000 + std::int64_t(i % 977),
+                                 20'000'000 + std::int64_t(i % 977),
+                                 20'000'000 + std::int64_t(i % 977) + std::int64_t(i % 13)});
+    SampleRing r;
+    for (const DelayPoint& p : ref)
+        r.add(p);
+    std::size_t last_bytes = r.bytes(), prev_first = 0;
+    QVERIFY(last_bytes > 0);
+    for (const std::size_t cut : {std::size_t{10}, kChunkSamples + 5, 3 * kChunkSamples,
+                                  4 * kChunkSamples + 50, 4 * kChunkSamples + 99}) {
+        r.trimBefore(ref[cut].t_ns);
+        std::vector<DelayPoint> back;
+        r.forEach(0, std::numeric_limits<std::int64_t>::max(),
+                  [&](const DelayPoint& p) { back.push_back(p); });
+        QCOMPARE(back.size(), r.size());
+        QVERIFY(back.size() >= ref.size() - cut);
+        QVERIFY(back.size() < ref.size() - cut + kChunkSamples);
+        const std::size_t first = ref.size() - back.size();
+        QCOMPARE(first % kChunkSamples, std::size_t(0));  // whole chunks went
+        for (std::size_t i = 0; i < back.size(); ++i)
+            QVERIFY(samePoint(back[i], ref[first + i]));
+        QCOMPARE(r.count(0, std::numeric_limits<std::int64_t>::max()), back.size());
+        QVERIFY(r.bytes() <= last_bytes);
+        if (first > prev_first) QVERIFY(r.bytes() < last_bytes);  // sealed chunks went
+        prev_first = first;
+        last_bytes = r.bytes();
+    }
+    // past everything: the open chunk goes too
+    r.trimBefore(ref.back().t_ns + 1);
+    QCOMPARE(r.size(), std::size_t(0));
+    QCOMPARE(r.count(0, std::numeric_limits<std::int64_t>::max()), std::size_t(0));
+    // adding again after a trim, then clear() gives everything back
+    for (const DelayPoint& p : ref)
+        r.add(p);
+    QCOMPARE(r.size(), ref.size());
+    QVERIFY(r.bytes() > 0);
+    r.clear();
+    QCOMPARE(r.size(), std::size_t(0));
+    QCOMPARE(r.bytes(), std::size_t(0));
+    std::size_t visits = 0;
+    r.forEach(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+              [&](const DelayPoint&) { ++visits; });
+    QCOMPARE(visits, std::size_t(0));
+    QCOMPARE(r.actual(0, std::numeric_limits<std::int64_t>::max()).n, std::uint64_t(0));
+}
+
+void ChartsTest::storeFitsBudget() {
+    // samples like linkem-gui-bench's: delays 20 ms +- ~4 ms (sum of four uniforms), lateness
+    // 0 .. 20 us, arrivals 50 us apart +- 25 us (a sampled 49 000 frames/s stream), measured
+    // = actual + 3 us; the budget of a 300 MB linkem-gui at the protocol's maximum: <= 9 bytes
+    // a sample in the full ring, <= 6 in the measured one
+    std::mt19937_64 g(3);
+    std::uniform_real_distribution<double> u(0, 1);
+    SampleRing full(true), measured(false);
+    const std::size_t n = 60 * kChunkSamples;
+    std::int64_t t = 1'000'000'000;
+    for (std::size_t i = 0; i < n; ++i) {
+        t += 25'000 + static_cast<std::int64_t>(u(g) * 50'000);
+        const double z = (u(g) + u(g) + u(g) + u(g) - 2.0) * std::sqrt(3.0);
+        const auto d = static_cast<std::int64_t>(20e6 + 4e6 * z);
+        const std::int64_t a = d + static_cast<std::int64_t>(u(g) * 20'000);
+        full.add(DelayPoint{t, d, d, a});
+        measured.add(DelayPoint{t, a + 3'000, a + 3'000, a + 3'000});
+    }
+    const double full_b = static_cast<double>(full.bytes()) / static_cast<double>(n);
+    const double meas_b = static_cast<double>(measured.bytes()) / static_cast<double>(n);
+    qInfo("store: %.2f bytes a sample (full), %.2f (measured)", full_b, meas_b);
+    QVERIFY2(full_b <= 9.0, qPrintable(QString::number(full_b)));
+    QVERIFY2(meas_b <= 6.0, qPrintable(QString::number(meas_b)));
 }
 
 void ChartsTest::ratesFromCounterDeltas() {
