@@ -59,7 +59,8 @@ std::string loadavg() {
 
 // --prefill: `seconds` of synthetic telemetry ending at t_end_ns (data-plane time), fed to
 // the charts as linkemd's messages would be: a `delay` message every 50 ms with `rate`
-// samples/s and as many measured samples per direction (20 ms +- ~4 ms), a `stats` message
+// samples/s and as many measured samples per direction (20 ms +- ~4 ms; arrivals spaced
+// 1/rate +- half of it), a `stats` message
 // every 100 ms (49 000 packets/s of 256 bytes per direction). The window is then full at
 // once, as after `seconds` of real telemetry.
 void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double seconds, double rate) {
@@ -84,7 +85,12 @@ void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double sec
                  send = json::array(), mdel = json::array();
             std::int64_t lo = INT64_MAX, hi = INT64_MIN;
             for (int i = 0; i < per_msg; ++i) {
-                const std::int64_t ta = t + kDelayNs * i / per_msg, d = delay_ns();
+                // arrivals 50 +- 25 us apart at 20 000/s: real arrivals are not evenly
+                // spaced, and the store packs even spacing into fewer bits
+                const std::int64_t ta =
+                    std::max(t, t + kDelayNs * i / per_msg +
+                                    static_cast<std::int64_t>((uniform() - 0.5) * 1e9 / rate));
+                const std::int64_t d = delay_ns();
                 const std::int64_t a = d + static_cast<std::int64_t>(uniform() * 20'000);
                 arr.push_back(ta);
                 del.push_back(d);
