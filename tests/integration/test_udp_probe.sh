@@ -38,7 +38,7 @@ EOF
 log "bad arguments: exit code 2, named"
 
 # The schedule: the same ns offsets as accuracy_veth.py's send() computes.
-$PY - "$probe" "$dir" <<'EOF' || fail "schedule differs from accuracy_veth.py's"
+PYTHONDONTWRITEBYTECODE=1 $PY - "$probe" "$dir" <<'EOF' || fail "schedule differs from accuracy_veth.py's"
 import subprocess, sys
 sys.path.insert(0, sys.argv[2])
 import accuracy_veth as av
