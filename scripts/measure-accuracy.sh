@@ -19,11 +19,14 @@
 #
 #   scripts/measure-accuracy.sh --ports veth [--pps 10000,50000] [--patterns cbr[,sine]]
 #                               [--seconds 60] [--jitters ...] [--seed 1] [--rt 50]
-#                               [--sender-rt 40] [--json F]
+#                               [--sender-rt 40] [--probe PATH|python] [--json F]
 #
 # Two network namespaces joined by veth pairs through linkemd (net_af_packet); a UDP sender
-# and receiver (scripts/dataplane/accuracy_veth.py) measure each frame's one-way delay from
-# kernel receive stamps, minus a 0-delay run per rate (--baseline-seconds, default 5);
+# and receiver measure each frame's one-way delay from kernel receive stamps: the build's
+# linkem-udp-probe (tests/integration/udp_probe.cpp) when it exists, else (or with --probe
+# python) the Python ones of scripts/dataplane/accuracy_veth.py, which are more than 100 us
+# behind their schedule for many of the frames at 50 000 frames/s (the table's "sender late"
+# column says how many); the delays minus a 0-delay run per rate (--baseline-seconds, default 5);
 # linkem-sim with the same seed over the same packets and its per-packet correlation with
 # linkemd; loss, reordering, kernel ring and socket drops; linkemd's stalls. Exits 1 if a
 # frame was lost that no counter explains. Namespaces are removed on exit or interrupt.
@@ -54,8 +57,14 @@ for b in "${need[@]}"; do
 done
 case $ports in
     virtual) ;;
-    veth) exec /usr/bin/python3 "$here/scripts/dataplane/accuracy_veth.py" run "$linkemd" "$sim" \
-        "${args[@]}" ;;
+    veth)
+        probe=$build/tests/integration/linkem-udp-probe
+        case " ${args[*]:-} " in
+            *" --probe "*) ;;
+            *) [ -x "$probe" ] && args+=(--probe "$probe") ;;
+        esac
+        exec /usr/bin/python3 "$here/scripts/dataplane/accuracy_veth.py" run "$linkemd" "$sim" \
+            "${args[@]}" ;;
     *) echo "measure-accuracy: --ports takes virtual or veth, not '$ports'" >&2; exit 2 ;;
 esac
 exec /usr/bin/python3 - "$linkemd" "$sim" "${args[@]}" <<'PY'

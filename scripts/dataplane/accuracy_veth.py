@@ -15,7 +15,11 @@ over the same packets (its trace of every packet); their per-packet correlation 
 Loss is accounted: frames sent (without the sender's errors) = linkemd's a_to_b packets_in +
 the kernel's ring drops (rx_missed), linkemd's packets_out = received + receiver socket drops.
 
-Also the sender and receiver: accuracy_veth.py send|recv ... (run inside the namespaces).
+The sender and receiver are linkem-udp-probe (tests/integration/udp_probe.cpp; --probe PATH,
+which measure-accuracy.sh gives when the build has it), or else this file's own (accuracy_veth.py
+send|recv ..., the same arguments and outputs), which fall behind their schedule at 50 000
+frames/s; the progress lines and the table say which ran, and every point's sender_late_pct
+how many frames were sent more than 100 us late.
 """
 import argparse
 import array
@@ -267,6 +271,8 @@ def ranks(v):
 class Runner:
     def __init__(self, a, linkemd, sim, me):
         self.a, self.linkemd, self.sim, self.me = a, linkemd, sim, me
+        # The sender's and receiver's command: linkem-udp-probe, or this file's own.
+        self.probe_cmd = [a.probe] if a.probe else [sys.executable, me]
         self.topo = Topology()
         self.tmp = tempfile.mkdtemp(prefix="linkem-accuracy-veth-")
         self.proc = self.rcv = None
@@ -316,7 +322,7 @@ class Runner:
             port = 20000 + os.getpid() % 20000
             res = f"{self.tmp}/recv{k}.json"
             self.rcv = rcv = subprocess.Popen(
-                t.nsx(t.ns2, "taskset", "-c", cpu, sys.executable, self.me, "recv", t.IP2,
+                t.nsx(t.ns2, "taskset", "-c", cpu, *self.probe_cmd, "recv", t.IP2,
                       str(port), str(count), str(a.seconds + a.warmup + 60), res),
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             if rcv.stdout.readline().strip() != "ready":
@@ -326,7 +332,7 @@ class Runner:
             t_s0 = time.monotonic_ns()
             u1, u2 = t.udp_counters(t.ns1), t.udp_counters(t.ns2)
             rt = [] if a.sender_rt is None else ["chrt", "-f", str(a.sender_rt)]
-            snd = run(t.nsx(t.ns1, *rt, "taskset", "-c", cpu, sys.executable, self.me, "send",
+            snd = run(t.nsx(t.ns1, *rt, "taskset", "-c", cpu, *self.probe_cmd, "send",
                             t.IP2, str(port), str(count), str(pps), pattern))
             rcv.wait()
             # linkemd's clock: its stats lines' t_ns against the last line before the flow.
@@ -459,6 +465,8 @@ def main_run(argv):
     ap.add_argument("--rt", type=int)
     ap.add_argument("--sender-rt", type=int, help="run the UDP sender SCHED_FIFO at this "
                     "priority (a loaded machine)")
+    ap.add_argument("--probe", help="the UDP sender and receiver: linkem-udp-probe at PATH "
+                    "(measure-accuracy.sh gives the build's), or 'python' for this file's own")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true", help="keep the temporary files")
     a = ap.parse_args(argv[2:])
@@ -473,6 +481,16 @@ def main_run(argv):
             or not all(x > 0 for x in jitters) or not set(patterns) <= {"cbr", "sine"}):
         sys.exit("measure-accuracy: --seconds >= 1, --warmup >= 0.2, --pps 100 .. 100000 "
                  "frames/s, --jitters > 0 ms, --patterns cbr,sine")
+    if a.probe == "python":
+        a.probe = None
+    elif a.probe is not None and not (os.path.isfile(a.probe) and os.access(a.probe, os.X_OK)):
+        sys.exit(f"measure-accuracy: --probe takes linkem-udp-probe's path or 'python'; "
+                 f"'{a.probe}' is not an executable file")
+    probe_name = "linkem-udp-probe" if a.probe else "python"
+    print(f"measure-accuracy: UDP sender and receiver: "
+          + (f"linkem-udp-probe ({a.probe})" if a.probe else
+             "accuracy_veth.py's own (Python; behind its schedule at high rates)"),
+          file=sys.stderr, flush=True)
     if os.geteuid() != 0:
         sys.exit("measure-accuracy: --ports veth needs root (namespaces, veth, af_packet)")
     R = Runner(a, linkemd, sim, me)
@@ -499,7 +517,9 @@ def main_run(argv):
         # The path's own offset and noise: median and the sd of a normal law with the same
         # quartiles, so that frames held in a stall of linkemd (which belong to the
         # measurement) do not count as the path's.
-        base[pps] = {"mean_ns": m, "sd_ns": sd, "median_ns": q(0.5),
+        base[pps] = {"mean_ns": m, "sd_ns": sd, "median_ns": q(0.5), "probe": probe_name,
+                     "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"],
+                     "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
                      "robust_sd_ns": (q(0.75) - q(0.25)) / 1.349, **R.accounting(p)}
         for pattern in patterns:
             for j in jitters:
@@ -520,7 +540,8 @@ def main_run(argv):
                     rows.append({"pattern": pattern, "pps": pps, "jitter_ms": j,
                                  "seconds": a.seconds, "seed": a.seed, "mean_dev_pct": None,
                                  "jitter_dev_pct": None, **acc,
-                                 "sender": p["send"], "receiver": p["recv"]})
+                                 "sender": p["send"], "receiver": p["recv"],
+                                 "probe": probe_name})
                     print(f"measure-accuracy:   no frame after the warm-up: {acc}",
                           file=sys.stderr, flush=True)
                     continue
@@ -533,7 +554,8 @@ def main_run(argv):
                      "jitter_dev_pct": 100 * (sd_link - J) / J, "baseline": base[pps],
                      "cpu": p["cpu"], "lcores": p["lcores"], **acc,
                      "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
-                     "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"]}
+                     "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"],
+                     "probe": probe_name}
                 if not a.no_sim:
                     # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet. Until
                     # the rate estimator's first interval closes (T_min, 10 ms) the emulator
@@ -579,6 +601,7 @@ def main_run(argv):
     print(f"Through veth pairs (net_af_packet): correlated, mean 10 ms, half-life 21 ms, seed "
           f"{a.seed}, {FRAME}-byte frames, {a.seconds:g} s per point after {a.warmup:g} s "
           f"warm-up" + ("" if a.rt is None else f", linkemd SCHED_FIFO {a.rt}") +
+          f", UDP sender and receiver: {probe_name}" +
           "; deviations in % (a_to_b), measured from kernel receive stamps minus the 0-delay "
           "path (its median subtracted, its quartiles' sd in quadrature); rate: linkemd's "
           "estimate during the flow (min-max), which sets the correlation's alpha.\n")

@@ -5,14 +5,17 @@
 # (rx_missed), every frame linkemd sent was received or counted as a socket drop, none twice,
 # and linkem-sim's trace covers every received frame. Timing, only when linkemd did not stall
 # (under 0.5 % of the flow) and nothing was lost: the mean delay deviation within 1.5 points
-# of linkem-sim's with the same seed over the same frames.
-# Usage: test_accuracy_veth.sh LINKEMD SCRIPT BUILD_DIR
+# of linkem-sim's with the same seed over the same frames. The UDP sender and receiver are
+# linkem-udp-probe (the Python ones of accuracy_veth.py without PROBE).
+# Usage: test_accuracy_veth.sh LINKEMD SCRIPT BUILD_DIR [PROBE]
 TEST_NAME=accuracy_veth
 source "$(dirname "$0")/lib.sh"
 [[ $(id -u) -eq 0 ]] || skip "needs root (network namespaces, veth, af_packet)"
 for t in ip ethtool ping taskset chrt timeout; do require_tool "$t"; done
-linkemd=${1:-} script=${2:-} build=${3:-}
+linkemd=${1:-} script=${2:-} build=${3:-} probe=${4:-python}
 [[ -x $linkemd && -x $script ]] || skip "linkemd ('$linkemd') or the script ('$script') missing"
+[[ $probe == python || -x $probe ]] || fail "linkem-udp-probe ('$probe') missing"
+want_probe=$([[ $probe == python ]] && echo python || echo linkem-udp-probe)
 sim=()
 [[ -x $build/backend/sim/linkem-sim ]] || sim=(--no-sim)
 out=$(mktemp -d /tmp/linkem-it-accv.XXXXXX)
@@ -22,18 +25,23 @@ ip netns del "lkaccv-probe-$$"
 # SCHED_FIFO as measure-accuracy's users run it on a loaded machine; the script removes its
 # namespaces itself, also when timeout stops it.
 timeout -s TERM 170 "$script" --build "$build" --ports veth --pps 10000 --jitters 1 \
-    --seconds 3 --baseline-seconds 2 --rt 50 "${sim[@]}" --json "$out/r.json" \
+    --seconds 3 --baseline-seconds 2 --rt 50 "${sim[@]}" --probe "$probe" --json "$out/r.json" \
     >"$out/table.md" 2>"$out/log"
 rc=$?
 sed 's/^/    /' "$out/log" | tail -n 8
 [[ -s $out/r.json ]] || fail "no result (exit code $rc): $(tail -n 20 "$out/log")"
-$PY - "$out/r.json" "${#sim[@]}" <<'EOF' || fail "frame accounting (above)"
+$PY - "$out/r.json" "${#sim[@]}" "$want_probe" <<'EOF' || fail "frame accounting (above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
 no_sim = sys.argv[2] != "0"
 bad = []
 runs = [("baseline", b) for b in j["baseline"].values()] + [("point", p) for p in j["points"]]
 for name, r in runs:
+    if r.get("probe") != sys.argv[3]:
+        bad.append(f"{name}: sender and receiver {r.get('probe')}, not {sys.argv[3]}")
+    if "sender_late_pct" in r:
+        print(f"    {name}: sender ({r.get('probe')}) late {r['sender_late_pct']:.2f} % of the "
+              f"frames (max {r['sender_behind_max_ms']:.2f} ms)")
     print(f"    {name}: sent {r['sent']}, linkemd in {r['linkemd_in']} out {r['linkemd_out']}, "
           f"ring drops {r['ring_drops']}, received {r['received']} ({r['distinct']} distinct), "
           f"socket drops {r['socket_drops']}, reordered {r['out_of_order']}")
