@@ -136,7 +136,8 @@ def recv(bind_ip, port, count, timeout_s, out):
         try:
             data, anc, _, _ = s.recvmsg(16, space)
         except socket.timeout:
-            if last is not None and time.monotonic() - last > 5.0:
+            # as linkem-udp-probe: a linkemd stalled for seconds still delivers its ring
+            if last is not None and time.monotonic() - last > 20.0:
                 break  # the flow is over; the rest was lost
             continue
         last = time.monotonic()
