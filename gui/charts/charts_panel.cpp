@@ -729,11 +729,15 @@ void ChartsPanel::redraw() {
         I.lag_ns = std::max(I.lag_ns, latest - oldest);
     const bool settings = I.dirty;
     const bool all = settings || hi != I.drawn_hi || q != I.drawn_q || oldest < I.split;
+    if (all && qEnvironmentVariableIsSet("LINKEM_CHARTS_PROFILE"))
+        qDebug("all: settings %d step %d q %d old %d (oldest %lld split %lld latest %lld)",
+               settings, hi != I.drawn_hi, q != I.drawn_q, oldest < I.split, (long long)oldest,
+               (long long)I.split, (long long)latest);
     if (all) {
-        // the heads span the columns that the next messages' data may land in
-        const std::int64_t cols = std::clamp<std::int64_t>(
-            (I.lag_ns * 3 / 2 + q - 1) / q + 1, 2, std::max<std::int64_t>(2, I.columns / 4));
-        I.split = hi - cols * q;
+        // The heads span the columns that the next messages' data may land in: from a
+        // column before the newest data less 1.5 times the lag seen, to the view's end.
+        const std::int64_t back = std::min(I.lag_ns * 3 / 2, window_ns / 4);
+        I.split = std::max(lo, (ColumnDecimator::floorDiv(latest - back, q) - 1) * q);
         I.lag_ns = 0;
         I.drawn_hi = hi;
         I.drawn_q = q;
