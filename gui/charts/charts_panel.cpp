@@ -104,6 +104,9 @@ QValueAxis* newAxis(const QString& title) {
     auto* a = new QValueAxis;
     a->setTitleText(title);
     a->setLabelFormat(QStringLiteral("%.4g"));
+    // Qt Charts lays the axis out with the previous labels' width: after a range change the
+    // new labels would be cut to "..." until the next layout
+    a->setTruncateLabels(false);
     return a;
 }
 
