@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     QCommandLineParser cli;
     cli.setApplicationDescription(
         "linkem-gui-bench: linkem-gui's main window against a linkemd, measured for --seconds: "
-        "UI thread CPU share, longest redraw gap, memory at a 5-minute window.");
+        "UI thread CPU share, drawing latency, memory at a 5-minute window.");
     cli.addHelpOption();
     QCommandLineOption control("control", "linkemd's control endpoint", "ENDPOINT");
     QCommandLineOption telemetry("telemetry", "linkemd's telemetry endpoint", "ENDPOINT");
