@@ -213,11 +213,7 @@ void SampleRing::seal() {
         pack(c.sd_at, c.sd_w, c.sd_min, 0, sd);
     }
     sealed_.push_back(std::move(c));
-    open_.t.clear();
-    open_.a.clear();
-    open_.d.clear();
-    open_.s.clear();
-    open_.actual = Moments{};
+    open_.clear();
 }
 
 void SampleRing::add(const DelayPoint& p) {
@@ -266,11 +262,7 @@ void SampleRing::trimBefore(std::int64_t t_ns) {
     }
     if (sealed_.empty() && open_.n() > 0 && open_.max_t < t_ns) {
         size_ -= open_.n();
-        open_.t.clear();
-        open_.a.clear();
-        open_.d.clear();
-        open_.s.clear();
-        open_.actual = Moments{};
+        open_.clear();
     }
 }
 

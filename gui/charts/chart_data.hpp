@@ -10,8 +10,9 @@
 // 7.12 and 5.23 with arrivals 50 +- 25 us apart (the float store before: 16 and 8). At the
 // protocol's maximum of 20 000 samples/s per direction (and as many measured ones) a full
 // 5-minute store of such samples is 2 x 6 000 000 x (7.12 + 5.23) bytes = 148 MB (141 MiB);
-// `scripts/bench-gui.sh --seconds 30 --prefill 300` (offscreen) saw a store of
-// 89.3 MiB (5.38 million samples a direction) and VmHWM 170.7 MiB. A hard cap of
+// `scripts/bench-gui.sh --seconds 60 --prefill 300` (offscreen, its prefill's arrivals
+// 50 +- 25 us apart; 05:56, e14f707) saw a store of 148 MiB (5.89 million samples a
+// direction) and VmHWM 261.6 MiB. A hard cap of
 // kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s) and
 // rates (one per `stats` message) are small beside it.
 #pragma once
@@ -196,6 +197,13 @@ class SampleRing {
         std::vector<std::int64_t> t, a, d, s;  // d and s in a full ring only
 
         std::size_t n() const { return t.size(); }
+        void clear() {  // keeps the arrays' capacity for the next chunk
+            t.clear();
+            a.clear();
+            d.clear();
+            s.clear();
+            actual = Moments{};
+        }
         LINKEM_STORE_INLINE std::int64_t timeAt(std::size_t i) const { return t[i]; }
         LINKEM_STORE_INLINE std::int64_t actualAt(std::size_t i) const { return a[i]; }
         LINKEM_STORE_INLINE std::int64_t nextTime(std::size_t i, std::int64_t) const {

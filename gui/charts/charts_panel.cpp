@@ -178,10 +178,15 @@ qint64 cpuNs() {
     return qint64(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+bool profiling() {
+    static const bool on = qEnvironmentVariableIsSet("LINKEM_CHARTS_PROFILE");
+    return on;
+}
+
 using Batch = std::vector<std::pair<QXYSeries*, QList<QPointF>*>>;
 template <class F>
 void commit(const Batch& items, F&& axes) {
-    static const bool profile = qEnvironmentVariableIsSet("LINKEM_CHARTS_PROFILE");
+    const bool profile = profiling();
     const qint64 t0 = cpuNs();
     for (const auto& [s, v] : items)
         if (s->count() > 0 && s->type() != QAbstractSeries::SeriesTypeScatter)
@@ -276,7 +281,7 @@ struct ChartsPanel::Impl {
     QValueAxis *delayX, *delayY, *histX, *histY, *thrX, *thrY, *dropsX, *dropsY;
     // The series that follow the time axis come in two parts, [d][kBody] and [d][kHead]: the
     // body holds the columns before `split`, the head the newest ones (from `split` on). The
-    // time axis moves in whole columns, so between two moves a message changes only the
+    // time axis moves in steps of whole columns, so between two steps a message changes only the
     // heads: Qt Charts lays out (and strokes) only the few points of the heads again, not the
     // thousands of the bodies. The body carries the legend entry; a head's is hidden.
     QLineSeries* samples[2][2];
@@ -289,8 +294,8 @@ struct ChartsPanel::Impl {
     QLineSeries* dens[2];
     QLineSeries *thrIn[2][2], *thrOut[2][2];
     QLineSeries* drop[2][4][2];
-    // What the bodies were drawn for: the view's right edge (a multiple of the column
-    // width), the column width, the split, the delay unit, and each body's last point (the
+    // What the bodies were drawn for: the view's right edge (a multiple of the step of the
+    // time axis), the column width, the split, the delay unit, and each body's last point (the
     // head's first, so that the line goes on without a gap). lag_ns: how far behind the
     // newest time new data landed since the last move (delay samples arrive with their
     // arrival time, a delay earlier), which sets how many columns the heads span.
@@ -492,16 +497,6 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
                          1.5, d == 0 ? Qt::SolidLine : Qt::DashLine);
                 attach(I.drops, I.drop[d][c][k], I.dropsX, I.dropsY);
             }
-    // the heads never show in a legend
-    for (int d = 0; d < 2; ++d) {
-        for (QAbstractSeries* h : std::initializer_list<QAbstractSeries*>{
-                 I.env[d][kHead], I.samples[d][kHead], I.measured[d][kHead]})
-            showMarker(I.delay, h, false);
-        showMarker(I.thr, I.thrIn[d][kHead], false);
-        showMarker(I.thr, I.thrOut[d][kHead], false);
-        for (int c = 0; c < 4; ++c)
-            showMarker(I.drops, I.drop[d][c][kHead], false);
-    }
     I.dropsView = newView(&I.costs, I.drops,
                           tr("Packets dropped per second: loss model (drops_loss), "
                              "policer, spacer fill limit, no room (buffer limit or "
@@ -732,7 +727,7 @@ void ChartsPanel::redraw() {
         I.lag_ns = std::max(I.lag_ns, latest - oldest);
     const bool settings = I.dirty;
     const bool all = settings || hi != I.drawn_hi || q != I.drawn_q || oldest < I.split;
-    if (all && qEnvironmentVariableIsSet("LINKEM_CHARTS_PROFILE"))
+    if (all && profiling())
         qDebug("all: settings %d step %d q %d old %d (oldest %lld split %lld latest %lld)",
                settings, hi != I.drawn_hi, q != I.drawn_q, oldest < I.split, (long long)oldest,
                (long long)I.split, (long long)latest);
@@ -753,6 +748,23 @@ void ChartsPanel::redraw() {
     };
     auto keepJoint = [&](QXYSeries* head, const QList<QPointF>& body) {
         if (!body.isEmpty()) I.joint.insert(head, body.last());
+    };
+    // Gives each head its new points (in the chart's base unit, divided by div for the axis'
+    // unit) after its body's last point; false, and no head changed, when a point lies
+    // outside [ylo, yhi] (base unit): the axis must change, the chart is drawn again whole.
+    using Heads = std::vector<std::pair<QXYSeries*, QList<QPointF>>>;
+    auto replaceHeads = [&](Heads& heads, double ylo, double yhi, double div) {
+        for (const auto& [series, v] : heads)
+            for (const QPointF& p : v)
+                if (p.y() < ylo || p.y() > yhi) return false;
+        for (auto& [series, v] : heads) {
+            if (div != 1)
+                for (QPointF& p : v)
+                    p.setY(p.y() / div);
+            withJoint(series, v);
+            series->replace(v);
+        }
+        return true;
     };
 
     // ---- delay series (computed in us, scaled to the unit at the end) ----
@@ -809,26 +821,15 @@ void ChartsPanel::redraw() {
     };
     // Heads only: false (and nothing changed) when a head leaves the delay axis' range.
     auto delayHeads = [&] {
-        DelayPoints P[2];
-        const double ylo = I.delayY->min() * I.delay_div, yhi = I.delayY->max() * I.delay_div;
+        Heads heads;
         for (int d = 0; d < 2; ++d) {
             if (!I.shown(d)) continue;
-            P[d] = delayPoints(d, I.split, hi);
-            for (const auto& [series, v] : delaySeries(d, kHead, P[d]))
-                for (const QPointF& p : *v)
-                    if (p.y() < ylo || p.y() > yhi) return false;
+            DelayPoints P = delayPoints(d, I.split, hi);
+            for (const auto& [series, v] : delaySeries(d, kHead, P))
+                heads.emplace_back(series, std::move(*v));
         }
-        for (int d = 0; d < 2; ++d) {
-            if (!I.shown(d)) continue;
-            for (const auto& [series, v] : delaySeries(d, kHead, P[d])) {
-                if (I.delay_div != 1)
-                    for (QPointF& p : *v)
-                        p.setY(p.y() / I.delay_div);
-                withJoint(series, *v);
-                series->replace(*v);
-            }
-        }
-        return true;
+        return replaceHeads(heads, I.delayY->min() * I.delay_div, I.delayY->max() * I.delay_div,
+                            I.delay_div);
     };
     auto delayAll = [&] {
         DelayPoints P[2][2];
@@ -1034,27 +1035,13 @@ void ChartsPanel::redraw() {
     auto outRate = [&](const RatePoint& r) { return I.packets ? r.out_pps : r.out_bps; };
     auto dropRate = [](int c) { return [c](const RatePoint& r) { return r.drops_per_s[c]; }; };
     auto thrHeads = [&] {
-        QList<QPointF> v[2][2];
-        const double ymax = I.thrY->max() * I.thr_div;
+        Heads heads;
         for (int d = 0; d < 2; ++d) {
             if (!I.shown(d)) continue;
-            v[d][0] = rates(d, I.split, hi, inRate);
-            v[d][1] = rates(d, I.split, hi, outRate);
-            for (const auto& l : v[d])
-                for (const QPointF& p : l)
-                    if (p.y() > ymax) return false;
+            heads.emplace_back(I.thrIn[d][kHead], rates(d, I.split, hi, inRate));
+            heads.emplace_back(I.thrOut[d][kHead], rates(d, I.split, hi, outRate));
         }
-        for (int d = 0; d < 2; ++d) {
-            if (!I.shown(d)) continue;
-            QLineSeries* heads[2] = {I.thrIn[d][kHead], I.thrOut[d][kHead]};
-            for (int k = 0; k < 2; ++k) {
-                for (QPointF& p : v[d][k])
-                    p.setY(p.y() / I.thr_div);
-                withJoint(heads[k], v[d][k]);
-                heads[k]->replace(v[d][k]);
-            }
-        }
-        return true;
+        return replaceHeads(heads, -INFINITY, I.thrY->max() * I.thr_div, I.thr_div);
     };
     auto thrAll = [&] {
         QList<QPointF> in[2][2], out[2][2];
@@ -1102,27 +1089,17 @@ void ChartsPanel::redraw() {
         return std::any_of(v.begin(), v.end(), [](const QPointF& p) { return p.y() > 0; });
     };
     auto dropsHeads = [&] {
-        QList<QPointF> v[2][4];
-        const double ymax = I.dropsY->max();
+        Heads heads;
         for (int d = 0; d < 2; ++d) {
             if (!I.shown(d)) continue;
             for (int c = 0; c < 4; ++c) {
-                v[d][c] = rates(d, I.split, hi, dropRate(c));
+                QList<QPointF> v = rates(d, I.split, hi, dropRate(c));
                 // a cause starts dropping: its legend entry appears (everything again)
-                if (!I.drops_nonzero[d][c] && nonzero(v[d][c])) return false;
-                for (const QPointF& p : v[d][c])
-                    if (p.y() > ymax) return false;
+                if (!I.drops_nonzero[d][c] && nonzero(v)) return false;
+                if (I.drops_nonzero[d][c]) heads.emplace_back(I.drop[d][c][kHead], std::move(v));
             }
         }
-        for (int d = 0; d < 2; ++d) {
-            if (!I.shown(d)) continue;
-            for (int c = 0; c < 4; ++c) {
-                if (!I.drops_nonzero[d][c]) continue;
-                withJoint(I.drop[d][c][kHead], v[d][c]);
-                I.drop[d][c][kHead]->replace(v[d][c]);
-            }
-        }
-        return true;
+        return replaceHeads(heads, -INFINITY, I.dropsY->max(), 1);
     };
     auto dropsAll = [&] {
         QList<QPointF> dr[2][4][2];

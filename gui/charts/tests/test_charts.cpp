@@ -291,8 +291,8 @@ void ChartsTest::windowTrimsOldData() {
     QTRY_COMPARE(p.windowStats(0).samples, std::uint64_t(2000));
 }
 
-// Between two moves of the time axis (a whole column) a message changes only the heads; a
-// sample older than the heads, or a move, lays the bodies out again. What is drawn is the
+// Between two steps of the time axis (whole columns) a message changes only the heads; a
+// sample older than the heads, or a step, lays the bodies out again. What is drawn is the
 // same either way: every column's min and max.
 void ChartsTest::onlyHeadsBetweenMoves() {
     ChartsPanel p;
