@@ -13,7 +13,10 @@
 // one frame per system call, so that each frame's stamp is its own send time (sendmmsg would
 // send frames due at different times together). Prints one JSON line: sent, send_errors,
 // behind_max_ns and late_100us (frames more than 100 us behind the schedule: the arrivals at
-// linkemd are then not the pattern's), seconds.
+// linkemd are then not the pattern's), seconds, and (keys accuracy_veth.py's sender does not
+// write) stall_max_ns and stall_total_ns: the longest time it wanted a CPU and did not run (a
+// sleep that ended late, a busy-wait interrupted, one sendto()), and the sum of such stalls
+// over 100 us.
 // recv: binds, prints "ready", receives with recvmmsg and each datagram's kernel stamp
 // (SO_TIMESTAMPNS, CLOCK_REALTIME) until COUNT arrived, TIMEOUT_S passed or 5 s without a
 // datagram; the stamp minus the REALTIME - MONOTONIC offset (the tightest of 2000 pairings,
@@ -32,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -205,6 +209,14 @@ int run_send(char** argv) {
     const std::vector<std::int64_t> offsets = offsets_ns(count, pps, sine);
     unsigned char buf[kPayload] = {};
     std::int64_t errors = 0, behind_max = 0, late = 0;
+    // Stalls: times the sender wanted a CPU and did not run (a sleep that ended later than
+    // asked, a gap between two clock reads of the busy-wait, one sendto()); the longest, and
+    // the sum of those over 100 us (the ones that can make a frame late).
+    std::int64_t stall_max = 0, stall_total = 0;
+    const auto stalled = [&](std::int64_t ns) {
+        stall_max = std::max(stall_max, ns);
+        if (ns > kLateNs) stall_total += ns;
+    };
     const std::int64_t start = mono_ns() + 20'000'000;
     for (std::int64_t i = 0; i < count; ++i) {
         const std::int64_t due = start + offsets[i];
@@ -215,28 +227,35 @@ int run_send(char** argv) {
                               static_cast<long>(wake % 1'000'000'000)};
             while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
             }
-        }
-        while (now < due)
             now = mono_ns();
+            stalled(now - wake);
+        }
+        while (now < due) {
+            const std::int64_t prev = now;
+            now = mono_ns();
+            stalled(now - prev);
+        }
         if (now - due > kLateNs) {
             ++late;
             if (now - due > behind_max) behind_max = now - due;
         }
+        const std::int64_t stamp = mono_ns();
         const std::uint64_t seq = htobe64(static_cast<std::uint64_t>(i));
-        const std::uint64_t sent = htobe64(static_cast<std::uint64_t>(mono_ns()));
+        const std::uint64_t sent = htobe64(static_cast<std::uint64_t>(stamp));
         std::memcpy(buf, &seq, 8);
         std::memcpy(buf + 8, &sent, 8);
         if (sendto(s, buf, sizeof buf, 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) <
             0)
             ++errors;
+        stalled(mono_ns() - stamp);
     }
     const double seconds = static_cast<double>(mono_ns() - start) / 1e9;
     std::printf(
         "{\"sent\": %lld, \"send_errors\": %lld, \"behind_max_ns\": %lld, \"late_100us\": %lld, "
-        "\"seconds\": %s}\n",
+        "\"seconds\": %s, \"stall_max_ns\": %lld, \"stall_total_ns\": %lld}\n",
         static_cast<long long>(count), static_cast<long long>(errors),
-        static_cast<long long>(behind_max), static_cast<long long>(late),
-        py_float(seconds).c_str());
+        static_cast<long long>(behind_max), static_cast<long long>(late), py_float(seconds).c_str(),
+        static_cast<long long>(stall_max), static_cast<long long>(stall_total));
     std::fflush(stdout);
     close(s);
     return 0;
