@@ -171,7 +171,13 @@ json Controller::set_traffic(const json& params, const std::string& source) {
     } catch (const ParamError& e) {
         throw ParamError(e.field(), e.message());
     }
-    traffic_run_ = generator_->apply(next);
+    const std::uint32_t run = generator_->apply(next);
+    // A new run counts from 0: until its first report, stats show it with no frames, not
+    // with the counts of the run before.
+    if (run != traffic_run_)
+        for (TrafficCounts& c : traffic_counts_)
+            c = TrafficCounts{};
+    traffic_run_ = run;
     for (RunningStats& m : measured_since_)
         m = RunningStats{};
     for (RunningStats& m : measured_interval_)

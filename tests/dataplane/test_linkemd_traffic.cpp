@@ -377,6 +377,44 @@ TEST(LinkemdTraffic, SetTrafficChangesTheRateAndRefusesBadValues) {
     }
 }
 
+TEST(LinkemdTraffic, ANewRunCountsFromZeroInEveryStatsMessage) {
+    // Stats every 10 ms, polled every 5 ms: the messages between a set_traffic and the new
+    // run's first report from the generator (up to 50 ms, longer when the machine holds the
+    // generator up) are seen. Each shows the new run counted from 0, never the run before's
+    // counts under the new run's number; and a run's counts never go down.
+    Linkemd d({"--telemetry-hz", "100"});
+    json s = wait_traffic(d, [](const json& t) { return u(t, "sent") >= 3000; });
+    for (int change = 0; change < 6; ++change) {
+        const double fps = change % 2 ? 10000 : 9000;
+        std::uint64_t before = ~0ull;
+        for (const char* dir : kDirs)
+            before = std::min(before, u(s[dir]["traffic"], "sent"));
+        const json r = d.result("set_traffic", {{"rate_bps", fps * 8 * 1518.0}});
+        std::uint64_t last[2] = {0, 0};
+        int seen = 0;
+        const auto until = Clock::now() + std::chrono::milliseconds(400);
+        while (Clock::now() < until || seen < 3) {
+            s = d.result("get_stats");
+            for (int k = 0; k < 2; ++k) {
+                const json& t = s[kDirs[k]]["traffic"];
+                if (t["run"] != r["run"]) continue;
+                ++seen;
+                const std::uint64_t sent = u(t, "sent");
+                ASSERT_GE(sent, last[k])
+                    << kDirs[k] << ": counts of run " << r["run"] << " went down: " << t.dump();
+                if (last[k] == 0 && sent > 0)
+                    EXPECT_LT(sent, before) << kDirs[k] << ": run " << r["run"] << "'s first "
+                                            << "count is the run before's: " << t.dump();
+                last[k] = sent;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            ASSERT_LT(Clock::now(), until + std::chrono::seconds(30)) << "no stats of the run";
+        }
+        s = wait_traffic(
+            d, [&](const json& t) { return t["run"] == r["run"] && u(t, "sent") >= 3000; });
+    }
+}
+
 TEST(LinkemdTraffic, ReorderedStrategyShowsOutOfOrderCorrelatedNone) {
     Linkemd d;
     // The demo's 4 ms jitter at 9000 frames/s: independent delays reorder most frames.
