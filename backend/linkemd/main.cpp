@@ -164,6 +164,9 @@ int run(const CommandLine& cl, const Options& o) {
     if (generator) generator->stop();
     dataplane.stop();
     const dp::DataplaneStats final_stats = dataplane.stats();
+    // The last check: a stall or a full buffer since the one before (up to 1 s) is still said.
+    for (const proto::Event& e : monitor.check(final_stats, dataplane.link()))
+        controller.event(e);
     printer.print(final_stats, true);
     controller.publish_final(final_stats);
     close(sfd);

@@ -294,18 +294,23 @@ TEST(LinkemdCli, WarnsWhenLcoresOutnumberCpus) {
 
 // A stall: SIGSTOP halts every thread of linkemd, the polling lcore too, for ~50 ms, once
 // the data plane runs (its first stats line is out). The counters show it, and linkemd warns
-// on stderr.
+// on stderr. linkemd runs until SIGINT, sent once two more stats lines are out after SIGCONT:
+// a fixed --duration could end the run before a loaded machine lets the shell send SIGSTOP,
+// and then no poll of the lcore sees the gap.
 TEST(LinkemdCli, CountsAndReportsStalls) {
     const std::string out = "/tmp/linkemd_cli_stall_" + std::to_string(getpid()) + ".out";
-    const Result r =
-        run_shell(std::string(LINKEMD_PATH) +
-                  " --no-control --port-a net_null0 --port-b net_null1 --mean-delay 1ms --duration 3s "
-                  "--stats-interval 200ms --stats-json --mbufs 16384 >" +
-                  out + " & pid=$!; i=0; while [ ! -s " + out +
-                  " ] && [ $i -lt 300 ]; do sleep 0.05; "
-                  "i=$((i+1)); done; sleep 0.2; kill -STOP $pid; sleep 0.05; kill -CONT $pid; "
-                  "wait $pid; rc=$?; cat " +
-                  out + "; rm -f " + out + "; exit $rc");
+    const std::string lines = "$(wc -l <" + out + ")";
+    const Result r = run_shell(
+        std::string(LINKEMD_PATH) +
+        " --no-control --port-a net_null0 --port-b net_null1 --mean-delay 1ms --duration 60s "
+        "--stats-interval 200ms --stats-json --mbufs 16384 >" +
+        out + " & pid=$!; i=0; while [ ! -s " + out +
+        " ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2; kill -STOP $pid; "
+        "sleep 0.05; kill -CONT $pid; n=" +
+        lines + "; i=0; while [ " + lines +
+        " -lt $((n+2)) ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; kill -INT $pid; "
+        "wait $pid; rc=$?; cat " +
+        out + "; rm -f " + out + "; exit $rc");
     ASSERT_EQ(r.code, 0) << r.err;
     const std::vector<json> objs = json_lines(r.out);
     ASSERT_GE(objs.size(), 2u) << r.out << r.err;
