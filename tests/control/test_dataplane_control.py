@@ -88,6 +88,20 @@ def stats_at(client, generation=0, direction="a_to_b", timeout=5.0):
         time.sleep(0.05)
 
 
+def packets_after(client, generation, direction, packets, timeout=30.0):
+    """get_stats, once `direction` has taken `packets` packets under parameter generation
+    `generation` or a later one (at once when it has; a loaded machine holds the data plane
+    up, and a fixed wait may then see none), or after `timeout`."""
+    end = time.monotonic() + timeout
+    first = stats_at(client, generation, direction, timeout)
+    while True:
+        st = client.call("get_stats")
+        if (st[direction]["packets_in"] - first[direction]["packets_in"] >= packets or
+                time.monotonic() > end):
+            return st
+        time.sleep(0.05)
+
+
 def check_delay(name, samples, mean_us, jitter_us, problems):
     n = len(samples["delay_ns"])
     # (A loaded machine delays the telemetry side, whose ring then drops samples: fewer.)
@@ -158,16 +172,24 @@ def run():
             if r[d]["mean_delay_us"] != 20000 or r[d]["jitter_us"] != 2000 or r[d]["seed"] != 7:
                 raise h.Fail("set_link's parameters in force (%s): %r" % (d, r[d]))
         time.sleep(2.0)
-        t_c = dp_time(c)
-        delays = col.of("delay")
+        # The statistics over every packet of an interval spent under the new parameters,
+        # and 1000 samples a direction: after 2 s, or as soon as a loaded machine (which holds
+        # the data plane and its telemetry up) has delivered them, at most 30 s more.
+        until = time.monotonic() + 30.0
+        while True:
+            t_c = dp_time(c)
+            delays = col.of("delay")
+            later = [b for b in delays if b["a_to_b"]["start_ns"] > t_b + 5_000_000 and
+                     b["a_to_b"]["end_ns"] < t_c and b["a_to_b"]["delay"]["count"] > 0]
+            n = min(len(samples_after(delays, d, t_b)["delay_ns"]) for d in h.DIRECTIONS)
+            if (later and n >= 1000) or time.monotonic() > until:
+                break
+            time.sleep(0.5)
         for d in h.DIRECTIONS:
             check_delay(d + " at 5ms+-1ms", samples_after(delays, d, 0, t_a), 5000, 1000,
                         problems)
             check_delay(d + " at 20ms+-2ms", samples_after(delays, d, t_b), 20000, 2000,
                         problems)
-        # The statistics over every packet of an interval spent under the new parameters.
-        later = [b for b in delays if b["a_to_b"]["start_ns"] > t_b + 5_000_000 and
-                 b["a_to_b"]["end_ns"] < t_c and b["a_to_b"]["delay"]["count"] > 0]
         if not later:
             problems.append("no delay message covers an interval after the change")
         for b in later:
@@ -222,13 +244,13 @@ def run():
         # 3. The buffer limit and the spacer drop (at 40 Mbit/s of 512 B frames with 20 ms of
         # delay ~200 packets are in flight).
         before = stats_at(c)
-        c.call("set_link", {"b_to_a": {"buffer_limit_packets": 20}})
+        r = c.call("set_link", {"b_to_a": {"buffer_limit_packets": 20}})
         time.sleep(1.0)
-        mid = stats_at(c)
-        c.call("set_link", {"buffer_limit_packets": 1048576, "limiter": "spacer",
-                            "rate_bps": 10000000, "spacer_limit_bytes": 20000})
+        mid = packets_after(c, r["params_generation"], "b_to_a", 5000)
+        r = c.call("set_link", {"buffer_limit_packets": 1048576, "limiter": "spacer",
+                                "rate_bps": 10000000, "spacer_limit_bytes": 20000})
         time.sleep(1.0)
-        after = stats_at(c)
+        after = packets_after(c, r["params_generation"], "a_to_b", 5000)
         full = mid["b_to_a"]["drops_buffer_full"] - before["b_to_a"]["drops_buffer_full"]
         spacer = after["a_to_b"]["drops_spacer"] - mid["a_to_b"]["drops_spacer"]
         h.log(NAME, "buffer limit 20 on b_to_a: %d drops_buffer_full; spacer 10 Mbit/s: %d "
