@@ -6,15 +6,19 @@
 // and the process's memory (VmHWM, VmRSS of /proc/self/status), with the time window at
 // 5 minutes. Prints figures against the targets; never fails on a timing.
 #include <QApplication>
+#include <QChart>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QThread>
 #include <QTimer>
+#include <QValueAxis>
 #include <nlohmann/json.hpp>
 
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +27,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "charts_panel.hpp"
 #include "main_window.hpp"
@@ -57,39 +62,31 @@ std::string loadavg() {
     return a + " " + b + " " + c;
 }
 
-// --prefill: `seconds` of synthetic telemetry ending at t_end_ns (data-plane time), fed to
-// the charts as linkemd's messages would be: a `delay` message every 50 ms with `rate`
+// Synthetic telemetry as linkemd would send it: a `delay` message every 50 ms with `rate`
 // samples/s and as many measured samples per direction (20 ms +- ~4 ms; arrivals spaced
-// 1/rate +- half of it), a `stats` message
-// every 100 ms (49 000 packets/s of 256 bytes per direction). The window is then full at
-// once, as after `seconds` of real telemetry.
-void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double seconds, double rate) {
-    using nlohmann::json;
-    constexpr std::int64_t kDelayNs = 50'000'000, kStatsNs = 100'000'000;
-    const std::int64_t t0 = t_end_ns - static_cast<std::int64_t>(seconds * 1e9);
-    const int per_msg = std::max(1, static_cast<int>(rate * 0.05));
-    std::uint64_t lcg = 12345;
-    auto uniform = [&lcg] {  // [0, 1)
-        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-        return static_cast<double>(lcg >> 11) * 0x1.0p-53;
-    };
-    auto delay_ns = [&] {  // ~normal, mean 20 ms, sd 4 ms
-        const double z = (uniform() + uniform() + uniform() + uniform() - 2.0) * std::sqrt(3.0);
-        return static_cast<std::int64_t>(20e6 + 4e6 * z);
-    };
-    double packets = 0;
-    for (std::int64_t t = t0; t < t_end_ns; t += kDelayNs) {
+// 1/rate +- half of it), a `stats` message every 100 ms (49 000 packets/s of 256 bytes per
+// direction).
+class Synthetic {
+  public:
+    static constexpr std::int64_t kDelayNs = 50'000'000, kStatsNs = 100'000'000;
+    explicit Synthetic(double rate)
+        : rate_(rate), per_msg_(std::max(1, static_cast<int>(rate * 0.05))) {}
+
+    /// The messages of the 50 ms that begin at t (a multiple of 50 ms): a delay message, and
+    /// a stats message when t is a multiple of 100 ms.
+    void feed(linkem::gui::ChartsPanel* charts, std::int64_t t) {
+        using nlohmann::json;
         json msg = {{"t_ns", t + kDelayNs}};
         for (const char* dir : {"a_to_b", "b_to_a"}) {
             json arr = json::array(), del = json::array(), sch = json::array(), act = json::array(),
                  send = json::array(), mdel = json::array();
             std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-            for (int i = 0; i < per_msg; ++i) {
+            for (int i = 0; i < per_msg_; ++i) {
                 // arrivals 50 +- 25 us apart at 20 000/s: real arrivals are not evenly
                 // spaced, and the store packs even spacing into fewer bits
                 const std::int64_t ta =
-                    std::max(t, t + kDelayNs * i / per_msg +
-                                    static_cast<std::int64_t>((uniform() - 0.5) * 1e9 / rate));
+                    std::max(t, t + kDelayNs * i / per_msg_ +
+                                    static_cast<std::int64_t>((uniform() - 0.5) * 1e9 / rate_));
                 const std::int64_t d = delay_ns();
                 const std::int64_t a = d + static_cast<std::int64_t>(uniform() * 20'000);
                 arr.push_back(ta);
@@ -123,21 +120,127 @@ void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double sec
                           {"sd_ns", 5000}}}};
         }
         charts->addDelay(msg);
-        if ((t - t0) % kStatsNs == 0) {
-            packets += 49'000 * 0.1;
-            json st = {{"t_ns", t + kDelayNs}};
-            for (const char* dir : {"a_to_b", "b_to_a"})
-                st[dir] = {{"packets_in", packets},
-                           {"bytes_in", packets * 260},
-                           {"packets_out", packets},
-                           {"bytes_out", packets * 260},
-                           {"drops_loss", packets / 1000},
-                           {"drops_policer", 0},
-                           {"drops_spacer", 0},
-                           {"drops_buffer_full", 0}};
-            charts->addStats(st);
-        }
+        if (t % kStatsNs != 0) return;
+        packets_ += 49'000 * 0.1;
+        json st = {{"t_ns", t + kDelayNs}};
+        for (const char* dir : {"a_to_b", "b_to_a"})
+            st[dir] = {{"packets_in", packets_},
+                       {"bytes_in", packets_ * 260},
+                       {"packets_out", packets_},
+                       {"bytes_out", packets_ * 260},
+                       {"drops_loss", packets_ / 1000},
+                       {"drops_policer", 0},
+                       {"drops_spacer", 0},
+                       {"drops_buffer_full", 0}};
+        charts->addStats(st);
     }
+
+  private:
+    double uniform() {  // [0, 1)
+        lcg_ = lcg_ * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<double>(lcg_ >> 11) * 0x1.0p-53;
+    }
+    std::int64_t delay_ns() {  // ~normal, mean 20 ms, sd 4 ms
+        const double z = (uniform() + uniform() + uniform() + uniform() - 2.0) * std::sqrt(3.0);
+        return static_cast<std::int64_t>(20e6 + 4e6 * z);
+    }
+    double rate_;
+    int per_msg_;
+    std::uint64_t lcg_ = 12345;
+    double packets_ = 0;
+};
+
+// --prefill: `seconds` of synthetic telemetry ending at t_end_ns (data-plane time), fed to
+// the charts as linkemd's messages would be. The window is then full at once, as after
+// `seconds` of real telemetry.
+void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double seconds, double rate) {
+    Synthetic s(rate);
+    const std::int64_t t0 = (t_end_ns - static_cast<std::int64_t>(seconds * 1e9)) /
+                            Synthetic::kDelayNs * Synthetic::kDelayNs;
+    for (std::int64_t t = t0; t < t_end_ns; t += Synthetic::kDelayNs)
+        s.feed(charts, t);
+}
+
+// --steps: the charts alone (the main window, not connected), a full 5-minute window, then
+// `steps` steps of the time axis of synthetic telemetry, message by message; each message
+// is drawn (redrawIfDue) and painted (the posted paint events) before the next. What a
+// redraw and its paint cost on the UI thread, in CPU time, for the redraws that moved the
+// time axis (steps) and for the others (heads only).
+int step_costs(int steps, double rate) {
+    linkem::gui::Options options;
+    options.connect = false;
+    options.use_settings = false;
+    linkem::gui::MainWindow w(options);
+    w.resize(1600, 1000);
+    w.show();
+    w.setWindowSeconds(300);
+    linkem::gui::ChartsPanel* charts = w.charts();
+    // lay the window out and let the charts take their plot width
+    for (int i = 0; i < 20; ++i) {
+        QCoreApplication::processEvents();
+        charts->redrawIfDue();
+        QThread::msleep(5);
+    }
+    Synthetic s(rate);
+    constexpr std::int64_t kStart = 300'000'000'000;
+    for (std::int64_t t = 0; t < kStart; t += Synthetic::kDelayNs)
+        s.feed(charts, t);
+    charts->redrawIfDue();
+    QCoreApplication::processEvents();
+    // A step every 1% of the window's columns; which redraws moved the axis is told by the
+    // delay chart's x range.
+    struct Cost {
+        double redraw, paint;
+    };
+    std::vector<Cost> moved, heads;
+    QChart* delay = charts->chart("delay");
+    auto xmax = [delay] {
+        const auto axes = delay->axes(Qt::Horizontal);
+        return axes.isEmpty() ? 0.0 : static_cast<QValueAxis*>(axes.first())->max();
+    };
+    const int messages = steps * 60;  // 3 s of 50 ms messages a step
+    std::int64_t t = kStart;
+    for (int i = 0; i < messages; ++i, t += Synthetic::kDelayNs) {
+        s.feed(charts, t);
+        const double x_before = xmax();
+        const linkem::gui::ChartsCosts c0 = charts->costs();
+        charts->redrawIfDue();
+        QCoreApplication::processEvents();
+        const linkem::gui::ChartsCosts c1 = charts->costs();
+        const Cost c{c1.redraw_ms - c0.redraw_ms, c1.paint_ms - c0.paint_ms};
+        (xmax() != x_before ? moved : heads).push_back(c);
+    }
+    auto report = [](const char* what, std::vector<Cost>& v) {
+        if (v.empty()) {
+            std::printf("%s: none\n", what);
+            return;
+        }
+        auto stat = [&v](auto field) {
+            std::vector<double> x;
+            for (const Cost& c : v)
+                x.push_back(field(c));
+            std::sort(x.begin(), x.end());
+            double sum = 0;
+            for (double e : x)
+                sum += e;
+            return std::array<double, 3>{sum / x.size(), x[x.size() / 2], x.back()};
+        };
+        const auto r = stat([](const Cost& c) { return c.redraw; });
+        const auto p = stat([](const Cost& c) { return c.paint; });
+        const auto b = stat([](const Cost& c) { return c.redraw + c.paint; });
+        std::printf(
+            "%s: %zu; CPU ms mean/median/max: redraw %.2f/%.2f/%.2f, paint "
+            "%.2f/%.2f/%.2f, both %.2f/%.2f/%.2f\n",
+            what, v.size(), r[0], r[1], r[2], p[0], p[1], p[2], b[0], b[1], b[2]);
+    };
+    std::printf(
+        "platform: %s; window 300 s, full; %d messages at %.0f samples/s per "
+        "direction; plot columns %d\n",
+        qPrintable(QGuiApplication::platformName()), messages, rate, charts->plotColumns());
+    report("redraws that moved the time axis (steps)", moved);
+    report("redraws of the heads only", heads);
+    std::printf("load average: %s\n", loadavg().c_str());
+    return 0;
 }
 
 const char* verdict(bool met) {
@@ -170,7 +273,15 @@ int main(int argc, char** argv) {
         "S", "0");
     QCommandLineOption prefill_rate(
         "prefill-rate", "synthetic delay samples/s per direction (default 20000)", "N", "20000");
-    cli.addOptions({control, telemetry, seconds, warmup, report, prefill_opt, prefill_rate});
+    QCommandLineOption steps_opt(
+        "steps",
+        "no linkemd: fill the charts alone with 300 s of synthetic telemetry, then feed them "
+        "N steps of the time axis (3 s each) of it, one 50 ms message at a time, each drawn "
+        "and painted at once; prints the CPU time of the redraws and paints, the steps' apart "
+        "(default 0: measure against linkemd)",
+        "N", "0");
+    cli.addOptions(
+        {control, telemetry, seconds, warmup, report, prefill_opt, prefill_rate, steps_opt});
     cli.process(app);
     bool ok1 = false, ok2 = false, ok3 = false;
     const double run_s = cli.value(seconds).toDouble(&ok1);
@@ -186,6 +297,14 @@ int main(int argc, char** argv) {
                      "--prefill 0 .. 300, --prefill-rate 1 .. 20000\n");
         return 2;
     }
+    bool ok6 = false;
+    const int steps = cli.value(steps_opt).toInt(&ok6);
+    if (!ok6 || steps < 0 || steps > 1000) {
+        std::fprintf(stderr, "linkem-gui-bench: --steps '%s': allowed a whole number 0 .. 1000\n",
+                     qPrintable(cli.value(steps_opt)));
+        return 2;
+    }
+    if (steps > 0) return step_costs(steps, prefill_r);
     const long tid = syscall(SYS_gettid);
 
     linkem::gui::Options options;
