@@ -5,24 +5,29 @@
 # maximum) on ipc:// endpoints of its own, then runs linkem-gui-bench: the real main window
 # connected to it with a 5-minute time window, which prints the UI thread's CPU share, the
 # longest redraw gap, the memory and the delay samples/s it received, against the targets.
-#   scripts/bench-gui.sh [--build DIR] [--seconds S] [--prefill S] [--xvfb]
+#   scripts/bench-gui.sh [--build DIR] [--bench FILE] [--seconds S] [--prefill S] [--xvfb]
 # Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
 # --prefill S: first fill the charts with S s (<= 300) of synthetic telemetry at 20 000
 # samples/s per direction, so that the 5-minute window is full from the start.
+# --bench FILE: another linkem-gui-bench binary (e.g. a copy built from an older commit, to
+# alternate two builds in one stretch of time); default DIR/gui/linkem-gui-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build seconds=60 prefill=0 xvfb=0
+build=build bench= seconds=60 prefill=0 xvfb=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build=$2; shift 2 ;;
+    --bench) bench=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --prefill) prefill=$2; shift 2 ;;
     --xvfb) xvfb=1; shift ;;
-    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
-    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --seconds S, --prefill S, --xvfb" >&2; exit 2 ;;
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --bench FILE, --seconds S, --prefill S, --xvfb" >&2; exit 2 ;;
   esac
 done
 cmake --build "$build" --target linkemd linkem-gui-bench >/dev/null
+bench=${bench:-$build/gui/linkem-gui-bench}
+[[ -x $bench ]] || { echo "bench-gui.sh: --bench '$bench' is not an executable file" >&2; exit 2; }
 dir=$(mktemp -d)
 linkemd_pid=
 cleanup() { [[ -n $linkemd_pid ]] && kill "$linkemd_pid" 2>/dev/null && wait "$linkemd_pid" 2>/dev/null; rm -rf "$dir"; }
@@ -35,8 +40,8 @@ echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs;
 args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$seconds" --prefill "$prefill")
 if [[ $xvfb == 1 ]]; then
   echo "QT_QPA_PLATFORM=xcb under xvfb-run"
-  QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$build/gui/linkem-gui-bench" "${args[@]}"
+  QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$bench" "${args[@]}"
 else
   echo "QT_QPA_PLATFORM=offscreen"
-  QT_QPA_PLATFORM=offscreen "$build/gui/linkem-gui-bench" "${args[@]}"
+  QT_QPA_PLATFORM=offscreen "$bench" "${args[@]}"
 fi

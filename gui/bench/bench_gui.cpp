@@ -47,6 +47,17 @@ double thread_cpu_s(long tid) {  // utime + stime of the thread, seconds
     return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
+// The thread's time on a CPU and runnable but waiting for one (/proc/.../schedstat), ns.
+struct Sched {
+    std::int64_t ran = 0, waited = 0;
+};
+Sched sched(long tid) {
+    std::ifstream f("/proc/self/task/" + std::to_string(tid) + "/schedstat");
+    long long ran = 0, waited = 0;
+    f >> ran >> waited;
+    return {ran, waited};
+}
+
 double status_mib(const char* key) {  // VmHWM / VmRSS of /proc/self/status, MiB
     std::ifstream f("/proc/self/status");
     std::string line;
@@ -324,42 +335,59 @@ int main(int argc, char** argv) {
     // window took it in) to the end of the redraw that draws it. UI stalls: how late a 5 ms
     // timer fires.
     qint64 pending_ns = -1, max_latency_ns = 0, last_tick_ns = -1, max_stall_ns = 0;
-    std::uint64_t latencies = 0, latencies_over_50 = 0;
+    std::uint64_t latencies = 0, latencies_over_50 = 0, own_over_50 = 0;
+    std::vector<double> latency_ms;
+    // Of each latency: the UI thread's run-queue wait within it (schedstat), and the redraw's
+    // wall and CPU time; the rest waited for the redraw (the 30 ms spacing, queued events).
+    Sched pending_sched;
+    struct Breakdown {
+        double latency = 0, runqueue = 0, ran = 0, redraw_wall = 0, redraw_cpu = 0;
+    } worst, worst_own;
+    double max_own_ms = 0;
+    // linkemd sends a stats and a delay message in the same tick: how far apart they arrive
+    qint64 last_stats_ns = -1, max_pair_gap_ns = 0;
+    std::uint64_t pairs = 0;
     double cpu0 = 0;
     std::uint64_t redraws = 0, gaps_over_50 = 0, samples[2] = {0, 0}, messages = 0;
-    QObject::connect(&w.client(), &linkem::gui::Client::telemetry, &app,
-                     [&](const QString& topic, const nlohmann::json& body) {
-                         if (topic == "stats" && phase == kMeasuring && pending_ns < 0)
-                             pending_ns = clock.nsecsElapsed();
-                         if (topic != "delay") return;
-                         const qint64 now = clock.nsecsElapsed();
-                         if (phase == kMeasuring && pending_ns < 0) pending_ns = now;
-                         if (phase == kWaiting) {
-                             phase = kWarming;
-                             std::printf("first delay message after %.1f s; VmRSS %.1f MiB\n",
-                                         now / 1e9, status_mib("VmRSS:"));
-                             if (prefill_s > 0) {
-                                 QElapsedTimer p;
-                                 p.start();
-                                 prefill(w.charts(), body.value("t_ns", std::int64_t{0}), prefill_s,
-                                         prefill_r);
-                                 std::printf(
-                                     "prefilled %.0f s at %.0f samples/s per direction "
-                                     "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB\n",
-                                     prefill_s, prefill_r, p.nsecsElapsed() / 1e9,
-                                     status_mib("VmRSS:"), w.charts()->storedBytes() / 1048576.0);
-                             }
-                             first_delay_ns = clock.nsecsElapsed();
-                         }
-                         if (phase != kMeasuring) return;
-                         ++messages;
-                         int d = 0;
-                         for (const char* dir : {"a_to_b", "b_to_a"}) {
-                             if (body.contains(dir) && body[dir].contains("samples"))
-                                 samples[d] += body[dir]["samples"]["arrival_ns"].size();
-                             ++d;
-                         }
-                     });
+    QObject::connect(
+        &w.client(), &linkem::gui::Client::telemetry, &app,
+        [&](const QString& topic, const nlohmann::json& body) {
+            if (phase == kMeasuring && pending_ns < 0 && (topic == "stats" || topic == "delay")) {
+                pending_ns = clock.nsecsElapsed();
+                pending_sched = sched(tid);
+            }
+            if (topic == "stats") last_stats_ns = clock.nsecsElapsed();
+            if (topic != "delay") return;
+            const qint64 now = clock.nsecsElapsed();
+            if (phase == kMeasuring && last_stats_ns >= 0 && now - last_stats_ns < 20'000'000) {
+                ++pairs;
+                max_pair_gap_ns = std::max(max_pair_gap_ns, now - last_stats_ns);
+            }
+            if (phase == kWaiting) {
+                phase = kWarming;
+                std::printf("first delay message after %.1f s; VmRSS %.1f MiB\n", now / 1e9,
+                            status_mib("VmRSS:"));
+                if (prefill_s > 0) {
+                    QElapsedTimer p;
+                    p.start();
+                    prefill(w.charts(), body.value("t_ns", std::int64_t{0}), prefill_s, prefill_r);
+                    std::printf(
+                        "prefilled %.0f s at %.0f samples/s per direction "
+                        "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB\n",
+                        prefill_s, prefill_r, p.nsecsElapsed() / 1e9, status_mib("VmRSS:"),
+                        w.charts()->storedBytes() / 1048576.0);
+                }
+                first_delay_ns = clock.nsecsElapsed();
+            }
+            if (phase != kMeasuring) return;
+            ++messages;
+            int d = 0;
+            for (const char* dir : {"a_to_b", "b_to_a"}) {
+                if (body.contains(dir) && body[dir].contains("samples"))
+                    samples[d] += body[dir]["samples"]["arrival_ns"].size();
+                ++d;
+            }
+        });
     QObject::connect(w.charts(), &linkem::gui::ChartsPanel::redrawn, &app, [&] {
         if (phase != kMeasuring) return;
         const qint64 now = clock.nsecsElapsed();
@@ -372,9 +400,22 @@ int main(int argc, char** argv) {
         ++redraws;
         if (pending_ns >= 0) {
             const qint64 l = now - pending_ns;
+            const linkem::gui::ChartsCosts c = w.charts()->costs();
+            const Sched now_sched = sched(tid);
+            const Breakdown b{l / 1e6, (now_sched.waited - pending_sched.waited) / 1e6,
+                              (now_sched.ran - pending_sched.ran) / 1e6, c.last_redraw_wall_ms,
+                              c.last_redraw_ms};
+            if (l > max_latency_ns) worst = b;
             max_latency_ns = std::max(max_latency_ns, l);
             ++latencies;
+            latency_ms.push_back(l / 1e6);
             if (l > 50'000'000) ++latencies_over_50;
+            const double own = b.latency - b.runqueue;
+            if (own > max_own_ms) {
+                max_own_ms = own;
+                worst_own = b;
+            }
+            if (own > 50) ++own_over_50;
             pending_ns = -1;
         }
     });
@@ -437,6 +478,31 @@ int main(int argc, char** argv) {
             max_latency_ns / 1e6, verdict(max_latency_ns <= 50'000'000),
             (unsigned long long)latencies_over_50, (unsigned long long)latencies,
             max_stall_ns / 1e6);
+        std::sort(latency_ms.begin(), latency_ms.end());
+        auto pct = [&](double q) {
+            return latency_ms.empty() ? 0.0
+                                      : latency_ms[std::min(latency_ms.size() - 1,
+                                                            std::size_t(q * latency_ms.size()))];
+        };
+        std::printf("  percentiles: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
+                    pct(0.5), pct(0.9), pct(0.99), pct(0.999));
+        auto parts = [](const char* what, const Breakdown& b) {
+            std::printf(
+                "  %s %.1f ms: the UI thread ran %.1f ms and was runnable but not running "
+                "%.1f ms; redraw %.1f ms wall (%.1f ms CPU), waiting for the redraw %.1f ms\n",
+                what, b.latency, b.ran, b.runqueue, b.redraw_wall, b.redraw_cpu,
+                b.latency - b.redraw_wall);
+        };
+        parts("longest", worst);
+        std::printf(
+            "drawing latency less the UI thread's run-queue wait within it: longest %.1f ms "
+            "(target <= 50 ms): %s; %llu over 50 ms\n",
+            max_own_ms, verdict(max_own_ms <= 50), (unsigned long long)own_over_50);
+        parts("its longest", worst_own);
+        std::printf(
+            "a stats message and the delay message of the same tick: %llu pairs, at most %.2f "
+            "ms apart on the UI thread (the charts wait up to 8 ms for the pair)\n",
+            (unsigned long long)pairs, max_pair_gap_ns / 1e6);
         const linkem::gui::ChartsCosts c = w.charts()->costs();
         std::printf(
             "UI thread CPU in the charts: redraw %.1f ms/s (%llu, mean %.2f ms, max %.2f ms), "

@@ -697,6 +697,8 @@ void ChartsPanel::applyStyle() {
 void ChartsPanel::redraw() {
     Impl& I = *d_;
     const qint64 started = cpuNs();
+    QElapsedTimer wall;
+    wall.start();
     ChartData& D = I.data;
     const std::int64_t window_ns = static_cast<std::int64_t>(I.window_s * 1e9);
     const int plot_w = static_cast<int>(I.delay->plotArea().width());
@@ -1143,6 +1145,8 @@ void ChartsPanel::redraw() {
     I.dirty = I.delay_new = I.stats_new = false;
     ++I.redraws;
     account(I.costs.redraws, I.costs.redraw_ms, I.costs.redraw_max_ms, started);
+    I.costs.last_redraw_ms = static_cast<double>(cpuNs() - started) / 1e6;
+    I.costs.last_redraw_wall_ms = static_cast<double>(wall.nsecsElapsed()) / 1e6;
     I.since_redraw.start();
     emit redrawn();
 }

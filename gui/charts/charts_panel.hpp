@@ -53,6 +53,7 @@ struct ChartsCosts {
     double redraw_ms = 0, redraw_max_ms = 0;
     double paint_ms = 0, paint_max_ms = 0;
     double ingest_ms = 0, ingest_max_ms = 0;
+    double last_redraw_ms = 0, last_redraw_wall_ms = 0;  // the latest redraw: CPU, wall time
 };
 
 /// What a delay in these charts includes (caption, tooltips, CSV header).
