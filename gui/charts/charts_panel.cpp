@@ -260,14 +260,21 @@ struct ChartsPanel::Impl {
     std::uint64_t redraws = 0;
     ChartsCosts costs;
     QTimer timer;  // every 30 ms: settings, the histogram's due recount
-    // A message redraws its charts as soon as 30 ms have passed since the last redraw: the
-    // 30 ms ticks alone would add up to 30 ms to the 50 ms between delay messages.
+    // A message redraws its charts as soon as 30 ms have passed since the last redraw began
+    // (at most ~33 redraws/s, however long one takes): the 30 ms ticks alone would add up to
+    // 30 ms to the 50 ms between delay messages. linkemd sends a stats message and then a
+    // delay message in the same tick; a stats message waits up to kCompanionMs for it, so
+    // that both are drawn in one redraw instead of the delay message waiting 30 ms behind
+    // the stats message's redraw.
+    static constexpr qint64 kSpacingMs = 30, kCompanionMs = 8;
     QTimer soon;
     QElapsedTimer since_redraw;
-    void arrived() {
-        if (paused || soon.isActive()) return;
-        const qint64 e = since_redraw.isValid() ? since_redraw.elapsed() : 30;
-        soon.start(static_cast<int>(std::max<qint64>(1, 30 - e)));
+    void arrived(bool delay) {
+        if (paused) return;
+        const qint64 e = since_redraw.isValid() ? since_redraw.elapsed() : kSpacingMs;
+        const qint64 wait = std::max<qint64>(delay ? 1 : kCompanionMs, kSpacingMs - e);
+        if (!soon.isActive() || (delay && soon.remainingTime() > wait))
+            soon.start(static_cast<int>(wait));
     }
     Histogram drawn[2];
     bool hist_valid = false;
@@ -542,7 +549,9 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
             d_->dirty = true;
     });
     I.timer.setInterval(30);
-    connect(&I.timer, &QTimer::timeout, this, [this] { redrawIfDue(); });
+    connect(&I.timer, &QTimer::timeout, this, [this] {
+        if (!d_->soon.isActive()) redrawIfDue();  // else a message's redraw is due shortly
+    });
     I.timer.start();
     I.soon.setSingleShot(true);
     I.soon.setTimerType(Qt::PreciseTimer);
@@ -558,7 +567,7 @@ void ChartsPanel::addStats(const json& msg) {
     d_->data.addStats(msg);
     account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
     d_->stats_new = true;
-    d_->arrived();
+    d_->arrived(false);
 }
 
 void ChartsPanel::addDelay(const json& msg) {
@@ -567,7 +576,7 @@ void ChartsPanel::addDelay(const json& msg) {
     account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
     d_->delay_new = true;
     d_->hist_new = true;
-    d_->arrived();
+    d_->arrived(true);
 }
 
 void ChartsPanel::setLink(const json& link) {
@@ -699,6 +708,7 @@ void ChartsPanel::redraw() {
     const qint64 started = cpuNs();
     QElapsedTimer wall;
     wall.start();
+    I.since_redraw.start();
     ChartData& D = I.data;
     const std::int64_t window_ns = static_cast<std::int64_t>(I.window_s * 1e9);
     const int plot_w = static_cast<int>(I.delay->plotArea().width());
@@ -1147,7 +1157,6 @@ void ChartsPanel::redraw() {
     account(I.costs.redraws, I.costs.redraw_ms, I.costs.redraw_max_ms, started);
     I.costs.last_redraw_ms = static_cast<double>(cpuNs() - started) / 1e6;
     I.costs.last_redraw_wall_ms = static_cast<double>(wall.nsecsElapsed()) / 1e6;
-    I.since_redraw.start();
     emit redrawn();
 }
 
