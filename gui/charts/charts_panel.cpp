@@ -71,6 +71,8 @@ const QColor kDirDark[2] = {QColor(8, 48, 107), QColor(140, 60, 0)};
 const QColor kCause[4] = {QColor(214, 39, 40), QColor(148, 103, 189), QColor(44, 160, 44),
                           QColor(120, 80, 40)};
 const char* const kCauseLabel[4] = {"loss model", "policer", "spacer limit", "buffer full"};
+// the legend's: the protocol's counter names (drops_loss, ...) less "drops_"
+const char* const kCauseShort[4] = {"loss", "policer", "spacer", "buffer full"};
 
 QString dirLabel(int d) {
     return d == 0 ? QStringLiteral("A→B") : QStringLiteral("B→A");
@@ -370,6 +372,13 @@ QAreaSeries* area(const QString& name, QLineSeries* up, QLineSeries* lo, const Q
 // Shows or hides a series' legend entry. QLegend does not lay itself out again when a
 // marker's visibility changes (Qt 6.4: the entries then all sit at one place), so a change
 // invalidates its layout.
+// The legend's label of a series, shorter than its name (the name stays whole in CSV exports
+// and tooltips): the four entries of the delay and drops charts fit beside each other.
+void labelMarker(QChart* c, QAbstractSeries* s, const QString& label) {
+    for (QLegendMarker* m : c->legend()->markers(s))
+        m->setLabel(label);
+}
+
 void showMarker(QChart* c, QAbstractSeries* s, bool on) {
     bool changed = false;
     for (QLegendMarker* m : c->legend()->markers(s)) {
@@ -410,6 +419,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
         for (int k : {kBody, kHead}) {
             I.samples[d][k] = line(partName(tr("%1 actual").arg(dirLabel(d)), k), kDir[d], 1.0);
             attach(I.delay, I.samples[d][k], I.delayX, I.delayY);
+            // the caption says the line is the actual delay; squares are "measured"
+            labelMarker(I.delay, I.samples[d][k], dirLabel(d));
         }
     for (int d = 0; d < 2; ++d)
         for (int k : {kBody, kHead}) {
@@ -503,6 +514,8 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
                     line(partName(tr("%1 %2").arg(dirLabel(d), tr(kCauseLabel[c])), k), kCause[c],
                          1.5, d == 0 ? Qt::SolidLine : Qt::DashLine);
                 attach(I.drops, I.drop[d][c][k], I.dropsX, I.dropsY);
+                // one entry per cause: the caption says solid is A→B, dashed B→A
+                labelMarker(I.drops, I.drop[d][c][k], tr(kCauseShort[c]));
             }
     I.dropsView = newView(&I.costs, I.drops,
                           tr("Packets dropped per second: loss model (drops_loss), "
@@ -1141,7 +1154,8 @@ void ChartsPanel::redraw() {
         });
         for (int d = 0; d < 2; ++d)
             for (int c = 0; c < 4; ++c) {
-                showMarker(I.drops, I.drop[d][c][kBody], I.drops_nonzero[d][c]);
+                showMarker(I.drops, I.drop[d][c][kBody],
+                           I.drops_nonzero[d][c] && (d == 0 || !I.drops_nonzero[0][c]));
                 showMarker(I.drops, I.drop[d][c][kHead], false);
             }
     };

@@ -181,6 +181,7 @@ class ChartsTest : public QObject {
     void pngExportWritesFourCharts();
     void clearForgetsEverything();
     void pauseStopsRedraws();
+    void legendEntriesFitWhole();
     void statsAndDelayOfOneTickDrawnTogether();
     void windowStatsReadouts();
     void badInputIsIgnored();
@@ -816,6 +817,55 @@ void ChartsTest::statsAndDelayOfOneTickDrawnTogether() {
                              .arg(gap)));
     QVERIFY2(!drawn_before, "the stats message was drawn before its delay message came");
     QCOMPARE(delay_points, 4);
+}
+
+// With both directions, measured traffic and all four drop causes, the delay and drops charts
+// each show four legend entries; at the size the main window gives them (1600x1000: a panel
+// of 712x593, charts of 386 and 320 px) none is cut short ("A→B mea...").
+void ChartsTest::legendEntriesFitWhole() {
+    ChartsPanel p;
+    p.resize(712, 593);
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    for (int d = 0; d < 2; ++d) {
+        json m = delayMsg(d, 0, kS, {{kS / 4, 5000}, {kS / 2, 6000}});
+        m[kDirectionKeys[d]]["measured"] = {{"send_ns", {kS / 3, kS / 2}},
+                                            {"delay_ns", {5'500'000, 6'500'000}}};
+        p.addDelay(m);
+    }
+    for (int i = 1; i <= 3; ++i) {
+        json st = statsMsg(i * kS, 100 * i, 10000 * i, 90 * i, 9000 * i, 3 * i, 2 * i);
+        st["a_to_b"]["drops_spacer"] = 4 * i;
+        st["a_to_b"]["drops_buffer_full"] = i;
+        st["b_to_a"] = st["a_to_b"];
+        p.addStats(st);
+    }
+    auto visible = [&](const char* chart) {
+        QStringList labels;
+        for (QLegendMarker* m : p.chart(chart)->legend()->markers())
+            if (m->isVisible()) labels << m->label();
+        return labels;
+    };
+    QTRY_COMPARE(visible("delay").size(), 4);
+    QTRY_COMPARE(visible("drops").size(), 4);
+    QCOMPARE(visible("delay"), (QStringList{"A→B", "B→A", "A→B measured", "B→A measured"}));
+    QCOMPARE(visible("drops"), (QStringList{"loss", "policer", "spacer", "buffer full"}));
+    QTest::qWait(100);  // laid out
+    for (const char* chart : {"delay", "drops"}) {
+        QList<QGraphicsItem*> items = p.chart(chart)->legend()->childItems();
+        int texts = 0;
+        while (!items.isEmpty()) {
+            QGraphicsItem* it = items.takeFirst();
+            items += it->childItems();
+            if (auto* t = dynamic_cast<QGraphicsTextItem*>(it); t && t->isVisible()) {
+                ++texts;
+                const QString s = t->toPlainText();
+                QVERIFY2(!s.endsWith(QStringLiteral("...")) && !s.endsWith(QChar(0x2026)),
+                         qPrintable(QStringLiteral("%1 legend: '%2' cut short").arg(chart, s)));
+            }
+        }
+        QVERIFY2(texts >= 4, chart);
+    }
 }
 
 void ChartsTest::pauseStopsRedraws() {
