@@ -369,9 +369,6 @@ QAreaSeries* area(const QString& name, QLineSeries* up, QLineSeries* lo, const Q
     return a;
 }
 
-// Shows or hides a series' legend entry. QLegend does not lay itself out again when a
-// marker's visibility changes (Qt 6.4: the entries then all sit at one place), so a change
-// invalidates its layout.
 // The legend's label of a series, shorter than its name (the name stays whole in CSV exports
 // and tooltips): the four entries of the delay and drops charts fit beside each other.
 void labelMarker(QChart* c, QAbstractSeries* s, const QString& label) {
@@ -379,6 +376,9 @@ void labelMarker(QChart* c, QAbstractSeries* s, const QString& label) {
         m->setLabel(label);
 }
 
+// Shows or hides a series' legend entry. QLegend does not lay itself out again when a
+// marker's visibility changes (Qt 6.4: the entries then all sit at one place), so a change
+// invalidates its layout.
 void showMarker(QChart* c, QAbstractSeries* s, bool on) {
     bool changed = false;
     for (QLegendMarker* m : c->legend()->markers(s)) {
@@ -719,9 +719,7 @@ void ChartsPanel::applyStyle() {
 void ChartsPanel::redraw() {
     Impl& I = *d_;
     const qint64 started = cpuNs();
-    QElapsedTimer wall;
-    wall.start();
-    I.since_redraw.start();
+    I.since_redraw.start();  // also the redraw's wall time
     ChartData& D = I.data;
     const std::int64_t window_ns = static_cast<std::int64_t>(I.window_s * 1e9);
     const int plot_w = static_cast<int>(I.delay->plotArea().width());
@@ -1170,7 +1168,7 @@ void ChartsPanel::redraw() {
     ++I.redraws;
     account(I.costs.redraws, I.costs.redraw_ms, I.costs.redraw_max_ms, started);
     I.costs.last_redraw_ms = static_cast<double>(cpuNs() - started) / 1e6;
-    I.costs.last_redraw_wall_ms = static_cast<double>(wall.nsecsElapsed()) / 1e6;
+    I.costs.last_redraw_wall_ms = static_cast<double>(I.since_redraw.nsecsElapsed()) / 1e6;
     emit redrawn();
 }
 
