@@ -239,7 +239,7 @@ int step_costs(int steps, double rate) {
             double sum = 0;
             for (double e : x)
                 sum += e;
-            return std::array<double, 3>{sum / x.size(), x[x.size() / 2], x.back()};
+            return std::array<double, 3>{sum / x.size(), pctOf(x, 0.5), x.back()};
         };
         const auto r = stat([](const Cost& c) { return c.redraw; });
         const auto p = stat([](const Cost& c) { return c.paint; });
@@ -340,7 +340,7 @@ int main(int argc, char** argv) {
     // window took it in) to the end of the redraw that draws it. UI stalls: how late a 5 ms
     // timer fires.
     qint64 pending_ns = -1, max_latency_ns = 0, last_tick_ns = -1, max_stall_ns = 0;
-    std::uint64_t latencies = 0, latencies_over_50 = 0, own_over_50 = 0;
+    std::uint64_t latencies_over_50 = 0, own_over_50 = 0;
     std::vector<double> latency_ms;
     // Of each latency: the UI thread's run-queue wait within it (schedstat), and the redraw's
     // wall and CPU time; the rest waited for the redraw (the 30 ms spacing, queued events).
@@ -412,7 +412,6 @@ int main(int argc, char** argv) {
                               c.last_redraw_ms};
             if (l > max_latency_ns) worst = b;
             max_latency_ns = std::max(max_latency_ns, l);
-            ++latencies;
             latency_ms.push_back(l / 1e6);
             if (l > 50'000'000) ++latencies_over_50;
             const double own = b.latency - b.runqueue;
@@ -478,11 +477,10 @@ int main(int argc, char** argv) {
             (unsigned long long)redraws, redraws / el, gap_ms, (unsigned long long)gaps_over_50);
         std::printf(
             "drawing latency (a message's arrival to the end of the redraw that draws it): "
-            "longest %.1f ms (target <= 50 ms): %s; %llu of %llu over 50 ms; longest UI "
+            "longest %.1f ms (target <= 50 ms): %s; %llu of %zu over 50 ms; longest UI "
             "thread stall (a 5 ms timer's lateness) %.1f ms\n",
             max_latency_ns / 1e6, verdict(max_latency_ns <= 50'000'000),
-            (unsigned long long)latencies_over_50, (unsigned long long)latencies,
-            max_stall_ns / 1e6);
+            (unsigned long long)latencies_over_50, latency_ms.size(), max_stall_ns / 1e6);
         std::sort(latency_ms.begin(), latency_ms.end());
         auto pct = [&](double q) { return pctOf(latency_ms, q); };
         std::printf("  percentiles: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
