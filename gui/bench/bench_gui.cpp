@@ -19,12 +19,16 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -342,6 +346,18 @@ int main(int argc, char** argv) {
     qint64 pending_ns = -1, max_latency_ns = 0, last_tick_ns = -1, max_stall_ns = 0;
     std::uint64_t latencies_over_50 = 0, own_over_50 = 0;
     std::vector<double> latency_ms;
+    // The same from the client thread's receipt of the message (its queue to the UI thread
+    // included), matched to the charts' intake by topic and t_ns. The bench's receipt runs
+    // after the window's call was posted, so the UI thread may take a message in first: then
+    // its queue time counts as 0, and the late receipt is dropped.
+    using Key = std::pair<bool, std::int64_t>;  // delay message?, t_ns
+    std::mutex receipts_mutex;
+    std::map<Key, qint64> receipts;
+    std::set<Key> taken_first;
+    qint64 pending_receipt_ns = -1;
+    std::vector<double> queue_ms;  // intake less receipt
+    bool prefilling = false;       // the prefill's own messages have no receipt
+    std::vector<double> from_receipt_ms;
     // Of each latency: the UI thread's run-queue wait within it (schedstat), and the redraw's
     // wall and CPU time; the rest waited for the redraw (the 30 ms spacing, queued events).
     Sched pending_sched;
@@ -353,17 +369,83 @@ int main(int argc, char** argv) {
     qint64 last_stats_ns = -1;
     std::vector<double> pair_gap_ms;
     double cpu0 = 0;
-    std::uint64_t redraws = 0, gaps_over_50 = 0, samples[2] = {0, 0}, messages = 0;
+    std::uint64_t redraws = 0, gaps_over_50 = 0, messages = 0;
+    // The UI thread's recent events, and a copy of those around the longest latency: where its
+    // time went (printed at the end)
+    struct Event {
+        qint64 t_ns;
+        char what;      // 's' stats, 'd' delay message, 'r' redraw ended, 'l' a 5 ms pulse late
+        double ms;      // 'r': the redraw's wall time; 'l': how late
+        double paint;   // ms painting since the previous event
+        double queued;  // ms of run-queue wait since the previous event (schedstat)
+    };
+    std::vector<Event> events, worst_events;
+    double last_paint_ms = 0;
+    std::int64_t last_waited = 0;
+    auto note = [&](char what, double ms) {
+        if (phase != kMeasuring) return;
+        const double p = w.charts()->costs().paint_ms;
+        const std::int64_t q = sched(tid).waited;
+        events.push_back(
+            {clock.nsecsElapsed(), what, ms, p - last_paint_ms, (q - last_waited) / 1e6});
+        last_paint_ms = p;
+        last_waited = q;
+        if (events.size() > 4096) events.erase(events.begin(), events.begin() + 2048);
+    };
+    // The bench reads the telemetry in the client's thread, as it arrives (a direct
+    // connection): a second queued receiver would copy every message a second time in that
+    // thread, and its call would reach the UI thread apart from the window's, sometimes after
+    // the redraw that drew the message. The samples received, and the first delay message's
+    // time for the prefill:
+    std::atomic<std::uint64_t> received[2] = {0, 0};
+    std::atomic<std::int64_t> first_t_ns{-1};
     QObject::connect(
         &w.client(), &linkem::gui::Client::telemetry, &app,
         [&](const QString& topic, const nlohmann::json& body) {
-            if (phase == kMeasuring && pending_ns < 0 && (topic == "stats" || topic == "delay")) {
-                pending_ns = clock.nsecsElapsed();
+            if (topic != "delay" && topic != "stats") return;
+            {
+                const Key key{topic == "delay", body.value("t_ns", std::int64_t{0})};
+                const std::lock_guard<std::mutex> lock(receipts_mutex);
+                if (taken_first.erase(key) == 0) receipts.emplace(key, clock.nsecsElapsed());
+            }
+            if (topic != "delay") return;
+            std::int64_t none = -1;
+            first_t_ns.compare_exchange_strong(none, body.value("t_ns", std::int64_t{0}));
+            int d = 0;
+            for (const char* dir : {"a_to_b", "b_to_a"}) {
+                if (body.contains(dir) && body[dir].contains("samples"))
+                    received[d] += body[dir]["samples"]["arrival_ns"].size();
+                ++d;
+            }
+        },
+        Qt::DirectConnection);
+    std::uint64_t received0[2] = {0, 0};
+    // A message's arrival on the UI thread: the charts took it in.
+    QObject::connect(
+        w.charts(), &linkem::gui::ChartsPanel::taken, &app, [&](bool delay, qint64 t_ns) {
+            const qint64 now = clock.nsecsElapsed();
+            qint64 receipt = now;
+            if (!prefilling) {
+                const std::lock_guard<std::mutex> lock(receipts_mutex);
+                const auto it = receipts.find(Key{delay, t_ns});
+                if (it == receipts.end()) {
+                    taken_first.insert(Key{delay, t_ns});
+                } else {
+                    receipt = it->second;
+                    receipts.erase(it);
+                }
+                if (phase == kMeasuring) queue_ms.push_back((now - receipt) / 1e6);
+            }
+            if (phase == kMeasuring && pending_ns < 0) {
+                pending_ns = now;
+                pending_receipt_ns = receipt;
                 pending_sched = sched(tid);
             }
-            if (topic == "stats") last_stats_ns = clock.nsecsElapsed();
-            if (topic != "delay") return;
-            const qint64 now = clock.nsecsElapsed();
+            note(delay ? 'd' : 's', 0);
+            if (!delay) {
+                last_stats_ns = now;
+                return;
+            }
             if (phase == kMeasuring && last_stats_ns >= 0 && now - last_stats_ns < 40'000'000) {
                 pair_gap_ms.push_back((now - last_stats_ns) / 1e6);
                 last_stats_ns = -1;
@@ -375,7 +457,10 @@ int main(int argc, char** argv) {
                 if (prefill_s > 0) {
                     QElapsedTimer p;
                     p.start();
-                    prefill(w.charts(), body.value("t_ns", std::int64_t{0}), prefill_s, prefill_r);
+                    prefilling = true;
+                    prefill(w.charts(), std::max<std::int64_t>(0, first_t_ns.load()), prefill_s,
+                            prefill_r);
+                    prefilling = false;
                     std::printf(
                         "prefilled %.0f s at %.0f samples/s per direction "
                         "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB\n",
@@ -384,14 +469,7 @@ int main(int argc, char** argv) {
                 }
                 first_delay_ns = clock.nsecsElapsed();
             }
-            if (phase != kMeasuring) return;
-            ++messages;
-            int d = 0;
-            for (const char* dir : {"a_to_b", "b_to_a"}) {
-                if (body.contains(dir) && body[dir].contains("samples"))
-                    samples[d] += body[dir]["samples"]["arrival_ns"].size();
-                ++d;
-            }
+            if (phase == kMeasuring) ++messages;
         });
     QObject::connect(w.charts(), &linkem::gui::ChartsPanel::redrawn, &app, [&] {
         if (phase != kMeasuring) return;
@@ -403,6 +481,7 @@ int main(int argc, char** argv) {
         }
         last_redraw_ns = now;
         ++redraws;
+        note('r', w.charts()->costs().last_redraw_wall_ms);
         if (pending_ns >= 0) {
             const qint64 l = now - pending_ns;
             const linkem::gui::ChartsCosts c = w.charts()->costs();
@@ -410,9 +489,15 @@ int main(int argc, char** argv) {
             const Breakdown b{l / 1e6, (now_sched.waited - pending_sched.waited) / 1e6,
                               (now_sched.ran - pending_sched.ran) / 1e6, c.last_redraw_wall_ms,
                               c.last_redraw_ms};
-            if (l > max_latency_ns) worst = b;
+            if (l > max_latency_ns) {
+                worst = b;
+                worst_events.clear();
+                for (const Event& e : events)
+                    if (e.t_ns >= pending_ns - 60'000'000) worst_events.push_back(e);
+            }
             max_latency_ns = std::max(max_latency_ns, l);
             latency_ms.push_back(l / 1e6);
+            from_receipt_ms.push_back((now - pending_receipt_ns) / 1e6);
             if (l > 50'000'000) ++latencies_over_50;
             const double own = b.latency - b.runqueue;
             if (own > max_own_ms) {
@@ -428,8 +513,10 @@ int main(int argc, char** argv) {
     pulse.setInterval(5);
     QObject::connect(&pulse, &QTimer::timeout, &app, [&] {
         const qint64 now = clock.nsecsElapsed();
-        if (phase == kMeasuring && last_tick_ns >= 0)
+        if (phase == kMeasuring && last_tick_ns >= 0) {
             max_stall_ns = std::max(max_stall_ns, now - last_tick_ns - 5'000'000);
+            if (now - last_tick_ns > 7'000'000) note('l', (now - last_tick_ns - 5'000'000) / 1e6);
+        }
         last_tick_ns = now;
     });
     pulse.start();
@@ -447,6 +534,8 @@ int main(int argc, char** argv) {
             t0_ns = now;
             cpu0 = thread_cpu_s(tid);
             w.charts()->resetCosts();
+            for (int d = 0; d < 2; ++d)
+                received0[d] = received[d];
         }
         if (phase != kMeasuring) return;
         const double el = (now - t0_ns) / 1e9;
@@ -467,8 +556,8 @@ int main(int argc, char** argv) {
         std::printf(
             "received: %.0f + %.0f delay samples/s (a_to_b + b_to_a), %.1f delay "
             "messages/s; samples held %zu + %zu\n",
-            samples[0] / el, samples[1] / el, messages / el, w.charts()->storedSamples(0),
-            w.charts()->storedSamples(1));
+            (received[0] - received0[0]) / el, (received[1] - received0[1]) / el, messages / el,
+            w.charts()->storedSamples(0), w.charts()->storedSamples(1));
         std::printf("UI thread CPU: %.2f s of %.1f s = %.1f %% of a core (target <= 25 %%): %s\n",
                     cpu, el, share, verdict(share <= 25.0));
         std::printf(
@@ -485,6 +574,24 @@ int main(int argc, char** argv) {
         auto pct = [&](double q) { return pctOf(latency_ms, q); };
         std::printf("  percentiles: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
                     pct(0.5), pct(0.9), pct(0.99), pct(0.999));
+        std::sort(from_receipt_ms.begin(), from_receipt_ms.end());
+        std::sort(queue_ms.begin(), queue_ms.end());
+        std::size_t not_taken = 0;
+        {
+            const std::lock_guard<std::mutex> lock(receipts_mutex);
+            not_taken = receipts.size();
+        }
+        std::printf(
+            "  from the client thread's receipt: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, "
+            "longest %.1f ms; %lld over 50 ms; the UI thread took a message in p50 %.2f ms, p99 "
+            "%.2f ms, longest %.2f ms after its receipt (%zu receipts not matched)\n",
+            pctOf(from_receipt_ms, 0.5), pctOf(from_receipt_ms, 0.9), pctOf(from_receipt_ms, 0.99),
+            from_receipt_ms.empty() ? 0.0 : from_receipt_ms.back(),
+            static_cast<long long>(from_receipt_ms.end() - std::upper_bound(from_receipt_ms.begin(),
+                                                                            from_receipt_ms.end(),
+                                                                            50.0)),
+            pctOf(queue_ms, 0.5), pctOf(queue_ms, 0.99), queue_ms.empty() ? 0.0 : queue_ms.back(),
+            not_taken);
         auto parts = [](const char* what, const Breakdown& b) {
             std::printf(
                 "  %s %.1f ms: the UI thread ran %.1f ms and was runnable but not running "
@@ -493,6 +600,29 @@ int main(int argc, char** argv) {
                 b.latency - b.redraw_wall);
         };
         parts("longest", worst);
+        if (!worst_events.empty()) {
+            std::printf(
+                "  its timeline (ms from the message's arrival; paint and run-queue "
+                "wait since the line before):\n");
+            const qint64 t0 = max_latency_ns > 0 ? worst_events.back().t_ns - max_latency_ns : 0;
+            for (const Event& e : worst_events) {
+                const double at = (e.t_ns - t0) / 1e6;
+                switch (e.what) {
+                    case 's':
+                        std::printf("    %+7.1f stats message", at);
+                        break;
+                    case 'd':
+                        std::printf("    %+7.1f delay message", at);
+                        break;
+                    case 'r':
+                        std::printf("    %+7.1f redraw ended (began %+.1f)", at, at - e.ms);
+                        break;
+                    default:
+                        std::printf("    %+7.1f a 5 ms pulse %.1f ms late", at, e.ms);
+                }
+                std::printf("; paint %.1f, run queue %.1f\n", e.paint, e.queued);
+            }
+        }
         std::printf(
             "drawing latency less the UI thread's run-queue wait within it: longest %.1f ms "
             "(target <= 50 ms): %s; %llu over 50 ms\n",

@@ -241,6 +241,12 @@ QString chartTitle(const QString& title, const QString& caption,
 
 enum Part { kBody = 0, kHead = 1 };
 
+// A message's `t_ns`, 0 when it has none (ChartData ignores what it cannot read).
+qint64 messageTime(const json& msg) {
+    const auto it = msg.find("t_ns");
+    return it != msg.end() && it->is_number_integer() ? it->get<qint64>() : 0;
+}
+
 // A head series is named after its body, marked as the newest part (never in a legend).
 QString partName(const QString& name, int part) {
     return part == kBody ? name : name + QStringLiteral(" (newest)");
@@ -581,6 +587,7 @@ void ChartsPanel::addStats(const json& msg) {
     account(d_->costs.ingests, d_->costs.ingest_ms, d_->costs.ingest_max_ms, t0);
     d_->stats_new = true;
     d_->arrived(false);
+    emit taken(false, messageTime(msg));
 }
 
 void ChartsPanel::addDelay(const json& msg) {
@@ -590,6 +597,7 @@ void ChartsPanel::addDelay(const json& msg) {
     d_->delay_new = true;
     d_->hist_new = true;
     d_->arrived(true);
+    emit taken(true, messageTime(msg));
 }
 
 void ChartsPanel::setLink(const json& link) {

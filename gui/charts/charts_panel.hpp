@@ -112,6 +112,9 @@ class ChartsPanel : public QWidget {
 
   signals:
     void redrawn();
+    /// A telemetry message was taken in (addStats: false, addDelay: true; its `t_ns`); its
+    /// redraw is due.
+    void taken(bool delay, qint64 t_ns);
 
   private:
     struct Impl;

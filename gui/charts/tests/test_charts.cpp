@@ -183,6 +183,7 @@ class ChartsTest : public QObject {
     void pauseStopsRedraws();
     void legendEntriesFitWhole();
     void statsAndDelayOfOneTickDrawnTogether();
+    void takenNamesEachMessage();
     void windowStatsReadouts();
     void badInputIsIgnored();
     void windowIsClamped();
@@ -817,6 +818,24 @@ void ChartsTest::statsAndDelayOfOneTickDrawnTogether() {
                              .arg(gap)));
     QVERIFY2(!drawn_before, "the stats message was drawn before its delay message came");
     QCOMPARE(delay_points, 4);
+}
+
+// Each message taken in is announced with its kind and t_ns (what linkem-gui-bench times the
+// drawing latency from), also one whose t_ns cannot be read.
+void ChartsTest::takenNamesEachMessage() {
+    ChartsPanel p;
+    QSignalSpy spy(&p, &ChartsPanel::taken);
+    p.addStats(statsMsg(kS, 20, 20, 20, 20, 0, 0));
+    p.addDelay(delayMsg(0, kS, 2 * kS, {{kS + 1, 5}}));
+    json bad = delayMsg(0, 2 * kS, 3 * kS, {{2 * kS + 1, 5}});
+    bad["t_ns"] = "soon";
+    p.addDelay(bad);
+    QCOMPARE(spy.count(), 3);
+    QCOMPARE(spy[0][0].toBool(), false);
+    QCOMPARE(spy[0][1].toLongLong(), statsMsg(kS, 20, 20, 20, 20, 0, 0)["t_ns"].get<qint64>());
+    QCOMPARE(spy[1][0].toBool(), true);
+    QCOMPARE(spy[1][1].toLongLong(), delayMsg(0, kS, 2 * kS, {{kS + 1, 5}})["t_ns"].get<qint64>());
+    QCOMPARE(spy[2][1].toLongLong(), qint64{0});
 }
 
 // With both directions, measured traffic and all four drop causes, the delay and drops charts
