@@ -1,8 +1,9 @@
 // linkem-gui-bench: the real main window of linkem-gui connected to a linkemd, measured while
 // the telemetry arrives (docs/performance.md, "linkem-gui at full telemetry"): the UI
 // thread's CPU share (utime + stime of /proc/self/task/<tid>/stat over wall time), the
-// drawing latency (a telemetry message's arrival to the end of the chart redraw that draws
-// it, ChartsPanel::redrawn), the gaps between redraws, the UI thread's longest stall,
+// drawing latency (a telemetry message's intake by the charts, ChartsPanel::taken, or its
+// receipt on the client thread, to the end of the chart redraw that draws it,
+// ChartsPanel::redrawn), the gaps between redraws, the UI thread's longest stall,
 // and the process's memory (VmHWM, VmRSS of /proc/self/status), with the time window at
 // 5 minutes. Prints figures against the targets; never fails on a timing.
 #include <QApplication>
