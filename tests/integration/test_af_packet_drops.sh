@@ -66,16 +66,27 @@ run_case() {  # run_case NAME EXPECT(fits|drops)
     kill -STOP $pids
     sent=$(burst) || { kill -CONT $pids; fail "$name: the burst sender failed"; }
     kill -CONT $pids
-    sleep 2.5  # linkemd drains its ring; its last stats line follows at stop
     vd1=$(veth_drops)
+    # linkemd drains its ring: wait until its stats lines (one a second) count every frame
+    # that reached the interface, up to 30 s on a busy machine; its last line follows at stop
+    local waited=0 r m
+    while (( waited < 60 )); do
+        sleep 0.5
+        waited=$((waited + 1))
+        read -r r m <<<"$(port_a_counts)" || continue
+        (( r + m - rx0 - missed0 >= sent - (vd1 - vd0) )) && break
+    done
+    (( waited >= 5 )) || sleep $(( (5 - waited) / 2 ))
     stop_forwarder
     read -r rx1 missed1 <<<"$(port_a_counts)"
     local rx=$((rx1 - rx0)) missed=$((missed1 - missed0)) lost_veth=$((vd1 - vd0))
     local arrived=$((sent - lost_veth))
     log "$name: sent $sent, veth dropped $lost_veth; port A rx $rx, rx_missed $missed"
     (( sent > N / 2 )) || fail "$name: only $sent of $N frames sent"
-    (( rx + missed >= arrived && rx + missed <= arrived + 3 )) ||
+    (( rx + missed >= arrived && rx + missed <= arrived + 3 )) || {
+        dump_forwarder
         fail "$name: rx + rx_missed = $((rx + missed)), expected the $arrived frames that reached $VA"
+    }
     if [[ $expect == fits ]]; then
         (( missed == 0 )) || fail "$name: the burst did not fit: rx_missed $missed"
     else
