@@ -67,20 +67,21 @@ run_case() {  # run_case NAME EXPECT(fits|drops)
     sent=$(burst) || { kill -CONT $pids; fail "$name: the burst sender failed"; }
     kill -CONT $pids
     vd1=$(veth_drops)
-    # linkemd drains its ring: wait until its stats lines (one a second) count every frame
-    # that reached the interface, up to 30 s on a busy machine; its last line follows at stop
-    local waited=0 r m
-    while (( waited < 60 )); do
+    local lost_veth=$((vd1 - vd0))
+    local arrived=$((sent - lost_veth))
+    # linkemd drains its ring: at least 2.5 s, and until its stats lines (one a second) count
+    # every frame that reached the interface, up to 30 s on a busy machine; its last line
+    # follows at stop
+    local half_s r m
+    for half_s in $(seq 60); do
         sleep 0.5
-        waited=$((waited + 1))
+        (( half_s >= 5 )) || continue
         read -r r m <<<"$(port_a_counts)" || continue
-        (( r + m - rx0 - missed0 >= sent - (vd1 - vd0) )) && break
+        (( r + m - rx0 - missed0 >= arrived )) && break
     done
-    (( waited >= 5 )) || sleep $(( (5 - waited) / 2 ))
     stop_forwarder
     read -r rx1 missed1 <<<"$(port_a_counts)"
-    local rx=$((rx1 - rx0)) missed=$((missed1 - missed0)) lost_veth=$((vd1 - vd0))
-    local arrived=$((sent - lost_veth))
+    local rx=$((rx1 - rx0)) missed=$((missed1 - missed0))
     log "$name: sent $sent, veth dropped $lost_veth; port A rx $rx, rx_missed $missed"
     (( sent > N / 2 )) || fail "$name: only $sent of $N frames sent"
     (( rx + missed >= arrived && rx + missed <= arrived + 3 )) || {
