@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "chart_data.hpp"
 #include "charts_panel.hpp"
 #include "main_window.hpp"
 
@@ -396,22 +397,20 @@ int main(int argc, char** argv) {
     // The bench reads the telemetry in the client's thread, as it arrives (a direct
     // connection): a second queued receiver would copy every message a second time in that
     // thread, and its call would reach the UI thread apart from the window's, sometimes after
-    // the redraw that drew the message. The samples received, and the first delay message's
-    // time for the prefill:
+    // the redraw that drew the message. The receipts, and the samples received:
     std::atomic<std::uint64_t> received[2] = {0, 0};
-    std::atomic<std::int64_t> first_t_ns{-1};
     QObject::connect(
         &w.client(), &linkem::gui::Client::telemetry, &app,
         [&](const QString& topic, const nlohmann::json& body) {
             if (topic != "delay" && topic != "stats") return;
+            std::int64_t t_ns = 0;  // as the charts read it (ChartsPanel::taken)
+            linkem::gui::jsonInteger(body, "t_ns", t_ns);
             {
-                const Key key{topic == "delay", body.value("t_ns", std::int64_t{0})};
+                const Key key{topic == "delay", t_ns};
                 const std::lock_guard<std::mutex> lock(receipts_mutex);
                 if (taken_first.erase(key) == 0) receipts.emplace(key, clock.nsecsElapsed());
             }
             if (topic != "delay") return;
-            std::int64_t none = -1;
-            first_t_ns.compare_exchange_strong(none, body.value("t_ns", std::int64_t{0}));
             int d = 0;
             for (const char* dir : {"a_to_b", "b_to_a"}) {
                 if (body.contains(dir) && body[dir].contains("samples"))
@@ -459,8 +458,7 @@ int main(int argc, char** argv) {
                     QElapsedTimer p;
                     p.start();
                     prefilling = true;
-                    prefill(w.charts(), std::max<std::int64_t>(0, first_t_ns.load()), prefill_s,
-                            prefill_r);
+                    prefill(w.charts(), std::max<qint64>(0, t_ns), prefill_s, prefill_r);
                     prefilling = false;
                     std::printf(
                         "prefilled %.0f s at %.0f samples/s per direction "

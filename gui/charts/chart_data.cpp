@@ -19,22 +19,6 @@ bool number(const json& j, const char* key, double& out) {
     return std::isfinite(out);
 }
 
-bool integer(const json& j, const char* key, std::int64_t& out) {
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) return false;
-    if (it->is_number_integer()) {
-        out = it->is_number_unsigned()
-                  ? static_cast<std::int64_t>(std::min<std::uint64_t>(
-                        it->get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()))
-                  : it->get<std::int64_t>();
-        return true;
-    }
-    const double v = it->get<double>();
-    if (!std::isfinite(v) || std::fabs(v) > 9e18) return false;
-    out = static_cast<std::int64_t>(v);
-    return true;
-}
-
 bool elementInt(const json& a, std::size_t i, std::int64_t& out) {
     const json& e = a[i];
     if (e.is_number_integer()) {
@@ -60,6 +44,22 @@ constexpr double kUsPerNs = 1e-3;
 
 }  // namespace
 
+bool jsonInteger(const json& j, const char* key, std::int64_t& out) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) return false;
+    if (it->is_number_integer()) {
+        out = it->is_number_unsigned()
+                  ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                        it->get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()))
+                  : it->get<std::int64_t>();
+        return true;
+    }
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || std::fabs(v) > 9e18) return false;
+    out = static_cast<std::int64_t>(v);
+    return true;
+}
+
 void Moments::merge(const Moments& o) {
     if (o.n == 0) return;
     if (n == 0) {
@@ -81,7 +81,7 @@ Moments Moments::fromSummary(const json& j, double scale) {
     if (!j.is_object()) return m;
     std::int64_t count = 0;
     double mean = 0, sd = 0, lo = 0, hi = 0;
-    if (!integer(j, "count", count) || count <= 0 || !number(j, "mean_ns", mean)) return m;
+    if (!jsonInteger(j, "count", count) || count <= 0 || !number(j, "mean_ns", mean)) return m;
     if (!number(j, "sd_ns", sd) || sd < 0) sd = 0;
     if (!number(j, "min_ns", lo)) lo = mean;
     if (!number(j, "max_ns", hi)) hi = mean;
@@ -397,14 +397,15 @@ void ChartData::touch(std::int64_t t_ns) {
 void ChartData::addDelay(const json& msg) {
     if (!msg.is_object()) return;
     std::int64_t t = 0;
-    if (integer(msg, "t_ns", t)) touch(t);
+    if (jsonInteger(msg, "t_ns", t)) touch(t);
     for (int d = 0; d < 2; ++d) {
         const auto it = msg.find(kDirectionKeys[d]);
         if (it == msg.end() || !it->is_object()) continue;
         const json& j = *it;
         Direction& D = dirs_[d];
         std::int64_t start = 0, end = 0;
-        const bool have_interval = integer(j, "start_ns", start) && integer(j, "end_ns", end);
+        const bool have_interval =
+            jsonInteger(j, "start_ns", start) && jsonInteger(j, "end_ns", end);
         if (have_interval) touch(end);
         // Samples.
         if (const auto s = j.find("samples"); s != j.end() && s->is_object()) {
@@ -468,7 +469,7 @@ void ChartData::addDelay(const json& msg) {
 void ChartData::addStats(const json& msg) {
     if (!msg.is_object()) return;
     std::int64_t t = 0;
-    if (!integer(msg, "t_ns", t)) return;
+    if (!jsonInteger(msg, "t_ns", t)) return;
     touch(t);
     static constexpr const char* kKeys[8] = {"packets_in",   "bytes_in",         "packets_out",
                                              "bytes_out",    "drops_loss",       "drops_policer",

@@ -28,17 +28,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/protocol.hpp"
+
 // The store's readers are small functions called per sample from templates: inlined always
 // (GCC and Clang), so that what a caller does not use (e.g. the time) is not computed.
 #define LINKEM_STORE_INLINE [[gnu::always_inline]] inline
 
 namespace linkem::gui {
 
+/// j[key] as an integer: an integer (unsigned ones clamped to INT64_MAX) or a finite number
+/// within +-9e18, truncated; false, and out untouched, when absent or anything else.
+bool jsonInteger(const nlohmann::json& j, const char* key, std::int64_t& out);
+
 inline constexpr std::int64_t kNsPerS = 1'000'000'000;
 inline constexpr std::int64_t kRetentionNs = 300 * kNsPerS;
 inline constexpr std::size_t kChunkSamples = 4096;
 inline constexpr std::size_t kMaxSamplesPerDirection = 20'000 * 300 + 2 * kChunkSamples;
-inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
+using proto::kDirectionKeys;
 
 /// Count, mean, sum of squared deviations (Welford), minimum and maximum; mergeable
 /// (Chan et al.). sd() is the population standard deviation, as the protocol's summaries.

@@ -241,10 +241,10 @@ QString chartTitle(const QString& title, const QString& caption,
 
 enum Part { kBody = 0, kHead = 1 };
 
-// A message's `t_ns`, 0 when it has none (ChartData ignores what it cannot read).
+// A message's `t_ns` as ChartData reads it, 0 when it cannot be read.
 qint64 messageTime(const json& msg) {
-    const auto it = msg.find("t_ns");
-    return it != msg.end() && it->is_number_integer() ? it->get<qint64>() : 0;
+    std::int64_t t = 0;
+    return jsonInteger(msg, "t_ns", t) ? t : 0;
 }
 
 // A head series is named after its body, marked as the newest part (never in a legend).

@@ -16,10 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "client.hpp"
+#include "linkem/protocol.hpp"
 
 namespace linkem::gui {
 
-inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
+using proto::kDirectionKeys;
 
 class LinkSync : public QObject {
     Q_OBJECT

@@ -32,6 +32,8 @@ inline constexpr std::size_t kMaxClientName = 64;
 inline constexpr const char* kTopicStats = "stats";
 inline constexpr const char* kTopicDelay = "delay";
 inline constexpr const char* kTopicEvent = "event";
+/// The keys of the two directions in link, stats and delay bodies: A->B, B->A.
+inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
 
 /// The methods of section 3, in the order the spec lists them.
 const std::vector<std::string>& method_names();
