@@ -5,26 +5,32 @@
 # maximum) on ipc:// endpoints of its own, then runs linkem-gui-bench: the real main window
 # connected to it with a 5-minute time window, which prints the UI thread's CPU share, the
 # longest redraw gap, the memory and the delay samples/s it received, against the targets.
-#   scripts/bench-gui.sh [--build DIR] [--bench FILE] [--seconds S] [--prefill S] [--xvfb]
+#   scripts/bench-gui.sh [--build DIR] [--bench FILE] [--seconds S] [--prefill S]
+#                        [--telemetry-hz N] [--xvfb]
 # Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
 # --prefill S: first fill the charts with S s (<= 300) of synthetic telemetry at 20 000
 # samples/s per direction, so that the 5-minute window is full from the start.
 # --bench FILE: another linkem-gui-bench binary (e.g. a copy built from an older commit, to
 # alternate two builds in one stretch of time); default DIR/gui/linkem-gui-bench.
+# --telemetry-hz N: linkemd's stats messages a second (default 10, at most 100); delay
+# messages come 20 a second whatever it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build bench= seconds=60 prefill=0 xvfb=0
+build=build bench= seconds=60 prefill=0 xvfb=0 hz=10
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --prefill) prefill=$2; shift 2 ;;
+    --telemetry-hz) hz=$2; shift 2 ;;
     --xvfb) xvfb=1; shift ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
-    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --bench FILE, --seconds S, --prefill S, --xvfb" >&2; exit 2 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --bench FILE, --seconds S, --prefill S, --telemetry-hz N, --xvfb" >&2; exit 2 ;;
   esac
 done
+[[ $hz =~ ^[0-9]+$ ]] && ((hz >= 1 && hz <= 100)) ||
+  { echo "bench-gui.sh: --telemetry-hz '$hz' is not an integer from 1 to 100" >&2; exit 2; }
 cmake --build "$build" --target linkemd linkem-gui-bench >/dev/null
 bench=${bench:-$build/gui/linkem-gui-bench}
 [[ -x $bench ]] || { echo "bench-gui.sh: --bench '$bench' is not an executable file" >&2; exit 2; }
@@ -33,7 +39,7 @@ linkemd_pid=
 cleanup() { [[ -n $linkemd_pid ]] && kill "$linkemd_pid" 2>/dev/null && wait "$linkemd_pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 "$build/backend/linkemd/linkemd" --demo --traffic-rate 100Mbit --frame-size 256 \
-  --delay-samples-per-s 20000 --control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" \
+  --delay-samples-per-s 20000 --telemetry-hz "$hz" --control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" \
   -- --file-prefix "linkem_bench_gui_$$" >"$dir/linkemd.log" 2>&1 &
 linkemd_pid=$!
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs; $(date -u '+%F %T') UTC"
