@@ -36,11 +36,17 @@ bench=${bench:-$build/gui/linkem-gui-bench}
 [[ -x $bench ]] || { echo "bench-gui.sh: --bench '$bench' is not an executable file" >&2; exit 2; }
 dir=$(mktemp -d)
 linkemd_pid=
-cleanup() { [[ -n $linkemd_pid ]] && kill "$linkemd_pid" 2>/dev/null && wait "$linkemd_pid" 2>/dev/null; rm -rf "$dir"; }
+prefix="linkem_bench_gui_$$"
+# DPDK leaves its runtime directory (/var/run/dpdk/PREFIX as root, else under
+# $XDG_RUNTIME_DIR or /tmp) behind when linkemd stops.
+cleanup() {
+  [[ -n $linkemd_pid ]] && kill "$linkemd_pid" 2>/dev/null && wait "$linkemd_pid" 2>/dev/null
+  rm -rf "$dir" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix" 2>/dev/null
+}
 trap cleanup EXIT
 "$build/backend/linkemd/linkemd" --demo --traffic-rate 100Mbit --frame-size 256 \
   --delay-samples-per-s 20000 --telemetry-hz "$hz" --control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" \
-  -- --file-prefix "linkem_bench_gui_$$" >"$dir/linkemd.log" 2>&1 &
+  -- --file-prefix "$prefix" >"$dir/linkemd.log" 2>&1 &
 linkemd_pid=$!
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs; $(date -u '+%F %T') UTC"
 args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$seconds" --prefill "$prefill")
