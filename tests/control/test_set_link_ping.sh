@@ -31,7 +31,10 @@ done
 nsx "$NS2" ping -c1 -W1 -q "$IP1" >/dev/null 2>&1
 
 COUNT=300  # 6 s at 20 ms
-nsx "$NS1" timeout 30 ping -D -c "$COUNT" -i 0.02 "$IP2" >"$WORK/ping.out" 2>&1 &
+# -w: ping waits for every reply (up to 40 s), not only twice the longest RTT after the last
+# request: a linkemd held up for seconds on a busy machine delays pings, and without it ping
+# counted those still queued in linkemd's receive ring as lost.
+nsx "$NS1" timeout 45 ping -D -c "$COUNT" -i 0.02 -w 40 "$IP2" >"$WORK/ping.out" 2>&1 &
 PING_PID=$!
 BG_PIDS+=("$PING_PID")
 sleep 1.0
