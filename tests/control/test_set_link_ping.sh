@@ -33,7 +33,8 @@ nsx "$NS2" ping -c1 -W1 -q "$IP1" >/dev/null 2>&1
 COUNT=300  # 6 s at 20 ms
 # -w: ping waits for every reply (up to 40 s), not only twice the longest RTT after the last
 # request: a linkemd held up for seconds on a busy machine delays pings, and without it ping
-# counted those still queued in linkemd's receive ring as lost.
+# counted those still queued in linkemd's receive ring as lost. While replies are late ping
+# sends on past COUNT; only the replies to requests 1..COUNT are read.
 nsx "$NS1" timeout 45 ping -D -c "$COUNT" -i 0.02 -w 40 "$IP2" >"$WORK/ping.out" 2>&1 &
 PING_PID=$!
 BG_PIDS+=("$PING_PID")
@@ -63,10 +64,11 @@ $PY - "$WORK/ping.out" "$T_REPLY" "$COUNT" "$FWD_OUT" <<'EOF'
 import json, re, statistics, sys
 lines = open(sys.argv[1]).read().splitlines()
 t_reply, count = float(sys.argv[2]), int(sys.argv[3])
-rows = []
+rows, seen = [], set()
 for l in lines:
     m = re.match(r"\[(\d+\.\d+)\].*icmp_seq=(\d+).*time=([\d.]+) ms", l)
-    if m:
+    if m and 1 <= int(m.group(2)) <= count and int(m.group(2)) not in seen:
+        seen.add(int(m.group(2)))
         t, rtt = float(m.group(1)), float(m.group(3))
         rows.append((t - rtt / 1000.0, int(m.group(2)), rtt))
 before = [r for s, _, r in rows if s < t_reply - 0.1]
