@@ -138,9 +138,16 @@ class Linkemd:
                 raise Fail("linkemd exited with %d during start:\n%s" % (
                     self.proc.returncode, self.stderr()[-3000:]))
             if "control on " in self.stderr():
+                # A hello unanswered in 5 s is asked again (on a new socket) until the
+                # deadline: a busy machine can keep linkemd's control thread from running for
+                # seconds right after it opened the socket.
                 c = Client(self.control, timeout=5.0)
                 try:
                     return c.call("hello", {"client": "test " + self.name})
+                except Fail as e:
+                    if "no reply to hello" not in str(e):
+                        raise
+                    print("[%s] %s; asking again" % (self.name, e), flush=True)
                 finally:
                     c.close()
             time.sleep(0.1)
