@@ -292,11 +292,13 @@ TEST(LinkemdCli, WarnsWhenLcoresOutnumberCpus) {
     EXPECT_EQ(own.err.find("polling lcores on"), std::string::npos) << own.err;
 }
 
-// A stall: SIGSTOP halts every thread of linkemd, the polling lcore too, for ~50 ms, once
-// the data plane runs (its first stats line is out). The counters show it, and linkemd warns
-// on stderr. linkemd runs until SIGINT, sent once two more stats lines are out after SIGCONT:
-// a fixed --duration could end the run before a loaded machine lets the shell send SIGSTOP,
-// and then no poll of the lcore sees the gap.
+// A stall: SIGSTOP halts every thread of linkemd, the polling lcore too, for 50 ms or more,
+// once the data plane runs (its first stats line is out). The counters show it, and linkemd
+// warns on stderr. linkemd runs until SIGINT, sent once two more stats lines are out after
+// SIGCONT: a fixed --duration could end the run before a loaded machine lets the shell send
+// SIGSTOP, and then no poll of the lcore sees the gap. The 50 ms count from when every thread
+// shows as stopped in /proc: a thread stops when the kernel next handles its signals, which a
+// busy machine can delay (a 50 ms sleep right after `kill` once left a gap of 16.8 ms).
 TEST(LinkemdCli, CountsAndReportsStalls) {
     const std::string out = "/tmp/linkemd_cli_stall_" + std::to_string(getpid()) + ".out";
     const std::string lines = "$(wc -l <" + out + ")";
@@ -306,7 +308,8 @@ TEST(LinkemdCli, CountsAndReportsStalls) {
         "--stats-interval 200ms --stats-json --mbufs 16384 >" +
         out + " & pid=$!; i=0; while [ ! -s " + out +
         " ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2; kill -STOP $pid; "
-        "sleep 0.05; kill -CONT $pid; n=" +
+        "i=0; while grep -q '^State:[[:space:]]*[^T[:space:]]' /proc/$pid/task/*/status && "
+        "[ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; sleep 0.05; kill -CONT $pid; n=" +
         lines + "; i=0; while [ " + lines +
         " -lt $((n+2)) ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; kill -INT $pid; "
         "wait $pid; rc=$?; cat " +
