@@ -4,6 +4,7 @@
 //
 // With LINKEM_GUI_SCREENSHOT=FILE.png set, the test also saves the main window once data
 // has flowed for a while (scripts/gui-screenshot.sh runs it under Xvfb).
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -73,6 +74,9 @@ void GuiEndToEnd::cleanupTestCase() {
         if (!linkemd_.waitForFinished(20000)) linkemd_.kill();
     }
     qInfo("linkemd said:\n%s", linkemd_.readAll().right(3000).constData());
+    // DPDK keeps the runtime directory of a prefix given on the command line.
+    QDir(QString("/var/run/dpdk/linkem_gui_e2e_%1").arg(QCoreApplication::applicationPid()))
+        .removeRecursively();
 }
 
 void GuiEndToEnd::sliderChangeReachesLinkemdAndTheDelaySeries() {
