@@ -178,7 +178,8 @@ void Generator::run() {
                     if (sample_period_ && *at >= f.next_sample) {
                         f.next_sample =
                             std::max(f.next_sample + sample_period_, *at - sample_period_);
-                        if (!samples_[h->direction]->try_push(MeasuredSample{h->send_ns, *d}))
+                        if (!samples_[h->direction]->try_push(
+                                MeasuredSample{h->send_ns, *d, h->run}))
                             f.meter.sample_dropped();
                     }
                 },

@@ -385,15 +385,20 @@ void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
             measured_since_[d].merge(r.delay[d]);
             measured_interval_[d].merge(r.delay[d]);  // also what stats took in between
         }
+        traffic_counted_to_ns_ = std::max(traffic_counted_to_ns_, r.end_ns);
     }
     if (!m || !measured) return;
     for (unsigned d = 0; d < generator_->directions() && d < m->directions; ++d) {
+        // Samples arrive as their frames do, reports every 50 ms: the samples of frames no
+        // report has counted yet wait for the next message.
+        counted_samples_.clear();
+        take_counted_samples(traffic_samples_[d], traffic_run_, traffic_counted_to_ns_,
+                             counted_samples_);
         json send = json::array(), delay = json::array();
-        for (const MeasuredSample& s : traffic_samples_[d]) {
+        for (const MeasuredSample& s : counted_samples_) {
             send.push_back(s.send_ns);
             delay.push_back(s.delay_ns);
         }
-        traffic_samples_[d].clear();
         (*measured)[kDirectionNames[d]] = {
             {"measured", {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay)}}},
             {"measured_delay", to_json(measured_interval_[d])}};

@@ -65,7 +65,9 @@ class Controller : public control::Backend {
     dp::TelemetryBatch batch_;
     gen::Generator* generator_;
     std::vector<TrafficReport> traffic_reports_;
-    std::vector<MeasuredSample> traffic_samples_[2];
+    std::vector<MeasuredSample> traffic_samples_[2];  // taken, not yet counted by a report
+    std::vector<MeasuredSample> counted_samples_;
+    TimeNs traffic_counted_to_ns_ = 0;  // the end of the newest report of the run taken
     TrafficCounts traffic_counts_[2];
     RunningStats measured_since_[2];     // measured delay since the parameters in force applied
     RunningStats measured_interval_[2];  // measured delay since the last delay message

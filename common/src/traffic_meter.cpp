@@ -55,4 +55,17 @@ std::optional<GenHeader> read_gen_frame(std::span<const std::uint8_t> f) {
     return h;
 }
 
+void take_counted_samples(std::vector<MeasuredSample>& held, std::uint32_t run,
+                          TimeNs counted_to_ns, std::vector<MeasuredSample>& out) {
+    std::size_t keep = 0;
+    for (const MeasuredSample& s : held) {
+        if (s.run != run) continue;
+        if (s.received_ns() <= counted_to_ns)
+            out.push_back(s);
+        else
+            held[keep++] = s;
+    }
+    held.resize(keep);
+}
+
 }  // namespace linkem

@@ -154,6 +154,30 @@ TEST(Traffic, MeterDuplicatesAcrossTheWindow) {
     EXPECT_EQ(c.received + c.lost, 3 * w);
 }
 
+// A delay message's samples are frames its measured_delay counted: a sample that arrived
+// after the newest report waits for the next message; another run's samples are dropped.
+TEST(Traffic, SamplesWaitForTheReportThatCountsThem) {
+    std::vector<MeasuredSample> held = {
+        {100, 50, 3},  // received at 150
+        {120, 40, 2},  // the run before
+        {160, 40, 3},  // received at 200: exactly at the report's end, counted
+        {180, 30, 3},  // received at 210: after the report
+    };
+    std::vector<MeasuredSample> out;
+    take_counted_samples(held, 3, 200, out);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].received_ns(), 150);
+    EXPECT_EQ(out[1].received_ns(), 200);
+    ASSERT_EQ(held.size(), 1u);
+    EXPECT_EQ(held[0].received_ns(), 210);
+    // The next report takes it.
+    out.clear();
+    take_counted_samples(held, 3, 250, out);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].send_ns, 180);
+    EXPECT_TRUE(held.empty());
+}
+
 TEST(Traffic, MeterIgnoresOtherRunsAndStartsAgain) {
     TrafficMeter m = meter_with({0, 1, 2, 5});
     EXPECT_EQ(m.counts(6).lost, 2u);

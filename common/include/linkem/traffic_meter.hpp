@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "linkem/telemetry.hpp"
 #include "linkem/time.hpp"
@@ -36,11 +37,22 @@ void restamp_gen_frame(std::span<std::uint8_t> frame, std::uint64_t seq, TimeNs 
 /// The header, if `frame` is a generated frame.
 std::optional<GenHeader> read_gen_frame(std::span<const std::uint8_t> frame);
 
-/// One measured frame: when it was sent and how long it took (receive - send).
+/// One measured frame: when it was sent and how long it took (receive - send), and the run
+/// it belongs to.
 struct MeasuredSample {
     TimeNs send_ns = 0;
     DurationNs delay_ns = 0;
+    std::uint32_t run = 0;
+    TimeNs received_ns() const { return send_ns + delay_ns; }
 };
+
+/// Moves into `out` the samples of `held` (in the order received) that belong to `run` and
+/// arrived by `counted_to_ns` (the end of the newest report taken, so every one of them is
+/// counted in the interval statistics already taken); drops those of other runs and keeps
+/// the rest in `held` for later. A delay message then never shows a sample whose frame its
+/// `measured_delay` has not counted.
+void take_counted_samples(std::vector<MeasuredSample>& held, std::uint32_t run,
+                          TimeNs counted_to_ns, std::vector<MeasuredSample>& out);
 
 /// What the receiving side saw of one direction's frames (cumulative since the run began).
 struct TrafficCounts {
