@@ -207,6 +207,9 @@ class Client:
     def __init__(self, endpoint, timeout=5.0, curve=None):
         self.sock = context().socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
+        # A DEALER blocks a send while it has no peer: after a refused CURVE handshake it has
+        # none until it reconnects, and that send would wait for ever.
+        self.sock.setsockopt(zmq.SNDTIMEO, max(1, int(timeout * 1000)))
         if curve:
             self.sock.curve_secretkey = curve["secret"]
             self.sock.curve_publickey = curve["public"]
@@ -219,7 +222,12 @@ class Client:
         self.sock.close(0)
 
     def send_raw(self, parts):
-        self.sock.send_multipart(parts)
+        """Sends parts; False when the socket had no peer to take them within the timeout."""
+        try:
+            self.sock.send_multipart(parts)
+            return True
+        except zmq.Again:
+            return False
 
     def recv(self, timeout=None):
         """One reply (the parts after an optional empty delimiter), or None on timeout."""
@@ -239,7 +247,9 @@ class Client:
         req = {"v": 1, "id": id_, "method": method}
         if params is not None:
             req["params"] = params
-        self.sock.send(json.dumps(req).encode())
+        if not self.send_raw([json.dumps(req).encode()]):
+            raise NoReply("%s (id %r) not sent within %.1f s: no connection to linkemd"
+                          % (method, id_, self.timeout))
         deadline = time.monotonic() + self.timeout
         while True:
             left = deadline - time.monotonic()
