@@ -303,15 +303,20 @@ bound_skipped() { log "timing bound: skipped ($1: $2)"; log "SKIP bound: $1 not 
 # flow_begin / flow_end: bracket the traffic of a test (call flow_end before
 # stop_forwarder). flow_disturbance (after stop_forwarder, whose final stats line it reads)
 # then prints what the machine took from linkemd during the flow - all its stalls (count
-# and total time), the time its threads waited for a CPU - and sets DISTURBED to the reason
+# and total time, the longest if it grew), the time its threads waited for a CPU - and sets
+# DISTURBED to the reason
 # a timing bound cannot be judged (empty when the run was quiet enough). SHARE: the part of
-# the flow the machine may take (default 0.02).
+# the flow the machine may take (default 0.02). BOUND: what the bound judges - spread (the
+# default: a tail, a jitter, TCP's goodput, which many short stalls hurt even when their
+# sum is small) or centre (a median, a mean, a count of datagrams: moved by the time the
+# machine took in all and by one long stall, not by how many short pieces it came in).
+#   flow_disturbance [SHARE [spread|centre]]
 flow_begin() {
     FLOW_LPID=$(linkemd_pid)
     FLOW_T0=$(date +%s%N)
     FLOW_W0=0
     [[ -n "$FLOW_LPID" ]] && FLOW_W0=$(sched_wait_ns "$FLOW_LPID")
-    read -r FLOW_S0 FLOW_SNS0 _ <<<"$(forwarder_stalls)"
+    read -r FLOW_S0 FLOW_SNS0 FLOW_LO0 <<<"$(forwarder_stalls)"
 }
 flow_end() {
     FLOW_T1=$(date +%s%N)
@@ -319,21 +324,28 @@ flow_end() {
     [[ -n "$FLOW_LPID" ]] && FLOW_W1=$(sched_wait_ns "$FLOW_LPID")
 }
 flow_disturbance() {
-    local share=${1:-0.02} s1 sns1 lo
+    local share=${1:-0.02} bound=${2:-spread} s1 sns1 lo
+    [[ $bound == spread || $bound == centre ]] ||
+        fail "flow_disturbance: bound '$bound' is not spread or centre"
     read -r s1 sns1 lo <<<"$(forwarder_stalls)"
     local run=$((FLOW_T1 - FLOW_T0)) stalls=$((s1 - FLOW_S0)) stall_ns=$((sns1 - FLOW_SNS0))
     local waited=$((FLOW_W1 - FLOW_W0))
     log "disturbance over the $((run / 1000000)) ms flow: linkemd stalled $stalls times, $((stall_ns / 1000)) us in all (longest since start $((lo / 1000)) us); its threads waited $((waited / 1000)) us for a CPU"
     DISTURBED=$($PY -c '
 import sys
-run, stalls, stall_ns, waited, share = (float(x) for x in sys.argv[1:])
+run, stalls, stall_ns, waited, share, lo0, lo = (float(x) for x in sys.argv[1:8])
+spread = sys.argv[8] == "spread"
 r = []
 # Two directions poll: their stall time is counted per direction.
 if stall_ns > share * 2 * run:
     r.append("linkemd stalled %.1f ms in %d stalls (over %g %% of the flow per direction)" % (stall_ns / 1e6, stalls, share * 100))
-elif stalls > 40 * 2 * run / 1e9:
+elif spread and stalls > 40 * 2 * run / 1e9:
     r.append("linkemd stalled %d times (%.1f ms)" % (stalls, stall_ns / 1e6))
+# A longest stall that grew during the flow (stats lines come once a second, so it may
+# also be one just before it).
+if lo > lo0 and lo >= 10e6:
+    r.append("one stall lasted %.1f ms" % (lo / 1e6))
 if waited > share * run:
     r.append("its threads waited %.1f ms for a CPU (over %g %% of the flow)" % (waited / 1e6, share * 100))
-print("; ".join(r))' "$run" "$stalls" "$stall_ns" "$waited" "$share")
+print("; ".join(r))' "$run" "$stalls" "$stall_ns" "$waited" "$share" "${FLOW_LO0:-0}" "$lo" "$bound")
 }

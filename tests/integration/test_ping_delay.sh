@@ -33,7 +33,7 @@ print(len(rtt), "%.3f" % min(v), "%.3f" % statistics.mean(v), "%.3f" % statistic
 flow_end
 stop_forwarder
 show_forwarder_counters
-flow_disturbance
+flow_disturbance 0.02 centre
 
 [[ -n "$ravg" ]] || fail "could not parse ping output"
 log "measured: $recv/$COUNT replies, RTT min/avg $rmin/$ravg ms, median $median ms (expect avg 20 +- 1 ms)"

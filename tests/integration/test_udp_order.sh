@@ -21,7 +21,7 @@ wait_iperf_server
 flow_end
 stop_forwarder
 show_forwarder_counters
-flow_disturbance
+flow_disturbance 0.02 centre
 
 # iperf3 3.12 reports out-of-order datagrams per stream (end.streams[].udp.out_of_order).
 read -r packets lost ooo <<<"$(json_get "$IPERF_SERVER_JSON" \
