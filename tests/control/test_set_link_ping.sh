@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # set_link through the control socket moves the ping RTT through the namespaces from 20 ms
-# (10 ms constant delay per direction) to 60 ms (30 ms) within a second of the reply, and no
-# ping is lost. 300 pings every 20 ms, timestamped (-D); the set_link reply's time is taken on
-# the same clock (CLOCK_REALTIME).
+# (10 ms constant delay per direction) to 60 ms (30 ms) within a second of the reply, and
+# linkemd loses no echo request or reply (the two namespaces' kernel counters). 300 pings
+# every 20 ms, timestamped (-D); the set_link reply's time is taken on the same clock
+# (CLOCK_REALTIME).
 # Usage: test_set_link_ping.sh LINKEMD
 TEST_NAME=control.set_link_ping
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +37,7 @@ COUNT=300  # 6 s at 20 ms
 # counted those still queued in linkemd's receive ring as lost. While replies are late ping
 # sends on past COUNT; only the replies to requests 1..COUNT are read.
 flow_begin
+echoes_begin
 nsx "$NS1" timeout 45 ping -D -c "$COUNT" -i 0.02 -w 40 "$IP2" >"$WORK/ping.out" 2>&1 &
 PING_PID=$!
 BG_PIDS+=("$PING_PID")
@@ -58,6 +60,7 @@ EOF
 read -r T_REPLY GEN <"$WORK/set_link.out"
 log "set_link mean_delay_us 30000 answered at $T_REPLY (generation $GEN)"
 wait "$PING_PID"
+echoes_end 30
 flow_end
 stop_forwarder
 # The RTT bound is on medians: only the time the machine took from linkemd in all (or one
@@ -65,7 +68,7 @@ stop_forwarder
 flow_disturbance 0.02 centre
 
 # Each reply line: [epoch] ... icmp_seq=N ... time=RTT ms; its request left at epoch - RTT.
-$PY - "$WORK/ping.out" "$T_REPLY" "$COUNT" "$DISTURBED" <<'EOF'
+$PY - "$WORK/ping.out" "$T_REPLY" "$COUNT" "$DISTURBED" "$ECHOES_LOST" <<'EOF'
 import re, statistics, sys
 lines = open(sys.argv[1]).read().splitlines()
 t_reply, count = float(sys.argv[2]), int(sys.argv[3])
@@ -89,8 +92,14 @@ print("    around the change (sent s after the reply, RTT ms): %s" % between[:12
 # plane excuses the timing bound, not loss.
 disturbed = sys.argv[4]
 fails = []
-if len(rows) != count:
-    fails.append("lost %d of %d pings" % (count - len(rows), count))
+# Loss is judged by the kernels' echo counters (lib.sh: echoes_end): after a long stall
+# linkemd releases hundreds of replies at once and ping's socket drops some of them.
+if sys.argv[5]:
+    fails.append(sys.argv[5])
+elif len(rows) != count:
+    print("    ping read %d of the replies to its first %d requests; the kernels counted "
+          "every request and reply through linkemd, so ping's socket dropped the rest of a "
+          "burst" % (len(rows), count))
 if len(before) < 20 or len(after) < 40:
     # The reply came too late to leave pings on both sides: the machine is loaded.
     print("    timing bound: skipped (RTT 20 -> 60 ms: too few pings before (%d) or from 1 s "

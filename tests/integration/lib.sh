@@ -295,6 +295,45 @@ print(n, ns, lo)
 '
 }
 
+# icmp_echoes NS: the IPv4 echo counters of namespace NS's kernel (/proc/net/snmp), as
+# "InEchos InEchoReps OutEchos OutEchoReps". They count what crossed linkemd whatever ping
+# itself read: ping's socket (64 KiB) drops replies when a held-up linkemd releases
+# hundreds at once, the kernel has counted them by then.
+icmp_echoes() {
+    nsx "$1" cat /proc/net/snmp | $PY -c '
+import sys
+rows = [l.split() for l in sys.stdin if l.startswith("Icmp:")]
+v = dict(zip(rows[0][1:], rows[1][1:]))
+print(v["InEchos"], v["InEchoReps"], v["OutEchos"], v["OutEchoReps"])'
+}
+
+# echoes_begin / echoes_end: around a ping from NS1 to NS2, whether linkemd delivered every
+# echo request and every reply, by the two kernels' counters. echoes_end waits (up to
+# ${1:-30} s) for what is still in linkemd, then sets ECHOES_LOST to what it lost (empty
+# when nothing) and prints the counts.
+echoes_begin() {
+    read -r _ ECHO_REPS1 ECHO_OUT1 _ <<<"$(icmp_echoes "$NS1")"
+    read -r ECHO_IN2 _ _ ECHO_OUTREPS2 <<<"$(icmp_echoes "$NS2")"
+}
+echoes_end() {
+    local deadline=$(( $(date +%s) + ${1:-30} )) reps1 out1 in2 outreps2 _
+    while :; do
+        read -r _ reps1 out1 _ <<<"$(icmp_echoes "$NS1")"
+        read -r in2 _ _ outreps2 <<<"$(icmp_echoes "$NS2")"
+        local sent=$((out1 - ECHO_OUT1)) arrived=$((in2 - ECHO_IN2))
+        local answered=$((outreps2 - ECHO_OUTREPS2)) back=$((reps1 - ECHO_REPS1))
+        (( arrived == sent && back == answered )) && break
+        (( $(date +%s) >= deadline )) && break
+        sleep 0.2
+    done
+    log "echo requests: $sent sent, $arrived arrived; replies: $answered sent, $back arrived (kernel counters)"
+    ECHOES_LOST=
+    (( arrived < sent )) && ECHOES_LOST="linkemd lost $((sent - arrived)) of $sent echo requests"
+    (( back < answered )) &&
+        ECHOES_LOST="${ECHOES_LOST:+$ECHOES_LOST; }linkemd lost $((answered - back)) of $answered echo replies"
+    return 0
+}
+
 # A timing bound's verdict, one greppable line each (counted over loaded runs):
 # bound_checked WHAT, bound_skipped WHAT REASON.
 bound_checked() { log "timing bound: checked ($1)"; }
