@@ -266,6 +266,22 @@ class Client:
             raise Fail("%s refused: %s" % (method, reply["error"]))
         return reply["result"]
 
+    def wait_adopted(self, generation, timeout=30.0):
+        """A change answered with "applied": false (the data plane did not acknowledge it
+        within 2 s: held up on a busy machine) is adopted as soon as the data plane runs
+        again (docs/protocol.md). Waits until every direction's stats run with `generation`;
+        returns the seconds it took, or raises Fail."""
+        t0 = time.monotonic()
+        while True:
+            stats = self.call("get_stats")
+            gens = [stats[d]["params_generation"] for d in DIRECTIONS if d in stats]
+            if gens and min(gens) >= generation:
+                return time.monotonic() - t0
+            if time.monotonic() - t0 > timeout:
+                raise Fail("the data plane runs generation %r, not %d, %.0f s after a change it "
+                           "did not acknowledge" % (gens, generation, timeout))
+            time.sleep(0.1)
+
 
 class Subscriber:
     def __init__(self, endpoint, topics=(b"",), curve=None, hwm=100000):

@@ -74,7 +74,10 @@ def checks(binary, work):
         with open(cfg, "w") as f:
             json.dump(file, f)
         r2 = c.call("load_config")
-        if r2["params_generation"] != r["params_generation"] + 1 or not r2["applied"] or \
+        if not r2["applied"]:
+            h.log(NAME, "load_config not acknowledged within 2 s (a held-up data plane); "
+                  "adopted %.1f s later" % c.wait_adopted(r2["params_generation"]))
+        if r2["params_generation"] != r["params_generation"] + 1 or \
                 r2["b_to_a"]["mean_delay_us"] != 9000 or r2["ignored"] != []:
             raise h.Fail("load_config result: gen %r applied %r b_to_a.mean_delay_us %r "
                          "ignored %r" % (r2["params_generation"], r2["applied"],

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -213,7 +214,26 @@ TEST_F(Linkemctl, SetThenGetShowsTheNewValues) {
     EXPECT_EQ(after["a_to_b"]["loss_model"], before["a_to_b"]["loss_model"]);
     // One direction only; --json gives set_link's result.
     const json one = ctl_json("set --a-to-b-jitter 2ms --b-to-a-loss-model none");
-    EXPECT_EQ(one["applied"], true);
+    ASSERT_TRUE(one["applied"].is_boolean()) << one.dump();
+    if (!one["applied"].get<bool>()) {
+        // docs/protocol.md: the data plane did not acknowledge within 2 s (held up on a busy
+        // machine); it adopts the change as soon as it runs again, which its stats show.
+        const int gen = one["params_generation"].get<int>();
+        std::printf(
+            "set not acknowledged within 2 s; waiting for the data plane to run "
+            "generation %d\n",
+            gen);
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        int runs = -1;
+        while (std::chrono::steady_clock::now() < deadline) {
+            const json s = ctl_json("stats");
+            runs = std::min(s["a_to_b"]["params_generation"].get<int>(),
+                            s["b_to_a"]["params_generation"].get<int>());
+            if (runs >= gen) break;
+            std::this_thread::sleep_for(100ms);
+        }
+        EXPECT_GE(runs, gen) << "the data plane did not adopt the change within 30 s";
+    }
     EXPECT_EQ(one["a_to_b"]["jitter_us"], 2000.0);
     EXPECT_EQ(one["b_to_a"]["jitter_us"], before["b_to_a"]["jitter_us"]);
     EXPECT_EQ(one["b_to_a"]["loss_model"], "none");
