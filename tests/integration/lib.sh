@@ -343,9 +343,8 @@ bound_skipped() { log "timing bound: skipped ($1: $2)"; log "SKIP bound: $1 not 
 # stop_forwarder). flow_disturbance (after stop_forwarder, whose final stats line it reads)
 # then prints what the machine took from linkemd during the flow - all its stalls (count
 # and total time, the longest if it grew), the time its threads waited for a CPU - and sets
-# DISTURBED to the reason
-# a timing bound cannot be judged (empty when the run was quiet enough). SHARE: the part of
-# the flow the machine may take (default 0.02). BOUND: what the bound judges - spread (the
+# DISTURBED to the reason a timing bound cannot be judged (empty when the run was quiet
+# enough). SHARE: the part of the flow the machine may take (default 0.02). BOUND: what the bound judges - spread (the
 # default: a tail, a jitter, TCP's goodput, which many short stalls hurt even when their
 # sum is small) or centre (a median, a mean, a count of datagrams: moved by the time the
 # machine took in all and by one long stall, not by how many short pieces it came in).
