@@ -151,7 +151,15 @@ def run():
         link0 = c.call("get_link")
         if link0["a_to_b"]["mean_delay_us"] != 5000 or link0["params_generation"] != 0:
             raise h.Fail("get_link at start: %r" % link0)
+        # 2.5 s under the first parameters, or as long as a loaded machine takes to deliver
+        # 1000 samples a direction (at most 30 s more): a data plane held up draws none.
         time.sleep(2.5)
+        def fewest():
+            delays = col.of("delay")
+            return min(len(samples_after(delays, d, 0)["delay_ns"]) for d in h.DIRECTIONS)
+        until = time.monotonic() + 30.0
+        while fewest() < 1000 and time.monotonic() < until:
+            time.sleep(0.2)
         t_a = dp_time(c)
 
         # 1. The delay: 5 ms +- 1 ms, then 20 ms +- 2 ms.
