@@ -236,8 +236,8 @@ def run():
         # 2. Loss on one direction only.
         r = c.call("set_link", {"a_to_b": {"loss_model": "bernoulli", "loss_probability": 0.3}})
         before = stats_at(c, r["params_generation"])
-        time.sleep(1.5)
-        after = stats_at(c)
+        # ~1 s of packets, or as long as a loaded machine takes to pass 10000 (at most 30 s).
+        after = packets_after(c, r["params_generation"], "a_to_b", 10000)
         din = {d: after[d]["packets_in"] - before[d]["packets_in"] for d in h.DIRECTIONS}
         dloss = {d: after[d]["drops_loss"] - before[d]["drops_loss"] for d in h.DIRECTIONS}
         h.log(NAME, "loss 0.3 on a_to_b: a_to_b lost %d of %d, b_to_a lost %d of %d" % (
