@@ -352,6 +352,7 @@ void Controller::publish_delay() {
             for (const IntervalReport& r : reports) {
                 d.delay.merge(r.delay);
                 d.lateness.merge(r.lateness);
+                d.wait.merge(r.wait);
             }
             d.samples_dropped = reports.back().samples_dropped;
         }

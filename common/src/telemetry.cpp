@@ -43,6 +43,15 @@ json to_json(const RunningStats& s) {
     return j;
 }
 
+json to_json(const WaitSums& w) {
+    json j = {{"count", w.count}};
+    if (w.count == 0) return j;
+    j["mean_ns"] = w.mean();
+    j["spacer_mean_ns"] = w.spacer_mean();
+    j["order_mean_ns"] = w.order_mean();
+    return j;
+}
+
 json to_json(const DirectionDelay& d) {
     json arrival = json::array(), delay = json::array(), scheduled = json::array(),
          actual = json::array();
@@ -61,6 +70,7 @@ json to_json(const DirectionDelay& d) {
               {"actual_ns", std::move(actual)}}},
             {"delay", to_json(d.delay)},
             {"lateness", to_json(d.lateness)},
+            {"wait", to_json(d.wait)},
             {"samples_dropped", d.samples_dropped}};
 }
 
@@ -96,6 +106,18 @@ RunningStats running_stats_from_json(const json& j) {
     return s;
 }
 
+WaitSums wait_sums_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("expected an object");
+    WaitSums w;
+    const std::int64_t n = integer(j, "count");
+    if (n < 0) throw std::invalid_argument("count: negative");
+    if (n == 0) return w;
+    w.count = static_cast<std::uint64_t>(n);
+    w.spacer_ns = number(j, "spacer_mean_ns") * static_cast<double>(w.count);
+    w.order_ns = number(j, "order_mean_ns") * static_cast<double>(w.count);
+    return w;
+}
+
 DirectionDelay direction_delay_from_json(const json& j) {
     if (!j.is_object()) throw std::invalid_argument("expected an object");
     DirectionDelay d;
@@ -127,6 +149,8 @@ DirectionDelay direction_delay_from_json(const json& j) {
         throw std::invalid_argument("delay/lateness: missing");
     d.delay = running_stats_from_json(j["delay"]);
     d.lateness = running_stats_from_json(j["lateness"]);
+    // Added within protocol version 1: a linkemd from before it sends no `wait`.
+    if (j.contains("wait")) d.wait = wait_sums_from_json(j["wait"]);
     const std::int64_t dropped = integer(j, "samples_dropped");
     d.samples_dropped = dropped < 0 ? 0 : static_cast<std::uint64_t>(dropped);
     return d;

@@ -205,6 +205,88 @@ TEST(EmulatorTelemetry, LatenessStatisticsMatchAPerPacketReference) {
     }
 }
 
+// The wait sums (spacer and order wait of every queued packet) are what the samples show
+// packet by packet, scheduled_ns - delay_ns, when every packet is sampled: for each
+// strategy, with and without a spacer that the traffic (8 Gbit/s into 10) keeps busy. The
+// samples round the drawn delay to a nanosecond (0.5 ns each) and, reordered, the
+// transmission time up to the calendar queue's 64 ns; the sums take neither.
+TEST(EmulatorTelemetry, WaitSumsAreTheSamplesScheduledMinusDelay) {
+    for (const Strategy st : {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered})
+        for (const Limiter lim : {Limiter::none, Limiter::spacer}) {
+            SCOPED_TRACE(std::string(to_string(st)) + ", " + std::string(to_string(lim)));
+            LinkParams p;
+            p.strategy = st;
+            p.mean_delay = 200 * kNsPerUs;
+            p.jitter = 50 * kNsPerUs;
+            p.half_life = 20 * kNsPerUs;
+            p.limiter = lim;
+            p.rate_bps = 10e9;
+            p.seed = 9;
+            Emulator<Packet> e(p);
+            constexpr std::size_t kN = 20000;
+            SpscRing<DelaySample> sink(1 << 16);
+            e.set_telemetry(kNsPerUs, 1 << 14, &sink);  // every packet (one a microsecond)
+            std::vector<Packet> out(4096);
+            TimeNs t = kNsPerMs;
+            for (std::size_t i = 0; i < kN; ++i, t += kNsPerUs) {
+                Packet pk{i, t, 1000};
+                e.ingest(&pk, 1, t);
+                e.drain(t, out.data(), out.size());
+            }
+            for (; e.in_flight() > 0; t += kNsPerUs)
+                e.drain(t, out.data(), out.size());
+            std::vector<DelaySample> s(1 << 16);
+            const std::size_t n = sink.pop(s.data(), s.size());
+            ASSERT_EQ(n, kN);
+            double sum = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                sum += static_cast<double>(s[i].scheduled_ns - s[i].delay_ns);
+            const IntervalReport r = e.take_report(t, 0);
+            EXPECT_EQ(r.wait.count, kN);
+            EXPECT_EQ(r.wait.count, r.delay.count);
+            const double total = r.wait.spacer_ns + r.wait.order_ns;
+            const double rounding = st == Strategy::reordered ? 64.0 : 0.5;
+            EXPECT_GE(total, sum - rounding * kN - 1);
+            EXPECT_LE(total, sum + 0.5 * kN + 1);
+            if (lim == Limiter::none) {
+                EXPECT_EQ(r.wait.spacer_ns, 0.0);
+            }
+            if (st == Strategy::reordered) {
+                EXPECT_EQ(r.wait.order_ns, 0.0);
+            } else {
+                // What there is to see: the FIFO strategies wait behind earlier packets (the
+                // correlation is weak: a half-life of 20 packets), and the delays' ups and
+                // downs bunch departures up, which the spacer then spreads.
+                EXPECT_GT(r.wait.order_mean(), 1000.0);
+                if (lim == Limiter::spacer) {
+                    EXPECT_GT(r.wait.spacer_mean(), 100.0);
+                }
+            }
+            EXPECT_DOUBLE_EQ(r.wait.mean(), r.wait.spacer_mean() + r.wait.order_mean());
+            // The next interval starts from 0.
+            EXPECT_EQ(e.take_report(t + 1, 0).wait.count, 0u);
+        }
+}
+
+// A burst into a spacer with a constant delay: the k-th packet of the burst waits k times
+// a packet's time on the link (1000 B at 8 Gbit/s: 1 us), rounded up to a nanosecond.
+TEST(EmulatorTelemetry, WaitOfABurstIntoTheSpacer) {
+    for (const Strategy st : {Strategy::correlated, Strategy::reordered}) {
+        LinkParams p = constant(100 * kNsPerUs, st);
+        p.limiter = Limiter::spacer;
+        p.rate_bps = 8e9;
+        Emulator<Packet> e(p);
+        std::vector<Packet> burst(10);
+        for (std::size_t i = 0; i < burst.size(); ++i)
+            burst[i] = Packet{i, kNsPerMs, 1000};
+        e.ingest(burst.data(), burst.size(), kNsPerMs);
+        const IntervalReport r = e.take_report(2 * kNsPerMs, 0);
+        ASSERT_EQ(r.wait.count, 10u) << to_string(st);
+        EXPECT_NEAR(r.wait.spacer_ns, 45.0 * kNsPerUs, 10.0) << to_string(st);  // 0 + ... + 9 us
+        EXPECT_EQ(r.wait.order_ns, 0.0) << to_string(st);
+    }
+}
+
 TEST(EmulatorTelemetry, AFullSinkDropsSamplesNeverPackets) {
     Emulator<Packet> e(constant(20 * kNsPerUs));
     SpscRing<DelaySample> sink(8);

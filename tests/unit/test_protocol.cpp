@@ -279,9 +279,15 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     for (double x : {19e6, 20e6, 21e6})
         m.dir[0].delay.add(x);
     m.dir[0].samples_dropped = 3;
+    m.dir[0].wait = WaitSums{4, 400.0, 1000.0};
     const json body = proto::delay_message(proto::Header{"ab", 1, 99}, m);
     EXPECT_EQ(body["a_to_b"]["samples"]["actual_ns"][1], 19000500);
     EXPECT_EQ(body["b_to_a"]["delay"], (json{{"count", 0}}));
+    EXPECT_EQ(body["a_to_b"]["wait"], (json{{"count", 4},
+                                            {"mean_ns", 350.0},
+                                            {"spacer_mean_ns", 100.0},
+                                            {"order_mean_ns", 250.0}}));
+    EXPECT_EQ(body["b_to_a"]["wait"], (json{{"count", 0}}));
     const proto::DelayMessage back = proto::delay_message_from_json(body);
     ASSERT_EQ(back.dir[0].samples.size(), 2u);
     EXPECT_EQ(back.dir[0].samples[0].scheduled_ns, 20000100);
@@ -291,6 +297,14 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     EXPECT_EQ(back.dir[0].delay.min, 19e6);
     EXPECT_EQ(back.dir[0].samples_dropped, 3u);
     EXPECT_EQ(back.dir[1].delay.count, 0u);
+    EXPECT_EQ(back.dir[0].wait.count, 4u);
+    EXPECT_DOUBLE_EQ(back.dir[0].wait.spacer_ns, 400.0);
+    EXPECT_DOUBLE_EQ(back.dir[0].wait.order_ns, 1000.0);
+    EXPECT_EQ(back.dir[1].wait.count, 0u);
+    // A linkemd from before `wait` existed: read as no wait.
+    json old = body;
+    old["a_to_b"].erase("wait");
+    EXPECT_EQ(proto::delay_message_from_json(old).dir[0].wait.count, 0u);
     json broken = body;
     broken["a_to_b"]["samples"]["delay_ns"].erase(0);
     EXPECT_THROW(proto::delay_message_from_json(broken), std::invalid_argument);

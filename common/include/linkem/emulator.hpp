@@ -300,9 +300,9 @@ class Emulator {
     static constexpr std::size_t kTelemetryDrain = 1024;
 
     /// The interval since the previous report (or the first packet): a consistent copy of
-    /// the counters, the delay statistics of every packet queued and the lateness of every
-    /// packet that left. Starts the next interval. On the emulator's thread, between calls
-    /// that move packets.
+    /// the counters, the delay statistics and the wait of every packet queued and the
+    /// lateness of every packet that left. Starts the next interval. On the emulator's thread,
+    /// between calls that move packets.
     IntervalReport take_report(TimeNs now, std::uint64_t params_generation) {
         IntervalReport r;
         r.start_ns = report_start_ != kNoTime ? report_start_ : now;
@@ -311,10 +311,12 @@ class Emulator {
         r.params_generation = params_generation;
         r.delay = delay_stats_;
         r.lateness = lateness_stats_;
+        r.wait = wait_sums_;
         r.samples_dropped = samples_dropped_;
         report_start_ = now;
         delay_stats_.reset(static_cast<double>(params_.mean_delay));
         lateness_stats_.reset(0);
+        wait_sums_ = WaitSums{};
         return r;
     }
     std::uint64_t samples_dropped() const { return samples_dropped_; }
@@ -499,6 +501,7 @@ class Emulator {
         // queued packet's delay and transmission time (a sample candidate).
         const double shift = delay_stats_.shift;
         double g_sum = 0, g_sq = 0, g_min = delay_stats_.min, g_max = delay_stats_.max;
+        double w_spacer = 0, w_order = 0;  // their wait (WaitSums)
         std::uint64_t g_n = 0;
         double last_d = 0;
         TimeNs last_t = 0;
@@ -536,6 +539,7 @@ class Emulator {
             }
             // 2 limiter (and 4: the transmission time)
             TimeNs tx;
+            double spacer_wait = 0, order_wait = 0;
             if constexpr (L == Limiter::spacer) {
                 // FIFO: the spacer follows the delay. A packet cannot leave before its
                 // predecessor, so it reaches the spacer no earlier than that one did; feeding
@@ -545,18 +549,21 @@ class Emulator {
                 // packet). Spacing after a reordering buffer would mean sorting twice, and
                 // spacing the unsorted tx times in arrival order would count every
                 // shorter-delayed packet as backlog.
-                const double t_in =
-                    Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
+                const double t_d = static_cast<double>(now) + d;
+                const double t_in = Fifo ? std::max(t_d, floor) : static_cast<double>(now);
                 if constexpr (kSpacerFits) {
                     spacer.schedule_fit(t_in, len + overhead, tx);
                 } else if (!spacer.schedule(t_in, len + overhead, tx)) {
                     drop_it(DropCause::spacer);
                     continue;
                 }
-                if constexpr (Fifo)
+                spacer_wait = static_cast<double>(tx) - t_in;
+                if constexpr (Fifo) {
+                    order_wait = t_in - t_d;
                     floor = t_in;
-                else
+                } else {
                     tx += static_cast<TimeNs>(d + 0.5);
+                }
             } else {
                 if constexpr (L == Limiter::policer) {
                     if (!policer_.admit(now, len + overhead)) {
@@ -575,11 +582,16 @@ class Emulator {
             --to_loss;
             // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
             if constexpr (Fifo) {
-                tx = std::max(tx, last_tx);
+                if (tx < last_tx) {
+                    order_wait += static_cast<double>(last_tx - tx);
+                    tx = last_tx;
+                }
                 last_tx = tx;
             }
             queue.push(tx, pkt);
             --room;
+            w_spacer += spacer_wait;
+            w_order += order_wait;
             const double g = d - shift;
             g_sum += g;
             g_sq += g * g;
@@ -596,6 +608,9 @@ class Emulator {
             delay_stats_.sumsq += g_sq;
             delay_stats_.min = g_min;
             delay_stats_.max = g_max;
+            wait_sums_.count += g_n;
+            wait_sums_.spacer_ns += w_spacer;
+            wait_sums_.order_ns += w_order;
             queued_total_ += g_n;
             last_queued_ = true;
             sample_delay_ = last_d;
@@ -653,6 +668,7 @@ class Emulator {
         }
     };
     RunningStats delay_stats_, lateness_stats_;
+    WaitSums wait_sums_;
     TimeNs report_start_ = kNoTime;
     bool telemetry_ = false;
     bool last_queued_ = false;  // the current ingest call queued a packet: sample_delay_/tx_

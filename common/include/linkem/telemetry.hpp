@@ -45,6 +45,24 @@ struct RunningStats {
     double sd() const;
 };
 
+/// The wait a packet's scheduled departure adds to the delay drawn for it (scheduled_ns -
+/// delay_ns of a DelaySample), summed over every packet queued: what the spacer added
+/// (rate-limit queueing) and, when order is kept, the wait behind an earlier packet with a
+/// later departure. Sums only, so that the packet path pays two additions for it.
+struct WaitSums {
+    std::uint64_t count = 0;
+    double spacer_ns = 0, order_ns = 0;
+
+    void merge(const WaitSums& o) {
+        count += o.count;
+        spacer_ns += o.spacer_ns;
+        order_ns += o.order_ns;
+    }
+    double spacer_mean() const { return count ? spacer_ns / static_cast<double>(count) : 0.0; }
+    double order_mean() const { return count ? order_ns / static_cast<double>(count) : 0.0; }
+    double mean() const { return spacer_mean() + order_mean(); }
+};
+
 /// One sampled packet, end to end through one direction (all in ns, data-plane clock).
 struct DelaySample {
     TimeNs arrival_ns = 0;
@@ -63,6 +81,7 @@ struct IntervalReport {
     std::uint64_t params_generation = 0;
     RunningStats delay;     // given delay of every packet queued in the interval, ns
     RunningStats lateness;  // departure - scheduled departure of every packet that left, ns
+    WaitSums wait;          // spacer and order wait of every packet queued in the interval
     std::uint64_t samples_dropped = 0;  // cumulative
 };
 
@@ -71,15 +90,19 @@ struct DirectionDelay {
     TimeNs start_ns = 0, end_ns = 0;
     std::vector<DelaySample> samples;
     RunningStats delay, lateness;
+    WaitSums wait;
     std::uint64_t samples_dropped = 0;
 };
 
 /// {"count":..,"min_ns":..,"max_ns":..,"mean_ns":..,"sd_ns":..} (only count when empty).
 nlohmann::json to_json(const RunningStats& s);
+/// {"count":..,"mean_ns":..,"spacer_mean_ns":..,"order_mean_ns":..} (only count when empty).
+nlohmann::json to_json(const WaitSums& w);
 nlohmann::json to_json(const DirectionDelay& d);
 /// The inverse of to_json (RunningStats comes back with shift = mean, so that mean(), sd(),
 /// min and max are those sent). Throws std::invalid_argument naming a missing or wrong key.
 RunningStats running_stats_from_json(const nlohmann::json& j);
+WaitSums wait_sums_from_json(const nlohmann::json& j);
 DirectionDelay direction_delay_from_json(const nlohmann::json& j);
 
 }  // namespace linkem
