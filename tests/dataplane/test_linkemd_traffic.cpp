@@ -243,10 +243,10 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
     // Traffic in both directions with a measured delay (2 s of frames); within 10 s unless
     // the machine held the data plane up.
     const json s = wait_traffic(
-        d, [](const json& t) { return t["delay"]["count"].get<std::uint64_t>() >= 20000; });
+        d, [](const json& t) { return t["delay"]["count"].get<std::uint64_t>() >= 2000; });
     const double took = std::chrono::duration<double>(Clock::now() - t0).count();
     for (const char* dir : kDirs)
-        ASSERT_GE(s[dir]["traffic"]["delay"]["count"].get<std::uint64_t>(), 20000u)
+        ASSERT_GE(s[dir]["traffic"]["delay"]["count"].get<std::uint64_t>(), 2000u)
             << dir << ": " << s.dump() << "\n"
             << d.log();
     std::string why = disturbed(first, s);
@@ -262,8 +262,8 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
     }
     // Within 5 % of the configured mean, widened by the statistics of a short window:
     // correlated delays (weight alpha per packet) make the mean of N of them wander with an
-    // sd of sd * sqrt((1 + alpha) / (1 - alpha) / N), ~0.7 ms for 20 000 frames of the demo's
-    // 20 ms +- 4 ms at 10 000 frames/s; four of those on top keep a right emulator from
+    // sd of sd * sqrt((1 + alpha) / (1 - alpha) / N), ~0.7 ms for 2000 frames of the demo's
+    // 20 ms +- 4 ms at 1000 frames/s; four of those on top keep a right emulator from
     // failing here by chance (the clock's exactness is integration.clock_delay's to check).
     if (why.empty())
         for (const char* dir : kDirs) {
@@ -329,7 +329,7 @@ TEST(LinkemdTraffic, SetTrafficChangesTheRateAndRefusesBadValues) {
     EXPECT_EQ(before["running"], true);
     EXPECT_EQ(before["pattern"], "cbr");
     EXPECT_EQ(before["frame_size_bytes"], 1518);
-    EXPECT_NEAR(before["frames_per_s"].get<double>(), 10000, 1e-6);
+    EXPECT_NEAR(before["frames_per_s"].get<double>(), 1000, 1e-6);  // the demo's
 
     // Bad values name the field and change nothing.
     for (const json& bad : {json{{"frame_size_bytes", 9000}}, json{{"pattern", "square"}},
@@ -346,7 +346,7 @@ TEST(LinkemdTraffic, SetTrafficChangesTheRateAndRefusesBadValues) {
         EXPECT_EQ(d.result("get_traffic"), before) << bad.dump();
     }
 
-    // 2000 frames/s instead of 10 000: a new run, counted from 0 at the new rate.
+    // 2000 frames/s instead of 1000: a new run, counted from 0 at the new rate.
     const json after = d.result("set_traffic", {{"rate_bps", 2000 * 8 * 1518.0}});
     EXPECT_NEAR(after["frames_per_s"].get<double>(), 2000, 1e-6);
     EXPECT_EQ(after["run"].get<int>(), before["run"].get<int>() + 1);
@@ -365,9 +365,9 @@ TEST(LinkemdTraffic, SetTrafficChangesTheRateAndRefusesBadValues) {
         const double span = static_cast<double>(u(s1, "t_ns") - u(s0, "t_ns")) / 1e9;
         // The generator catches up after it was held up, so its count follows the rate; the
         // counts are up to a report (50 ms, later when the machine holds the generator up)
-        // older than t_ns: over >= 3 s, 2000 frames/s within 15 %, and never the old 10 000.
+        // older than t_ns: over >= 3 s, 2000 frames/s within 15 %, and never the old 1000.
         EXPECT_LT(sent / span, 6000) << dir;
-        EXPECT_GT(sent / span, 1000) << dir;
+        EXPECT_GT(sent / span, 1300) << dir;
         const std::string why = disturbed(s0, s1);
         if (why.empty())
             EXPECT_NEAR(sent / span, 2000, 2000 * 0.15) << dir;
