@@ -18,7 +18,7 @@ packages=(
   # the Debian packages (cpack, ctest packaging.debs): dpkg-shlibdeps, man pages from
   # --help, lintian, systemd-analyze for the unit
   dpkg-dev help2man lintian systemd
-  # the demo's check of linkemd's stats (scripts/demo.sh)
+  # the demo's check of linkemd's telemetry (scripts/demo-check.py)
   python3-zmq
   # the Python example client and its test (examples/python/, tests/ctl)
   python3

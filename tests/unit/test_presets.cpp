@@ -10,7 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/emulator.hpp"
+#include "linkem/gilbert_elliott.hpp"
 #include "linkem/presets.hpp"
+#include "test_support.hpp"
 
 namespace linkem {
 namespace {
@@ -68,7 +71,8 @@ json one_preset(const json& link, const std::string& id = "p") {
 TEST(BuiltinPresets, EveryOneLoadsAndValidates) {
     const std::vector<Preset>& all = builtin_presets();
     ASSERT_GE(all.size(), 20u);
-    const std::set<std::string> categories = {"Wired", "Wi-Fi", "Mobile", "Satellite", "Long haul"};
+    const std::set<std::string> categories = {"Wired",     "Wi-Fi",     "Mobile",
+                                              "Satellite", "Long haul", "Teaching"};
     std::set<std::string> ids;
     for (const Preset& p : all) {
         SCOPED_TRACE(p.id);
@@ -112,7 +116,10 @@ TEST(BuiltinPresets, CoverTheLinksAndToolsTheyPromise) {
                            "comcast_wifi_good",
                            "comcast_starlink",
                            "geo_satellite",
-                           "intercontinental_fra_nyc"})
+                           "intercontinental_fra_nyc",
+                           "bufferbloat",
+                           "right_sized_buffer",
+                           "bursty_loss"})
         EXPECT_NE(find(all, id), nullptr) << id;
 }
 
@@ -172,6 +179,71 @@ TEST(BuiltinPresets, FiguresAsTheirSourcesGiveThem) {
     // Physics: a GEO hop takes at least 238.7 ms one way; fibre ~5 us/km.
     EXPECT_GE(get("geo_satellite").link.a_to_b.mean_delay, 238'700 * kNsPerUs);
     EXPECT_EQ(get("intercontinental_fra_nyc").link.b_to_a.mean_delay, 31 * kNsPerMs);
+}
+
+// The largest delay (departure - arrival) and the share dropped of 10 s of CBR traffic,
+// 1000 frames/s of 1518 B (linkemd --demo's), through one direction of a link.
+struct Overload {
+    double max_delay_ns = 0, dropped = 0;
+};
+Overload overload(const LinkParams& p) {
+    Emulator<test::Packet> e(p);
+    std::vector<test::Packet> out(4096);
+    double max_delay = 0;
+    std::size_t dropped = 0, n = 10000;
+    auto drain = [&](TimeNs t) {
+        const std::size_t k = e.drain(t, out.data(), out.size());
+        for (std::size_t i = 0; i < k; ++i)
+            max_delay = std::max(max_delay, static_cast<double>(t - out[i].t_arr));
+    };
+    TimeNs t = kNsPerMs;
+    for (std::size_t i = 0; i < n; ++i, t += kNsPerMs) {
+        test::Packet pk{i, t, 1518};
+        dropped += e.ingest(&pk, 1, t);
+        for (TimeNs u = t; u < t + kNsPerMs; u += 50 * kNsPerUs)  // drained every 50 us
+            drain(u);
+    }
+    for (; e.in_flight() > 0; t += 50 * kNsPerUs)
+        drain(t);
+    return {max_delay, static_cast<double>(dropped) / static_cast<double>(n)};
+}
+
+// The teaching presets show what they are named for, with the built-in traffic of linkemd
+// --demo (12.1 Mbit/s): the deep buffer fills to 1.518 s of queueing and then drops the
+// third of the traffic that 8 Mbit/s cannot carry; one bandwidth-delay product holds the
+// queueing to 40 ms and drops as much; the bursty loss keeps Starlink's average.
+TEST(BuiltinPresets, TeachingPresetsShowWhatTheyAreFor) {
+    const std::vector<Preset>& all = builtin_presets();
+    const Preset* bloat = find(all, "bufferbloat");
+    const Preset* sized = find(all, "right_sized_buffer");
+    const Preset* bursty = find(all, "bursty_loss");
+    const Preset* starlink = find(all, "comcast_starlink");
+    ASSERT_TRUE(bloat && sized && bursty && starlink);
+    // Drained every 50 us: a departure is up to 50 us late; a frame takes 1.518 ms at 8 Mbit/s.
+    constexpr double kSlack = 2e6;
+    const Overload b = overload(bloat->link.a_to_b);
+    EXPECT_GT(b.max_delay_ns, 20e6 + 1.518e9 - kSlack);
+    EXPECT_LT(b.max_delay_ns, 20e6 + 1.518e9 + kSlack);
+    const double carried = 8e6 / (1000 * 8 * 1518.0);  // 66 % of the frames fit
+    // 10 s of arrivals, the first ~3 s filling the buffer: ~(10 - 2.9) s x 34 % dropped.
+    EXPECT_NEAR(b.dropped, (1 - carried) * (10 - 2.93) / 10, 0.01);
+    const Overload s = overload(sized->link.a_to_b);
+    EXPECT_LT(s.max_delay_ns, 20e6 + 40e6 + kSlack);
+    EXPECT_GT(s.max_delay_ns, 20e6 + 40e6 - kSlack);
+    EXPECT_NEAR(s.dropped, 1 - carried, 0.01);
+    for (const Preset* p : {bloat, sized}) {
+        EXPECT_EQ(p->link.a_to_b.rate_bps, 8e6) << p->id;
+        EXPECT_EQ(p->link.a_to_b.loss_model, LossModel::none) << p->id;
+        EXPECT_EQ(p->link.a_to_b, p->link.b_to_a) << p->id;
+    }
+    // Bursty loss: Starlink's delay and average loss, in bursts of 5.
+    const LinkParams& g = bursty->link.b_to_a;
+    ASSERT_EQ(g.loss_model, LossModel::gilbert_elliott);
+    const GeLossAndBurst f = ge_loss_and_burst({g.ge_p, g.ge_r, g.ge_loss_good, g.ge_loss_bad});
+    EXPECT_NEAR(f.average_loss, starlink->link.b_to_a.loss_probability, 1e-12);
+    EXPECT_NEAR(f.mean_burst, 5.0, 1e-9);
+    EXPECT_EQ(g.mean_delay, starlink->link.b_to_a.mean_delay);
+    EXPECT_EQ(g.limiter, Limiter::none);
 }
 
 TEST(PresetFile, BuiltinsRoundTrip) {
