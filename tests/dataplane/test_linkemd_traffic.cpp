@@ -250,7 +250,9 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
             << dir << ": " << s.dump() << "\n"
             << d.log();
     std::string why = disturbed(first, s);
-    if (why.empty()) EXPECT_LE(took, 10.0) << "2 s of traffic took " << took << " s to measure";
+    if (why.empty()) {
+        EXPECT_LE(took, 10.0) << "2 s of traffic took " << took << " s to measure";
+    }
     for (const char* dir : kDirs) {
         const json& t = s[dir]["traffic"];
         EXPECT_GT(u(t, "sent"), 0u) << dir;
@@ -314,7 +316,9 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
         // most a few. (When the machine holds the data plane up, the backlog it then takes
         // at once can overfill the demo's spacer, drops_spacer, the last frames too.)
         EXPECT_LE(u(t, "lost"), drops(e)) << dir;
-        if (u(e, "drops_spacer") == 0) EXPECT_LE(drops(e) - u(t, "lost"), 3u) << dir << f.dump();
+        if (u(e, "drops_spacer") == 0) {
+            EXPECT_LE(drops(e) - u(t, "lost"), 3u) << dir << f.dump();
+        }
         EXPECT_EQ(u(e, "drops_policer") + u(e, "drops_buffer_full"), 0u) << dir;
     }
     if (!why.empty())
@@ -402,9 +406,10 @@ TEST(LinkemdTraffic, ANewRunCountsFromZeroInEveryStatsMessage) {
                 const std::uint64_t sent = u(t, "sent");
                 ASSERT_GE(sent, last[k])
                     << kDirs[k] << ": counts of run " << r["run"] << " went down: " << t.dump();
-                if (last[k] == 0 && sent > 0)
+                if (last[k] == 0 && sent > 0) {
                     EXPECT_LT(sent, before) << kDirs[k] << ": run " << r["run"] << "'s first "
                                             << "count is the run before's: " << t.dump();
+                }
                 last[k] = sent;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
