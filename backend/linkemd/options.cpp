@@ -269,7 +269,7 @@ Options build_options(const CommandLine& cl) {
     if (cl.demo) {
         // 1000 frames/s of 1518 B (12.1 Mbit/s) through a 100 Mbit/s spacer: 12 %
         // utilisation, so that the spacer hardly queues, and few enough frames per half-life
-        // that keeping their order hardly adds to the delay (docs/simulation.md, "The demo's
+        // that keeping their order hardly adds to the delay (docs/demo.md, "Why this
         // link": linkem-sim predicts a mean +0.9 % above 20 ms, of which +0.6 % is order).
         const json demo = {{"port_a", kVirtualPort},        {"port_b", kVirtualPort},
                            {"mean_delay_us", 20000},        {"jitter_us", 4000},
