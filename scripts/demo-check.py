@@ -388,9 +388,15 @@ def main():
     # take at once waits in the other port's ring: both are outside the emulator's account.
     why = []
     if stall_ns >= 0.005 * t_span or longest_new and longest >= 1e6:
+        # Evenly spaced frames that arrive during a stall of length S wait S / 2 on average,
+        # so stalls S_i add sum(S_i^2) / (2 T) to the mean; with their total and count known,
+        # sum(S_i^2) lies between total^2 / count and longest * total.
+        low = stall_ns * stall_ns / max(stalls, 1) / (2 * t_span)
+        high = min(longest, t_span) * stall_ns / (2 * t_span)
         why.append(f"the data plane did not run for {stall_ns / 1e6:.0f} ms of the "
                    f"{t_span / 1e9:.1f} s ({stalls} stalls, the longest {longest / 1e6:.1f} "
-                   f"ms): frames arriving meanwhile waited unstamped in the port's ring")
+                   f"ms): frames arriving meanwhile waited unstamped in the port's ring, "
+                   f"{low / 1e6:.2f} to {high / 1e6:.2f} ms on average")
     for role in ("traffic generator", "data plane", "control"):
         w = waits.get(role, 0)
         if w >= 0.01 * window_ns:

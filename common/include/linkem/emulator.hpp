@@ -501,10 +501,14 @@ class Emulator {
         // queued packet's delay and transmission time (a sample candidate).
         const double shift = delay_stats_.shift;
         double g_sum = 0, g_sq = 0, g_min = delay_stats_.min, g_max = delay_stats_.max;
-        double w_spacer = 0, w_order = 0;  // their wait (WaitSums)
+        // Their wait (WaitSums): the sum of their transmission times (an integer addition a
+        // packet; with the delays' sum it gives their whole wait) and, FIFO with a spacer, of
+        // of their times at the spacer, each held to the previous one's (the order wait there).
+        std::int64_t tx_sum = 0;
+        [[maybe_unused]] std::int64_t t_in_sum = 0;
         std::uint64_t g_n = 0;
-        double last_d = 0;
-        TimeNs last_t = 0;
+        std::size_t last_i = 0;              // (its delay: delay[last_i], clamped in place)
+        [[maybe_unused]] TimeNs last_t = 0;  // reordered (FIFO: last_tx)
         const std::size_t q = queued();
         std::size_t room = q < params_.buffer_limit_packets ? params_.buffer_limit_packets - q : 0;
         std::uint64_t to_loss = to_loss_;
@@ -535,11 +539,11 @@ class Emulator {
             double d = delay[i];
             if (d < 0) {
                 d = 0;
+                delay[i] = 0;
                 ++clamped;
             }
             // 2 limiter (and 4: the transmission time)
             TimeNs tx;
-            double spacer_wait = 0, order_wait = 0;
             if constexpr (L == Limiter::spacer) {
                 // FIFO: the spacer follows the delay. A packet cannot leave before its
                 // predecessor, so it reaches the spacer no earlier than that one did; feeding
@@ -549,21 +553,18 @@ class Emulator {
                 // packet). Spacing after a reordering buffer would mean sorting twice, and
                 // spacing the unsorted tx times in arrival order would count every
                 // shorter-delayed packet as backlog.
-                const double t_d = static_cast<double>(now) + d;
-                const double t_in = Fifo ? std::max(t_d, floor) : static_cast<double>(now);
+                const double t_in =
+                    Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
                 if constexpr (kSpacerFits) {
                     spacer.schedule_fit(t_in, len + overhead, tx);
                 } else if (!spacer.schedule(t_in, len + overhead, tx)) {
                     drop_it(DropCause::spacer);
                     continue;
                 }
-                spacer_wait = static_cast<double>(tx) - t_in;
-                if constexpr (Fifo) {
-                    order_wait = t_in - t_d;
+                if constexpr (Fifo)
                     floor = t_in;
-                } else {
+                else
                     tx += static_cast<TimeNs>(d + 0.5);
-                }
             } else {
                 if constexpr (L == Limiter::policer) {
                     if (!policer_.admit(now, len + overhead)) {
@@ -582,24 +583,22 @@ class Emulator {
             --to_loss;
             // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
             if constexpr (Fifo) {
-                if (tx < last_tx) {
-                    order_wait += static_cast<double>(last_tx - tx);
-                    tx = last_tx;
-                }
+                tx = std::max(tx, last_tx);
                 last_tx = tx;
             }
             queue.push(tx, pkt);
             --room;
-            w_spacer += spacer_wait;
-            w_order += order_wait;
+            tx_sum += tx;
+            if constexpr (Fifo && L == Limiter::spacer)
+                t_in_sum += static_cast<std::int64_t>(floor + 0.5);  // this packet's t_in, rounded
             const double g = d - shift;
             g_sum += g;
             g_sq += g * g;
             g_min = d < g_min ? d : g_min;
             g_max = d > g_max ? d : g_max;
             ++g_n;
-            last_d = d;
-            last_t = tx;
+            last_i = i;
+            if constexpr (!Fifo) last_t = tx;
         }
         queue.commit();
         if (g_n) {
@@ -608,13 +607,28 @@ class Emulator {
             delay_stats_.sumsq += g_sq;
             delay_stats_.min = g_min;
             delay_stats_.max = g_max;
+            // Scheduled minus drawn delay over the packets queued: sum(tx - now) - sum(d).
+            const double delays = static_cast<double>(g_n) * shift + g_sum;
+            const double wait =
+                static_cast<double>(tx_sum - static_cast<std::int64_t>(g_n) * now) - delays;
             wait_sums_.count += g_n;
-            wait_sums_.spacer_ns += w_spacer;
-            wait_sums_.order_ns += w_order;
+            if constexpr (L == Limiter::spacer) {
+                // FIFO: the hold at the spacer, sum(t_in - now - d), is the order wait, the
+                // rest the spacer's; reordered: the spacer's alone (a queue that sorts makes
+                // no packet wait for another).
+                const double order =
+                    Fifo ? static_cast<double>(t_in_sum - static_cast<std::int64_t>(g_n) * now) -
+                               delays
+                         : 0.0;
+                wait_sums_.order_ns += order;
+                wait_sums_.spacer_ns += wait - order;
+            } else if constexpr (Fifo) {
+                wait_sums_.order_ns += wait;
+            }
             queued_total_ += g_n;
             last_queued_ = true;
-            sample_delay_ = last_d;
-            sample_tx_ = last_t;
+            sample_delay_ = delay[last_i];
+            sample_tx_ = Fifo ? last_tx : last_t;
         }
         to_loss_ = to_loss;
         if constexpr (L == Limiter::spacer) {
