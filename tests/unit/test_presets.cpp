@@ -12,6 +12,8 @@
 
 #include "linkem/emulator.hpp"
 #include "linkem/gilbert_elliott.hpp"
+#include "linkem/link_flags.hpp"
+#include "linkem/link_params_json.hpp"
 #include "linkem/presets.hpp"
 #include "test_support.hpp"
 
