@@ -210,7 +210,8 @@ void Server::handle_control() {
             const proto::Request req = proto::parse_request(parts[first].to_string_view());
             id = req.id;
             method = req.method;
-            if (req.method == "hello" && req.params.contains("client")) {
+            if (proto::find_method(req.method)->method == proto::Method::hello &&
+                req.params.contains("client")) {
                 const json& c = req.params["client"];
                 if (!c.is_string() || c.get<std::string>().size() > proto::kMaxClientName)
                     throw proto::ProtocolError(

@@ -1,6 +1,5 @@
 #include "linkem/protocol.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -35,11 +34,20 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
+const MethodSpec* find_method(std::string_view name) {
+    for (const MethodSpec& m : kMethods)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
 const std::vector<std::string>& method_names() {
-    static const std::vector<std::string> kMethods = {"hello",       "get_link",    "set_link",
-                                                      "get_stats",   "save_config", "load_config",
-                                                      "get_traffic", "set_traffic", "shutdown"};
-    return kMethods;
+    static const std::vector<std::string> kNames = [] {
+        std::vector<std::string> v;
+        for (const MethodSpec& m : kMethods)
+            v.emplace_back(m.name);
+        return v;
+    }();
+    return kNames;
 }
 
 std::string_view to_string(ErrorCode c) {
@@ -119,10 +127,10 @@ Request parse_request(std::string_view body) {
     Request r;
     r.id = id;
     r.method = j["method"].get<std::string>();
-    const auto& known = method_names();
-    if (std::find(known.begin(), known.end(), r.method) == known.end())
+    if (!find_method(r.method))
         refuse(ErrorCode::unknown_method,
-               "unknown method " + quoted(j["method"]) + "; known: " + join(known), "method", id);
+               "unknown method " + quoted(j["method"]) + "; known: " + join(method_names()),
+               "method", id);
     if (j.contains("params")) {
         if (!j["params"].is_object())
             refuse(ErrorCode::invalid_request,
