@@ -193,7 +193,6 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
     if (!params.is_object())
         throw ParamError("params", "expected an object of link parameters, got " +
                                        std::string(params.type_name()));
-    json both = json::object();
     for (const auto& [key, value] : params.items()) {
         if (key == "a_to_b" || key == "b_to_a") {
             if (!value.is_object())
@@ -212,18 +211,14 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
             throw ParamError(key, "unknown parameter; known: the link parameters (" + known +
                                       ") and 'a_to_b', 'b_to_a' objects of them");
         }
-        both[key] = value;
     }
     LinkConfig next = current;
     for (unsigned d = 0; d < directions; ++d) {
         const char* name = kDirectionNames[d];
-        json merged = both;
-        if (params.contains(name))
-            for (const auto& [key, value] : params[name].items())
-                merged[key] = value;
         LinkParams& out = d == 0 ? next.a_to_b : next.b_to_a;
         try {
-            out = link_params_from_json(merged, d == 0 ? current.a_to_b : current.b_to_a);
+            out = link_params_from_json(layered_link_keys({&params}, d),
+                                        d == 0 ? current.a_to_b : current.b_to_a);
         } catch (const ParamError& e) {
             throw ParamError(std::string(name) + (e.field().empty() ? "" : "." + e.field()),
                              e.message());
