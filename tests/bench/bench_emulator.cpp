@@ -37,6 +37,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_summary.hpp"
+#include "binary_heap_queue.hpp"
 #include "linkem/emulator.hpp"
 #include "linkem/huge_page_queue.hpp"
 

@@ -24,6 +24,7 @@
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/dataplane/virtual_port.hpp"
+#include "pool_check.hpp"
 
 namespace linkem::dp {
 namespace {
@@ -459,7 +460,7 @@ TEST(Dataplane, ConservationBothDirections) {
     run_flows({&late}, 20 * kNsPerMs);
     ASSERT_TRUE(wait_ingested(dp, 0, fab.sent + late.sent));
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     const DataplaneStats s = dp.stats();
     expect_conservation(s, 2);
     const CounterSnapshot& c0 = s.dir[0].counters;
@@ -520,7 +521,7 @@ TEST(Dataplane, CorrelatedKeepsOrder) {
     Flow f(&a, &b, 20000, 20000);
     run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     expect_conservation(dp.stats(), 2);
@@ -544,7 +545,7 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
     dist.finish(run_flows({&ab, &ba}, 2000 * kNsPerMs, {}, &dp));
     dp.stop();
     std::vector<double> medians;
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     for (Flow* f : {&ab, &ba}) {
         SCOPED_TRACE(f == &ab ? "a_to_b, 64 B" : "b_to_a, 1000 B");
         ASSERT_EQ(f->got.size() + full_drops(dp, f == &ab ? 0 : 1), f->sent);
@@ -596,7 +597,7 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     const Gaps gaps = run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     std::vector<double> err;
@@ -737,7 +738,7 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     gaps += run_flows({&f2}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f1.got.size(), 1000u);
     ASSERT_EQ(f2.got.size(), 1000u);
     EXPECT_TRUE(in_order(f1.got));
@@ -822,7 +823,7 @@ TEST(Dataplane, ExchangedAndHeldFramesBothForward) {
     Flow fab(&a, &b, 20000, 40000, 200), fba(&b, &a, 20000, 40000, 300);
     run_flows({&fab, &fba}, 1000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(fab.got.size() + full_drops(dp, 0), 20000u);
     ASSERT_EQ(fba.got.size() + full_drops(dp, 1), 20000u);
     EXPECT_TRUE(in_order(fab.got));
@@ -882,7 +883,7 @@ TEST(Dataplane, UnusualFramesOfTheOwnPoolComeOutWhole) {
     }
     const std::size_t changed = a.release_shared();
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(got.size(), sent.size());
     for (std::size_t i = 0; i < sent.size(); ++i)
         ASSERT_EQ(got[i], sent[i]) << "frame " << i << " (shape " << i / kPerShape << ")";
@@ -911,7 +912,7 @@ TEST_P(LayoutTest, SinglePortForwardsInOrder) {
     Flow f(&a, &a, 5000, 5000);
     run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     for (const Probe& pr : f.got)
