@@ -6,6 +6,9 @@
 //        C_i with mean mu and variance (1 + alpha)/(1 - alpha) * sigma^2,
 //        alpha = 0.5^(1/(t_h * R)),
 //    recomputed whenever the rate estimator closes an interval.
+//  - smooth: D(t), a smooth stationary process in time with the configured marginal law
+//    and half-life, evaluated at the packet's arrival time (smooth_delay.hpp). Not the
+//    paper's method; independent of the packet rate by construction.
 //
 // 1 - alpha is computed as -expm1(ln(0.5) / (t_h * R)) in double: at 100 Gbit/s of 1518-byte
 // frames t_h * R is about 1.7e5 and 1 - alpha about 4e-6, which `1 - pow(0.5, ...)` in float
@@ -30,11 +33,12 @@
 
 #include "linkem/distributions.hpp"
 #include "linkem/rng.hpp"
+#include "linkem/smooth_delay.hpp"
 #include "linkem/time.hpp"
 
 namespace linkem {
 
-enum class Strategy : std::uint8_t { correlated, uncorrelated, reordered };
+enum class Strategy : std::uint8_t { correlated, uncorrelated, reordered, smooth };
 
 class Delayer {
   public:
@@ -58,6 +62,11 @@ class Delayer {
             started_ = false;  // D is re-drawn from the stationary law when correlation resumes
         else if (started_)
             d_ = c.mean_ns + (d_ - old.mean_ns) * (c.jitter_ns / old.jitter_ns);
+        const bool smooth = !constant_ && c.strategy == Strategy::smooth;
+        if (smooth && !smooth_)
+            smooth_state_.restart();  // a fresh series when smooth starts (or resumes)
+        smooth_ = smooth;
+        if (smooth) smooth_state_.configure(c.distribution, c.mean_ns, c.jitter_ns, c.half_life_ns);
         update_weight();
     }
 
@@ -69,8 +78,10 @@ class Delayer {
         update_weight();
     }
 
-    /// Draws the delay of the next packet, in (possibly negative) nanoseconds.
-    double next(Rng& rng) {
+    /// Draws the delay of the next packet, arriving at `now`, in (possibly negative)
+    /// nanoseconds. Only `smooth` reads the time; the other strategies count packets.
+    double next(Rng& rng, TimeNs now = 0) {
+        if (smooth_) return smooth_state_.at(rng, now);
         if (constant_) return cfg_.mean_ns;
         if (cfg_.strategy != Strategy::correlated)
             return base_.kind() == Distribution::normal ? iid_normal(rng) : base_.sample(rng);
@@ -92,8 +103,14 @@ class Delayer {
     /// address reaches a call anywhere in a function in memory throughout that function,
     /// so one shared copy would put the generator through memory on every draw (figures:
     /// docs/performance.md, "Delay draws in registers").
-    void next_n(Rng& rng, double* out, std::size_t n) {
+    void next_n(Rng& rng, double* out, std::size_t n, TimeNs now = 0) {
         std::size_t i = 0;
+        if (smooth_) {  // packets that arrived together get the same delay
+            const double d = smooth_state_.at(rng, now);
+            for (; i < n; ++i)
+                out[i] = d;
+            return;
+        }
         if (constant_) {
             for (; i < n; ++i)
                 out[i] = cfg_.mean_ns;
@@ -152,6 +169,8 @@ class Delayer {
     double generating_sd() const { return gen_.sd(); }
     /// Current EMA state D (meaningful in correlated mode after the first packet).
     double state() const { return d_; }
+    /// The smooth strategy's process (meaningful when that strategy is configured).
+    const SmoothDelay& smooth() const { return smooth_state_; }
 
   private:
     // An i.i.d. normal delay. They are drawn in pairs (standard_normal_pair, one random word
@@ -190,6 +209,8 @@ class Delayer {
     double d_ = 0;
     bool have_spare_ = false;  // spare_z_: the unused second draw of the last pair
     double spare_z_ = 0;
+    bool smooth_ = false;  // strategy smooth with a varying law
+    SmoothDelay smooth_state_;
 };
 
 }  // namespace linkem

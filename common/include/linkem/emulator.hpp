@@ -343,6 +343,9 @@ class Emulator {
     double alpha() const { return delayer_.alpha(); }
     double rate_pps() const { return rate_.rate_pps(); }
     const Delayer& delayer() const { return delayer_; }
+    /// Packets that waited behind their predecessor (FIFO: their own transmission time came
+    /// before the predecessor's). Not a protocol counter; the simulator reports it.
+    std::uint64_t waited() const { return waited_; }
     const RateEstimator& rate_estimator() const { return rate_; }
 
   private:
@@ -490,10 +493,10 @@ class Emulator {
         // One packet per call (the simulator's arrivals): the single draw, inlined, costs
         // less than next_n's loop set-up. Both give the same values.
         if (n == 1)
-            delay[0] = delayer_.next(rng_);
+            delay[0] = delayer_.next(rng_, now);
         else
-            delayer_.next_n(rng_, delay, n);
-        std::uint64_t bytes = 0, clamped = 0, drop[4] = {0, 0, 0, 0};
+            delayer_.next_n(rng_, delay, n, now);
+        std::uint64_t bytes = 0, clamped = 0, waited = 0, drop[4] = {0, 0, 0, 0};
         std::size_t n_dropped = 0;
         // The delay statistics of the packets queued (telemetry), in registers; the last
         // queued packet's delay and transmission time (a sample candidate).
@@ -575,6 +578,7 @@ class Emulator {
             --to_loss;
             // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
             if constexpr (Fifo) {
+                waited += tx < last_tx;
                 tx = std::max(tx, last_tx);
                 last_tx = tx;
             }
@@ -609,6 +613,7 @@ class Emulator {
         if constexpr (Fifo) last_tx_ = last_tx;
         Counters::add(counters_.bytes_in, bytes);
         if (clamped) Counters::add(counters_.delays_clamped, clamped);
+        waited_ += waited;
         for (int c = 0; c < 4; ++c)
             if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
         return n_dropped;
@@ -632,6 +637,7 @@ class Emulator {
     LossProcess loss_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
+    std::uint64_t waited_ = 0;
     bool prefetch_ahead_ = true;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
     double spacer_floor_ = -1e300;  // FIFO: latest time a packet reached the spacer
