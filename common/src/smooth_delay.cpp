@@ -4,8 +4,12 @@
 
 namespace linkem {
 
-double regularized_gamma_p(double k, double y) {
-    if (y <= 0) return 0.0;
+void regularized_gamma_pq(double k, double y, double& p, double& q) {
+    if (y <= 0) {
+        p = 0;
+        q = 1;
+        return;
+    }
     // ln(y^k e^-y / Gamma(k)): the common prefactor.
     const double ln_pre = k * std::log(y) - y - std::lgamma(k);
     if (y < k + 1) {
@@ -16,7 +20,9 @@ double regularized_gamma_p(double k, double y) {
             sum += term;
             if (term < sum * 1e-17) break;
         }
-        return std::min(1.0, sum * std::exp(ln_pre));
+        p = std::min(1.0, sum * std::exp(ln_pre));
+        q = 1 - p;
+        return;
     }
     // Q = pre * 1 / (y + 1 - k - 1 (1 - k) / (y + 3 - k - ...)), modified Lentz.
     constexpr double kTiny = 1e-300;
@@ -33,7 +39,14 @@ double regularized_gamma_p(double k, double y) {
         h *= del;
         if (std::fabs(del - 1) < 1e-16) break;
     }
-    return std::max(0.0, 1.0 - std::exp(ln_pre) * h);
+    q = std::min(1.0, std::exp(ln_pre) * h);
+    p = 1 - q;
+}
+
+double regularized_gamma_p(double k, double y) {
+    double p, q;
+    regularized_gamma_pq(k, y, p, q);
+    return p;
 }
 
 // dG/dx = phi(x) / (y f_k(y)) = exp(-x^2/2 - ln sqrt(2 pi) + lgamma(k) - k G + e^G).
@@ -58,20 +71,28 @@ void GammaQuantileTable::build(double k) {
         g -= std::clamp(s, -2.0, 2.0);
         if (std::fabs(s) < 1e-14 * std::max(1.0, std::fabs(g))) break;
     }
-    // Fourth-order Runge-Kutta outwards from the median, one node at a time.
     const int mid = kNodes / 2;
     const double h = 1.0 / kPerUnit;
     g_[mid] = g;
+    // Each node by Newton from its neighbour: ln P(k, e^G) = ln Phi(x) below the median,
+    // ln Q = ln Phi(-x) above (so that both tails keep their relative accuracy).
     for (int dir : {+1, -1}) {
         double gx = g;
-        for (int j = mid; j != (dir > 0 ? kNodes - 1 : 0); j += dir) {
-            const double x = (j - mid) * h, hh = dir * h;
-            const double k1 = slope(x, gx);
-            const double k2 = slope(x + hh / 2, gx + hh / 2 * k1);
-            const double k3 = slope(x + hh / 2, gx + hh / 2 * k2);
-            const double k4 = slope(x + hh, gx + hh * k3);
-            gx += hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
-            g_[j + dir] = gx;
+        for (int j = mid + dir; j >= 0 && j < kNodes; j += dir) {
+            const double x = (j - mid) * h;
+            const double target = std::log(normal_cdf(-std::fabs(x)));
+            for (int it = 0; it < 60; ++it) {
+                double p, q;
+                regularized_gamma_pq(k, std::exp(gx), p, q);
+                const double tail = dir < 0 ? p : q;
+                // d ln P / dG = y f(y) / P; d ln Q / dG = -y f(y) / Q
+                const double yf = std::exp(k * gx - std::exp(gx) - lgamma_);
+                const double deriv = (dir < 0 ? yf : -yf) / tail;
+                const double s = (std::log(tail) - target) / deriv;
+                gx -= std::clamp(s, -1.0, 1.0);
+                if (std::fabs(s) < 1e-13 * std::max(1.0, std::fabs(gx))) break;
+            }
+            g_[j] = gx;
         }
     }
     for (int j = 0; j < kNodes; ++j)
@@ -89,7 +110,10 @@ void SmoothDelay::configure(Distribution dist, double mean_ns, double sd_ns, dou
     } else if (dist == Distribution::gamma) {
         const double cv = sd_ns / mean_ns;
         const double k = 1 / (cv * cv);
-        if (gamma_.shape() != k) gamma_.build(k);
+        if (k > GammaQuantileTable::kMaxShape)
+            dist_ = Distribution::normal;  // skewness 2/sqrt(k) < 0.02
+        else if (gamma_.shape() != k)
+            gamma_.build(k);
         ln_a_ = std::log(sd_ns * cv);  // ln of the scale var / mean
     }
     const DurationNs tick = std::max<DurationNs>(
