@@ -220,9 +220,16 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
         rte_mempool_free(mp);
         return nullptr;
     };
-    if (rte_mempool_set_ops_byname(mp, kStackOps, nullptr) != 0 &&
-        rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0)
-        return fail("cannot set the mempool ops");
+    if (rte_mempool_set_ops_byname(mp, kStackOps, nullptr) != 0) {
+        if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0)
+            return fail("cannot set the mempool ops");
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true))
+            log("warning: DPDK's stack mempool driver is not loaded (librte_mempool_stack): the "
+                "pools use '%s', which hands out the mbufs freed longest ago, cold in every "
+                "cache, whenever the backlog grows",
+                rte_mbuf_best_mempool_ops());
+    }
     rte_pktmbuf_pool_private priv{};
     priv.mbuf_data_room_size = kDataRoom;
     priv.mbuf_priv_size = 0;
