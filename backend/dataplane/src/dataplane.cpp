@@ -471,7 +471,7 @@ void Dataplane::stop() {
                 static_cast<double>(p.headers) / n, static_cast<double>(p.tx) / n,
                 static_cast<unsigned long long>(p.packets),
                 static_cast<double>(p.packets) / static_cast<double>(p.tx_calls ? p.tx_calls : 1),
-                tsc_hz() * 1e-9);
+                detail::tsc_hz() * 1e-9);
         }
 #endif
     for (unsigned k = 0; k < m.n_dirs; ++k)
