@@ -9,8 +9,8 @@
 #                              [--workers "shared"] (linkemd's --workers; a list such as
 #                              "1 2 4 8" runs every mode with each, and the table says how
 #                              the total scales: rate per lcore against the fewest lcores')
-#                              [--mbufs-per-worker N] (with --workers N: N x this, instead of
-#                              --mbufs; the pools then hold the same per worker)
+#                              [--mbufs-per-worker N] (instead of --mbufs: N for each pool,
+#                              i.e. each worker of each direction; `shared` counts as one)
 #                              [--burst 32] (rx/tx burst of both forwarders: testpmd's default;
 #                              linkemd's own default is the paper's 16)
 #                              [--modes "zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"]
@@ -218,7 +218,10 @@ for size in $SIZES; do
         ports=(--port-a "net_null0,size=$size" --port-b "net_null1,size=$size$B_RX")
         [[ $SINGLE_PORT == 1 ]] && ports=(--port-a "net_null0,size=$size")
         mbufs=$MBUFS
-        [[ -n $MBUFS_PER_WORKER && $w != shared ]] && mbufs=$((MBUFS_PER_WORKER * w))
+        if [[ -n $MBUFS_PER_WORKER ]]; then  # a pool per receive queue of each port
+            q=$w; [[ $w == shared ]] && q=1
+            mbufs=$((MBUFS_PER_WORKER * q * ${#ports[@]} / 2))
+        fi
         label=$(mode_label "$m")
         [[ $SINGLE_PORT == 1 || $ONE_WAY == 1 ]] && label="$label, one way"
         rate=""
