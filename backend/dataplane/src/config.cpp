@@ -97,7 +97,7 @@ std::size_t eal_memory_mib(std::uint32_t mbufs) {
     // (transparent huge pages, see make_pktmbuf_pool); this much EAL memory is for the
     // fallback to DPDK's own pool memory, where the pool keeps each ~2.3 KiB object from
     // crossing a 4 KiB page, so each takes a page. It costs nothing until touched (a sparse
-    // memfd). The rest covers descriptor rings, stage rings and the EAL itself.
+    // memfd). The rest covers descriptor rings and the EAL itself.
     constexpr double kBytesPerMbuf = 4096;
     return static_cast<std::size_t>(mbufs * kBytesPerMbuf / (1 << 20)) + 256;
 }

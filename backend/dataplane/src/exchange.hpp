@@ -1,5 +1,5 @@
 // The buffer exchange between received mbufs and the Emulator's queue: ingest() and drain()
-// of one direction's packets (inlined into the lcore loops), set-up and tear-down.
+// of one lane's packets (inlined into the lcore loops), set-up and tear-down.
 #pragma once
 
 #include <bit>
@@ -27,12 +27,12 @@ namespace linkem::dp::detail {
 // the pool when it runs short give their buffers to the free list first.) So a packet
 // that passes through the stash costs no free-list traffic at all. Headers circulate in a
 // small, hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs
-// them; net_null does not look at them). At start, the direction takes most of its pool's
+// them; net_null does not look at them). At start, the lane takes most of its pool's
 // mbufs out (the donors) and lists their buffers as free; at stop, every buffer is back and
 // the donors get one each before they return to the pool.
 //
 // A buffer is exchanged only when that is invisible: a single-segment, direct mbuf of this
-// direction's pool, reference count 1, data at the default headroom, IOVA as VA (so
+// lane's pool, reference count 1, data at the default headroom, IOVA as VA (so
 // buf_iova = buf_addr). Anything else (chained or external-buffer mbufs, mbufs of another
 // pool, e.g. a test's ring port) is held as the mbuf itself, as with --hold-mbufs; at most
 // kHeldCap mbufs of the own pool are held that way (beyond: buffer_full drops), so the
