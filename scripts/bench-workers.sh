@@ -82,8 +82,8 @@ profile() {
     timeout -s INT -k 10 60 "$bin" "$@" --mbufs "$MB2" --burst 16 --seed 42 --duration "$PD" \
         --stats-interval 1s --stats-json --mean-delay 10ms --jitter 3ms \
         -- --file-prefix "lkbw-$name" >"$W/profile-$name.log" 2>"$W/profile-$name.err"
-    echo "--- $name"
-    grep -E "profile:|warning" "$W/profile-$name.err" | head -6
+    echo "--- $name ($(grep -c "warning" "$W/profile-$name.err") warnings in its log)"
+    grep -E "profile:" "$W/profile-$name.err"
     /usr/bin/python3 - "$W/profile-$name.log" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
