@@ -13,6 +13,7 @@
 
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem::linkemd {
