@@ -139,6 +139,10 @@ DELAY="--mean-delay 10ms --jitter 3ms"
 # measurement of the spacer's cost.
 SPACER="--limiter spacer --rate 1Tbit --spacer-limit 64GiB"
 GE="--loss-model gilbert_elliott --ge-p 0.001 --ge-r 0.1 --ge-loss-good 0 --ge-loss-bad 0.5"
+# The largest buffer limit: the link's limit is split between the workers, and the default
+# (2^20 packets) would drop 8 workers' backlog of 10 ms as buffer_full; the pool still caps
+# each worker (a non-zero drops_buffer_full then means the pool, as before).
+BUFFER="--buffer-limit 268435456"
 mode_label() {
     case $1 in
         zero) echo "linkemd no delay (pass-through)" ;;
@@ -228,7 +232,7 @@ for size in $SIZES; do
         [[ $m == spacer_rate ]] && rate=$RATE_BPS
         # shellcheck disable=SC2046  # mode_flags is a list of words on purpose
         run_one "$name" $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" "${ports[@]}" \
-            --workers "$w" --mbufs "$mbufs" --burst "$BURST" --seed 42 \
+            --workers "$w" --mbufs "$mbufs" --burst "$BURST" --seed 42 $BUFFER \
             --stats-json --stats-interval 1s --duration "${TOTAL}s" $(mode_flags "$m") \
             -- --file-prefix "lkbench-$$-$name" $LINKEMD_EAL
         $PY "$PARSE" linkemd "$WORK/$name.log" "$WARMUP" "$label" "$size" "$(lcores "$w")" "$round" "$w" "$rate" >>"$RESULTS"
