@@ -8,7 +8,9 @@
 #   4. both directions: shared, 1, 2, 4 workers per direction;
 #   5. without a limiter (the workers share nothing): correlated + GE, 1 and 8 workers;
 #   6. with --profile-linkemd (built with -DLINKEM_DP_PROFILE=ON): TSC cycles per packet and
-#      stage, correlated against reordered, one lcore for both directions.
+#      stage, correlated against reordered, one lcore for both directions;
+#   7. dpdk-testpmd io on one net_null port's 1, 4, 8 queues (how far the port itself scales);
+#   8. correlated and reordered in fresh processes (2 rounds), against 2.'s switching.
 # Everything it prints also goes to DIR/summary.txt, the logs to DIR/logs.tar.gz.
 #
 #   scripts/bench-workers.sh --linkemd PATH [--profile-linkemd PATH] [--out DIR] [--quick]
@@ -102,3 +104,20 @@ if [[ -n $PROF ]]; then
             --workers shared --strategy "$s"
     done
 fi
+
+stamp "7. dpdk-testpmd io on one net_null port (loop): N queues on N cores, 64 B, burst 16"
+for n in 1 4 8; do
+    timeout -s INT -k 5 $((WARM + SECS + 8)) dpdk-testpmd --no-huge --no-pci -m 2048 -l 0-$n \
+        --file-prefix "lkbw-tp$n" --vdev net_null0,size=64 -- --forward-mode=io --port-topology=loop \
+        --rxq=$n --txq=$n --nb-cores=$n --rxd=512 --txd=512 --total-num-mbufs=32768 --burst=16 \
+        --stats-period 1 --auto-start </dev/null >"$W/testpmd-q$n.log" 2>&1
+    /usr/bin/python3 "$HERE/dataplane/bench_parse.py" testpmd "$W/testpmd-q$n.log" "$WARM" q 64 "$n" |
+        /usr/bin/python3 -c 'import json, sys
+r = json.load(sys.stdin); p = (r["pps"] or 0) / 1e6
+print("  %d queues: %.2f Mpps, %.2f per core" % (r["lcores"], p, p / r["lcores"]))'
+done
+
+stamp "8. correlated and reordered in fresh processes, one lcore for both directions, 64 B"
+bash "$HERE/bench-dataplane.sh" --linkemd "$LK" --workers shared --modes "corr reord" --sizes 64 \
+    --no-testpmd --rounds 2 --seconds "$SECS" --warmup "$WARM" --burst 16 --mbufs "$MB2" \
+    --keep "$W/fresh" 2>&1 | quiet
