@@ -41,7 +41,7 @@ class Stats:
         n = j.get("count", 0) if j else 0
         if n == 0:
             return
-        mean, sd = j["mean_ns"], j.get("sd_ns", 0.0)
+        mean, sd = j["mean_ns"], j.get("jitter_ns", j.get("sd_ns", 0.0))
         total = self.n + n
         delta = mean - self.mean
         self.m2 += sd * sd * n + delta * delta * self.n * n / total
@@ -407,7 +407,7 @@ def main():
                    f"CPUs (other programs)")
     if why:
         print("demo: what disturbed it: " + "; ".join(why) + ". Run it again on an idle "
-              "machine, or give linkemd's data plane a CPU of its own (README, \"Stalls\").")
+              "machine, or give linkemd's data plane a CPU of its own (docs/dataplane.md, \"Stalls\").")
     else:
         print("demo: nothing on this machine explains the difference (no stalls, no CPU "
               "waits, no load): this looks like a fault in linkem; please report it with "

@@ -127,7 +127,7 @@ try:
             last[d] = (m["t_ns"], x["packets_out"])
             dl = t.get("delay", {})
             out.append(f"{d} {pps:8.0f} pps out, measured delay {dl.get('mean_ns', 0) / 1e6:7.3f} ms "
-                       f"(sd {dl.get('sd_ns', 0) / 1e6:.3f}), lost {t.get('lost', 0)}")
+                       f"(jitter {dl.get('jitter_ns', 0) / 1e6:.3f}), lost {t.get('lost', 0)}")
         print(" | ".join(out), flush=True)
 except KeyboardInterrupt:
     pass
