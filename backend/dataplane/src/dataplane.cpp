@@ -51,6 +51,7 @@ IntervalReport merge_reports(const std::vector<const IntervalReport*>& r) {
         s.drops_spacer += c.drops_spacer;
         s.drops_buffer_full += c.drops_buffer_full;
         s.delays_clamped += c.delays_clamped;
+        s.waited += c.waited;
         s.in_flight += c.in_flight;
         s.rate_pps += c.rate_pps;
         s.rate_intervals = std::max(s.rate_intervals, c.rate_intervals);

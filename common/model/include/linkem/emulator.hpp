@@ -367,8 +367,8 @@ class Emulator {
     double rate_pps() const { return rate_.rate_pps(); }
     const Delayer& delayer() const { return delayer_; }
     /// Packets that waited behind their predecessor (FIFO: their own transmission time came
-    /// before the predecessor's). Not a protocol counter; the simulator reports it.
-    std::uint64_t waited() const { return waited_; }
+    /// before the predecessor's, so they left at its time); the counter `waited`.
+    std::uint64_t waited() const { return counters_.waited.load(std::memory_order_relaxed); }
     const RateEstimator& rate_estimator() const { return rate_; }
 
   private:
@@ -659,7 +659,7 @@ class Emulator {
         if constexpr (Fifo) last_tx_ = last_tx;
         Counters::add(counters_.bytes_in, bytes);
         if (clamped) Counters::add(counters_.delays_clamped, clamped);
-        waited_ += waited;
+        if (waited) Counters::add(counters_.waited, waited);  // (always 0 when reordered)
         for (int c = 0; c < 4; ++c)
             if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
         return n_dropped;
@@ -683,7 +683,6 @@ class Emulator {
     LossProcess loss_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
-    std::uint64_t waited_ = 0;
     bool prefetch_ahead_ = true;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
     double spacer_floor_ = -1e300;       // FIFO: latest time a packet reached the spacer
