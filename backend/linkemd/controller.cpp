@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <utility>
 
 namespace linkem::linkemd {
 
@@ -29,7 +31,7 @@ void log(const std::string& msg) {
     throw proto::ProtocolError(proto::Error{code, message, field});
 }
 
-// Methods without parameters refuse any.
+// Methods without parameters (proto::MethodSpec::takes_params) refuse any.
 void no_params(const proto::Request& r) {
     if (!r.params.empty())
         refuse(ErrorCode::invalid_params,
@@ -68,48 +70,60 @@ void Controller::attach(control::Server* server) {
 }
 
 json Controller::handle(const proto::Request& r, const std::string& source) {
-    if (r.method == "hello") {
-        for (const auto& [key, value] : r.params.items())
-            if (key != "client")
-                refuse(ErrorCode::invalid_params, "unknown parameter '" + key + "'; known: client",
-                       "params." + key);
-        return hello();
-    }
-    if (r.method == "get_link") {
-        no_params(r);
-        return link_result(dp_.generation(), dp_.link());
-    }
-    if (r.method == "set_link") return set_link(r.params, source);
-    if (r.method == "get_stats") {
-        no_params(r);
-        // A request served before the first tick: publish the first message now, so that
-        // the reply is still the newest `stats` message.
-        if (last_stats_.is_null()) publish_stats();
-        return last_stats_;
-    }
-    if (r.method == "save_config") {
-        no_params(r);
-        return save_config();
-    }
-    if (r.method == "load_config") {
-        no_params(r);
-        return load_config(source);
-    }
-    if (r.method == "get_traffic") {
-        no_params(r);
-        return traffic_result();
-    }
-    if (r.method == "set_traffic") return set_traffic(r.params, source);
-    if (r.method == "shutdown") {
-        no_params(r);
-        if (!options_.control.allow_remote_shutdown)
-            refuse(ErrorCode::not_permitted,
-                   "shutdown is not allowed; start linkemd with --allow-remote-shutdown");
-        log("shutdown requested by " + source + ", stopping");
-        shutdown_ = true;
-        return json::object();
-    }
-    refuse(ErrorCode::unknown_method, "unknown method '" + r.method + "'", "method");
+    // One handler per row of the protocol's method table (proto::kMethods), in its order.
+    using Handler = json (*)(Controller&, const proto::Request&, const std::string&);
+    using M = proto::Method;
+    static constexpr std::pair<M, Handler> kHandlers[] = {
+        {M::hello,
+         [](Controller& c, const proto::Request& r, const std::string&) {
+             for (const auto& [key, value] : r.params.items())
+                 if (key != "client")
+                     refuse(ErrorCode::invalid_params,
+                            "unknown parameter '" + key + "'; known: client", "params." + key);
+             return c.hello();
+         }},
+        {M::get_link,
+         [](Controller& c, const proto::Request&, const std::string&) {
+             return c.link_result(c.dp_.generation(), c.dp_.link());
+         }},
+        {M::set_link, [](Controller& c, const proto::Request& r,
+                         const std::string& source) { return c.set_link(r.params, source); }},
+        {M::get_stats,
+         [](Controller& c, const proto::Request&, const std::string&) {
+             // A request served before the first tick: publish the first message now, so
+             // that the reply is still the newest `stats` message.
+             if (c.last_stats_.is_null()) c.publish_stats();
+             return c.last_stats_;
+         }},
+        {M::save_config,
+         [](Controller& c, const proto::Request&, const std::string&) { return c.save_config(); }},
+        {M::load_config, [](Controller& c, const proto::Request&,
+                            const std::string& source) { return c.load_config(source); }},
+        {M::get_traffic, [](Controller& c, const proto::Request&,
+                            const std::string&) { return c.traffic_result(); }},
+        {M::set_traffic, [](Controller& c, const proto::Request& r,
+                            const std::string& source) { return c.set_traffic(r.params, source); }},
+        {M::shutdown,
+         [](Controller& c, const proto::Request&, const std::string& source) {
+             if (!c.options_.control.allow_remote_shutdown)
+                 refuse(ErrorCode::not_permitted,
+                        "shutdown is not allowed; start linkemd with --allow-remote-shutdown");
+             log("shutdown requested by " + source + ", stopping");
+             c.shutdown_ = true;
+             return json::object();
+         }},
+    };
+    static_assert(std::size(kHandlers) == proto::kMethodCount);
+    static_assert([] {
+        for (std::size_t i = 0; i < proto::kMethodCount; ++i)
+            if (kHandlers[i].first != proto::kMethods[i].method) return false;
+        return true;
+    }());
+
+    const proto::MethodSpec* m = proto::find_method(r.method);
+    if (!m) refuse(ErrorCode::unknown_method, "unknown method '" + r.method + "'", "method");
+    if (!m->takes_params) no_params(r);
+    return kHandlers[static_cast<std::size_t>(m->method)].second(*this, r, source);
 }
 
 json Controller::hello() const {
@@ -122,7 +136,7 @@ json Controller::hello() const {
                          {"speed_mbps", s.port[p].speed_mbps}});
     json dirs = json::array();
     for (unsigned d = 0; d < dp_.directions(); ++d)
-        dirs.push_back(kDirectionNames[d]);
+        dirs.push_back(kDirectionKeys[d]);
     const TimeNs now = dp::now_ns();
     return {{"protocol_version", proto::kVersion},
             {"linkemd_version", version()},
@@ -132,6 +146,7 @@ json Controller::hello() const {
             {"directions", std::move(dirs)},
             {"ports", std::move(ports)},
             {"params_generation", dp_.generation()},
+            {"methods", proto::method_names()},
             {"link_params_schema", link_params_schema()},
             {"telemetry",
              {{"endpoint", server_ ? server_->telemetry_endpoint() : ""},
@@ -320,14 +335,14 @@ void Controller::publish_stats() {
         take_traffic(nullptr, nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
             const TrafficCounts& c = traffic_counts_[d];
-            body[kDirectionNames[d]]["traffic"] = {{"run", traffic_run_},
-                                                   {"sent", c.sent},
-                                                   {"received", c.received},
-                                                   {"lost", c.lost},
-                                                   {"out_of_order", c.out_of_order},
-                                                   {"duplicates", c.duplicates},
-                                                   {"samples_dropped", c.samples_dropped},
-                                                   {"delay", to_json(measured_since_[d])}};
+            body[kDirectionKeys[d]]["traffic"] = {{"run", traffic_run_},
+                                                  {"sent", c.sent},
+                                                  {"received", c.received},
+                                                  {"lost", c.lost},
+                                                  {"out_of_order", c.out_of_order},
+                                                  {"duplicates", c.duplicates},
+                                                  {"samples_dropped", c.samples_dropped},
+                                                  {"delay", to_json(measured_since_[d])}};
         }
     }
     last_stats_ = server_ ? server_->publish(proto::kTopicStats, std::move(body))
@@ -400,7 +415,7 @@ void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
             send.push_back(s.send_ns);
             delay.push_back(s.delay_ns);
         }
-        (*measured)[kDirectionNames[d]] = {
+        (*measured)[kDirectionKeys[d]] = {
             {"measured", {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay)}}},
             {"measured_delay", to_json(measured_interval_[d])}};
         measured_interval_[d] = RunningStats{};

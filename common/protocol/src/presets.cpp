@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/link_params_json.hpp"
+#include "linkem/stats.hpp"
 
 namespace linkem {
 
@@ -16,13 +18,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<const char*, 2> kDirKey = {"a_to_b", "b_to_a"};
-
 bool is_link_key(std::string_view key) {
     return link_param_field(key) != nullptr;
 }
 bool is_dir_key(std::string_view key) {
-    return key == kDirKey[0] || key == kDirKey[1];
+    return key == kDirectionKeys[0] || key == kDirectionKeys[1];
 }
 
 constexpr std::array<std::string_view, 6> kPresetKeys = {"id",          "name",   "category",
@@ -48,19 +48,16 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
     if (!obj.is_object())
         throw ParamError(
             "", "expected a JSON object of link parameters, got " + std::string(obj.type_name()));
-    json both = json::object();
     for (const auto& [key, value] : obj.items()) {
-        if (is_link_key(key)) {
-            both[key] = value;
-        } else if (is_dir_key(key)) {
+        if (is_dir_key(key)) {
             if (!value.is_object())
                 throw ParamError(key, "expected an object of link parameters, got " +
                                           std::string(value.type_name()));
-            if (key == kDirKey[1] && directions == 1)
+            if (key == kDirectionKeys[1] && directions == 1)
                 throw ParamError(key,
                                  "there is no port B (single-port mode has only a_to_b); "
                                  "remove b_to_a");
-        } else if (strict) {
+        } else if (strict && !is_link_key(key)) {
             throw ParamError(key,
                              "unknown key; allowed: the link parameters (as in a config "
                              "file, for both directions) and 'a_to_b', 'b_to_a'");
@@ -68,20 +65,17 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
     }
     LinkConfig link;
     for (unsigned d = 0; d < directions; ++d) {
-        json merged = both;
-        const json* own = obj.contains(kDirKey[d]) ? &obj[kDirKey[d]] : nullptr;
-        if (own) {
-            for (const auto& [key, value] : own->items())
-                merged[key] = value;
-        }
+        std::map<std::string, KeyOrigin> origin;
+        const json merged = layered_link_keys({&obj}, d, &origin);
         try {
             (d == 0 ? link.a_to_b : link.b_to_a) = link_params_from_json(merged);
         } catch (const ParamError& e) {
             // A key given at the top level and not overridden is the top level's fault;
             // anything else (the direction's own key, a rule broken by the mix) the
             // direction's.
-            const bool top = both.contains(e.field()) && !(own && own->contains(e.field()));
-            throw ParamError(top ? e.field() : std::string(kDirKey[d]) + "." + e.field(),
+            const auto it = origin.find(e.field());
+            const bool top = it != origin.end() && !it->second.own;
+            throw ParamError(top ? e.field() : std::string(kDirectionKeys[d]) + "." + e.field(),
                              e.message());
         }
     }
@@ -176,14 +170,14 @@ std::vector<Preset> presets_from_json(const json& file) {
 json presets_to_json(const std::vector<Preset>& presets) {
     json list = json::array();
     for (const Preset& p : presets)
-        list.push_back(
-            {{"id", p.id},
-             {"name", p.name},
-             {"category", p.category},
-             {"description", p.description},
-             {"source", p.source},
-             {"link",
-              {{kDirKey[0], to_json(p.link.a_to_b)}, {kDirKey[1], to_json(p.link.b_to_a)}}}});
+        list.push_back({{"id", p.id},
+                        {"name", p.name},
+                        {"category", p.category},
+                        {"description", p.description},
+                        {"source", p.source},
+                        {"link",
+                         {{kDirectionKeys[0], to_json(p.link.a_to_b)},
+                          {kDirectionKeys[1], to_json(p.link.b_to_a)}}}});
     return {{"presets", list}};
 }
 
@@ -198,8 +192,8 @@ json scenario_to_json(const LinkConfig& link, unsigned directions, const json& b
     if (base.is_object())
         for (const auto& [key, value] : base.items())
             if (!is_link_key(key) && !is_dir_key(key)) out[key] = value;
-    out[kDirKey[0]] = to_json(link.a_to_b);
-    if (directions == 2) out[kDirKey[1]] = to_json(link.b_to_a);
+    out[kDirectionKeys[0]] = to_json(link.a_to_b);
+    if (directions == 2) out[kDirectionKeys[1]] = to_json(link.b_to_a);
     return out;
 }
 
