@@ -128,7 +128,7 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     r.drops_spacer = c.drops_spacer;
     r.drops_buffer_full = c.drops_buffer_full;
     r.delays_clamped = c.delays_clamped;
-    r.waited = emu.waited();
+    r.waited = c.waited;
     r.waited_pct = c.packets_in
                        ? 100.0 * static_cast<double>(r.waited) / static_cast<double>(c.packets_in)
                        : kNaN;

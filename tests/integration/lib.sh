@@ -197,7 +197,7 @@ if not text:
     print("    (no stats line from linkemd)"); sys.exit(0)
 last = json.loads(text)
 keys = ("packets_in", "packets_out", "drops_loss", "drops_spacer", "drops_policer",
-        "drops_buffer_full", "delays_clamped", "in_flight")
+        "drops_buffer_full", "delays_clamped", "waited", "in_flight")
 for d in ("a_to_b", "b_to_a"):
     c = last.get(d) or {}
     print("    %s%s: %s" % (d, " (final)" if last.get("final") else "",

@@ -39,6 +39,7 @@ void expect_same_counters(const CounterSnapshot& a, const CounterSnapshot& b) {
     EXPECT_EQ(a.bytes_out, b.bytes_out);
     EXPECT_EQ(a.drops(), b.drops());
     EXPECT_EQ(a.delays_clamped, b.delays_clamped);
+    EXPECT_EQ(a.waited, b.waited);
     EXPECT_EQ(a.in_flight, b.in_flight);
     EXPECT_EQ(a.rate_pps, b.rate_pps);
     EXPECT_EQ(a.rate_intervals, b.rate_intervals);
@@ -547,9 +548,9 @@ TEST(Emulator, SnapshotJsonHasEveryCounter) {
     const nlohmann::json j = to_json(e.snapshot());
     for (const char* k : {"packets_in", "bytes_in", "packets_out", "bytes_out", "drops_loss",
                           "drops_policer", "drops_spacer", "drops_buffer_full", "delays_clamped",
-                          "in_flight", "alpha", "rate_pps", "rate_intervals"})
+                          "waited", "in_flight", "alpha", "rate_pps", "rate_intervals"})
         EXPECT_TRUE(j.contains(k)) << k;
-    EXPECT_EQ(j.size(), 13u);
+    EXPECT_EQ(j.size(), 14u);
 }
 
 }  // namespace

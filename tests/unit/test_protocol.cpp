@@ -231,6 +231,7 @@ LinkStats sample_stats() {
     s.dir[0].counters.packets_out = 90;
     s.dir[0].counters.drops_loss = 4;
     s.dir[0].counters.in_flight = 6;
+    s.dir[0].counters.waited = 5;
     s.dir[0].counters.alpha = 0.25;
     s.dir[0].counters.rate_pps = 1000.5;
     s.dir[0].stalls = 3;
@@ -257,6 +258,7 @@ TEST(ProtocolTelemetry, StatsRoundTripAndBalance) {
     EXPECT_EQ(back.directions, 2u);
     EXPECT_EQ(back.dir[0].counters.packets_in, 100u);
     EXPECT_EQ(back.dir[0].counters.alpha, 0.25);
+    EXPECT_EQ(back.dir[0].counters.waited, 5u);
     EXPECT_EQ(back.dir[0].stalls, 3u);
     EXPECT_EQ(back.dir[0].delay_samples_dropped, 2u);
     EXPECT_EQ(back.dir[1].params_generation, 4u);
@@ -267,6 +269,10 @@ TEST(ProtocolTelemetry, StatsRoundTripAndBalance) {
     json broken = body;
     broken["a_to_b"].erase("packets_out");
     EXPECT_THROW(link_stats_from_json(broken), std::invalid_argument);
+    // `waited` is optional (linkemd builds without it): 0 when absent.
+    json older = body;
+    older["a_to_b"].erase("waited");
+    EXPECT_EQ(link_stats_from_json(older).dir[0].counters.waited, 0u);
 }
 
 TEST(ProtocolTelemetry, DelayMessageRoundTrip) {

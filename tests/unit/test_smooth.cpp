@@ -301,5 +301,72 @@ TEST(Smooth, SameSeedSameSeriesAndAFreshStartAfterALongPause) {
     EXPECT_TRUE(std::isfinite(v) && v > 0);
 }
 
+// The gamma table is built by prepare() (off the packet path) and only adopted by
+// configure(): the Delayer and the Emulator use the very table given, share it across a
+// parameter change that keeps the shape, hold none of an older configuration's, and give
+// the same series as configuring in one step.
+TEST(Smooth, PreparedTablesAreAdoptedNotBuilt) {
+    const Delayer::Config c = smooth(Distribution::gamma);
+    const DelayTables t = Delayer::prepare(c);
+    ASSERT_TRUE(t.gamma);
+    EXPECT_DOUBLE_EQ(t.gamma->shape(), kMu * kMu / (kSigma * kSigma));
+    for (auto other :
+         {smooth(Distribution::normal), smooth(Distribution::lognormal),
+          Delayer::Config{Strategy::correlated, Distribution::gamma, kMu, kSigma, kHalfLife},
+          smooth(Distribution::gamma, kMu, 0.0),
+          smooth(Distribution::gamma, kMu, kMu * 0.005)})  // shape 4e4: normal
+        EXPECT_FALSE(Delayer::prepare(other).gamma);
+
+    Delayer a, b;
+    a.configure(c, t);
+    EXPECT_EQ(a.tables().gamma, t.gamma);
+    EXPECT_EQ(a.smooth().gamma(), t.gamma.get());
+    b.configure(c);  // prepares for itself
+    Rng ra(5), rb(5);
+    for (TimeNs now = 0; now < 500 * kNsPerMs; now += 97 * kNsPerUs)
+        ASSERT_EQ(a.next(ra, now), b.next(rb, now)) << now;
+
+    // Mean and jitter scaled together keep the shape: the same table, shared.
+    const Delayer::Config same_shape = smooth(Distribution::gamma, 2 * kMu, 2 * kSigma);
+    const DelayTables t2 = Delayer::prepare(same_shape, t);
+    EXPECT_EQ(t2.gamma, t.gamma);
+    // Another shape: a new table; the Delayer lets go of the old one when it adopts it.
+    const Delayer::Config other_shape = smooth(Distribution::gamma, kMu, 2 * kSigma);
+    const DelayTables t3 = Delayer::prepare(other_shape, t);
+    ASSERT_TRUE(t3.gamma);
+    EXPECT_NE(t3.gamma, t.gamma);
+    const long before = t.gamma.use_count();
+    a.configure(other_shape, t3);
+    EXPECT_EQ(t.gamma.use_count(), before - 1);
+    EXPECT_EQ(a.smooth().gamma(), t3.gamma.get());
+    // Tables made for another law (a caller's mistake) are not used: the Delayer makes the
+    // right ones (slowly), so the law is still the configured one.
+    a.configure(c, t3);
+    ASSERT_TRUE(a.tables().gamma);
+    EXPECT_EQ(a.tables().gamma->shape(), t.gamma->shape());
+
+    // The Emulator: set_params(p, tables) adopts them; set_params(p) prepares, sharing those
+    // in use where they fit.
+    LinkParams p;
+    p.strategy = Strategy::smooth;
+    p.distribution = Distribution::gamma;
+    p.mean_delay = static_cast<DurationNs>(kMu);
+    p.jitter = static_cast<DurationNs>(kSigma);
+    p.half_life = static_cast<DurationNs>(kHalfLife);
+    p.seed = 3;
+    const DelayTables te = Emulator<Packet>::prepare(p);
+    Emulator<Packet> e;
+    e.set_params(p, te);
+    EXPECT_EQ(e.delayer().tables().gamma, te.gamma);
+    p.mean_delay *= 2;
+    p.jitter *= 2;
+    e.set_params(p);
+    EXPECT_EQ(e.delayer().tables().gamma, te.gamma);
+    p.strategy = Strategy::correlated;
+    e.set_params(p);
+    EXPECT_FALSE(e.delayer().tables().gamma);
+    EXPECT_EQ(te.gamma.use_count(), 1);
+}
+
 }  // namespace
 }  // namespace linkem

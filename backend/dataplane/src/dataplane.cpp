@@ -51,6 +51,7 @@ IntervalReport merge_reports(const std::vector<const IntervalReport*>& r) {
         s.drops_spacer += c.drops_spacer;
         s.drops_buffer_full += c.drops_buffer_full;
         s.delays_clamped += c.delays_clamped;
+        s.waited += c.waited;
         s.in_flight += c.in_flight;
         s.rate_pps += c.rate_pps;
         s.rate_intervals = std::max(s.rate_intervals, c.rate_intervals);
@@ -212,13 +213,14 @@ struct Dataplane::Impl {
         return s;
     }
 
-    // Publishes the parameter block of generation `gen` (the user's parameters p) to every
-    // lane of direction k; the blocks replaced retire until the lanes acknowledged gen.
-    void publish(unsigned k, std::uint64_t gen, const LinkParams& p) {
+    // Publishes the parameter block of generation `gen` (the user's parameters p, the tables
+    // made for them by MbufEmulator::prepare) to every lane of direction k; the blocks
+    // replaced retire until the lanes acknowledged gen.
+    void publish(unsigned k, std::uint64_t gen, const LinkParams& p, const DelayTables& tables) {
         auto& blocks = lane_blocks[k];
         for (unsigned q = 0; q < n_queues; ++q) {
             Lane& d = *lanes[k][q];
-            auto block = std::make_unique<ParamBlock>(ParamBlock{gen, lane_params(p, d)});
+            auto block = std::make_unique<ParamBlock>(ParamBlock{gen, lane_params(p, d), tables});
             d.block.store(block.get(), std::memory_order_release);
             d.published.store(gen, std::memory_order_release);
             if (q < blocks.size()) {
@@ -314,6 +316,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         if (m.n_queues > 1) m.links[k] = std::make_unique<SharedLink>();
         m.latest[k].resize(m.n_queues);
         m.unmerged[k].resize(m.n_queues);
+        const DelayTables tables = MbufEmulator::prepare(stored);
         for (unsigned q = 0; q < m.n_queues; ++q) {
             auto d = std::make_unique<Lane>();
             d->index = k;
@@ -358,7 +361,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
             // A random stream per direction and worker; worker 0's are those of one worker.
             d->emu = std::make_unique<MbufEmulator>(other, k + 2 * q);
             d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
-            d->emu->set_params(p);
+            d->emu->set_params(p, tables);
             d->emu->set_prefetch_ahead(!d->exchange);  // exchanged buffers are never read here
             d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
             if (m.links[k]) d->emu->share_limiter(m.links[k].get());
@@ -373,7 +376,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
             }
             m.lanes[k].push_back(std::move(d));
         }
-        m.publish(k, 0, stored);
+        m.publish(k, 0, stored, tables);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
     cfg.link = m.link;
@@ -505,7 +508,9 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
         stored = next[k];
         // Seed 0 draws a new seed, as at start; the same seed as in use keeps the streams.
         if (stored.seed == 0) stored.seed = random_seed();
-        m.publish(k, gen, stored);
+        // The costly part of adopting the parameters, done here on the control thread
+        // (sharing the tables in use where they still fit).
+        m.publish(k, gen, stored, MbufEmulator::prepare(stored, m.lane_blocks[k][0]->tables));
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
     m.cfg.link = m.link;

@@ -62,9 +62,14 @@ struct StageProfile {
 #endif
 
 // ------------------------------------------------------------------------------ lanes
+// Made by the control thread, immutable once published. `tables`: what the parameters need
+// that is costly to derive (MbufEmulator::prepare: smooth's gamma quantile table, up to ~5
+// ms), built here so that the lane only adopts it; shared by the blocks of a direction's
+// lanes and by later blocks with the same delay law.
 struct ParamBlock {
     std::uint64_t generation;
-    LinkParams params;  // buffer limit already capped by the pool
+    LinkParams params;  // buffer limit already split between the workers and capped by the pool
+    DelayTables tables;
 };
 
 struct alignas(64) Lane {
@@ -133,14 +138,16 @@ inline void report_if_due(Lane& d, TimeNs now) {
 }
 
 // Adopts a newly published parameter block. The generation is read first (acquire): the
-// block pointer stored before it is then visible. set_params copies the block, so once
-// `acked` is stored (release) this lcore holds no reference to any older block and the
-// control thread may free them.
+// block pointer stored before it is then visible. set_params copies the parameters and
+// shares the block's tables (no costly work here), dropping its share of the previous
+// block's, which that block still holds: the last reference to a table is always the
+// control thread's, which frees it. Once `acked` is stored (release) this lcore holds no
+// reference to any older block and the control thread may free them.
 inline void adopt_params(Lane& d) {
     if (d.published.load(std::memory_order_acquire) == d.adopted) [[likely]]
         return;
     const ParamBlock* b = d.block.load(std::memory_order_acquire);
-    d.emu->set_params(b->params);
+    d.emu->set_params(b->params, b->tables);
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
 }

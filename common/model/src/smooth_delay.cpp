@@ -1,5 +1,6 @@
 #include "linkem/smooth_delay.hpp"
 
+#include <cassert>
 #include <cmath>
 
 namespace linkem {
@@ -99,7 +100,26 @@ void GammaQuantileTable::build(double k) {
         dg_[j] = slope((j - mid) * h, g_[j]);
 }
 
-void SmoothDelay::configure(Distribution dist, double mean_ns, double sd_ns, double half_life_ns) {
+double SmoothDelay::gamma_shape(Distribution dist, double mean_ns, double sd_ns) {
+    if (dist != Distribution::gamma) return 0;
+    const double cv = sd_ns / mean_ns;
+    const double k = 1 / (cv * cv);
+    return k > GammaQuantileTable::kMaxShape ? 0 : k;  // above: skewness 2/sqrt(k) < 0.02
+}
+
+std::shared_ptr<const GammaQuantileTable> SmoothDelay::gamma_table(
+    Distribution dist, double mean_ns, double sd_ns,
+    const std::shared_ptr<const GammaQuantileTable>& reuse) {
+    const double k = gamma_shape(dist, mean_ns, sd_ns);
+    if (k == 0) return nullptr;
+    if (reuse && reuse->shape() == k) return reuse;
+    auto t = std::make_shared<GammaQuantileTable>();
+    t->build(k);
+    return t;
+}
+
+void SmoothDelay::configure(Distribution dist, double mean_ns, double sd_ns, double half_life_ns,
+                            const GammaQuantileTable* gamma) {
     dist_ = dist;
     mean_ = mean_ns;
     sd_ = sd_ns;
@@ -108,12 +128,11 @@ void SmoothDelay::configure(Distribution dist, double mean_ns, double sd_ns, dou
         ln_b_ = std::sqrt(std::log1p(cv * cv));
         ln_a_ = std::log(mean_ns) - 0.5 * ln_b_ * ln_b_;
     } else if (dist == Distribution::gamma) {
+        const double k = gamma_shape(dist, mean_ns, sd_ns);
+        assert(k == 0 || (gamma && gamma->shape() == k));
+        if (k == 0) dist_ = Distribution::normal;
+        gamma_ = gamma;
         const double cv = sd_ns / mean_ns;
-        const double k = 1 / (cv * cv);
-        if (k > GammaQuantileTable::kMaxShape)
-            dist_ = Distribution::normal;  // skewness 2/sqrt(k) < 0.02
-        else if (gamma_.shape() != k)
-            gamma_.build(k);
         ln_a_ = std::log(sd_ns * cv);  // ln of the scale var / mean
     }
     const DurationNs tick = std::max<DurationNs>(
@@ -145,7 +164,7 @@ double SmoothDelay::map(double x) const {
         case Distribution::lognormal:
             return std::exp(ln_a_ + ln_b_ * x);
         case Distribution::gamma:
-            return std::exp(ln_a_ + gamma_.log_quantile(x));
+            return std::exp(ln_a_ + gamma_->log_quantile(x));
         case Distribution::constant:
             return mean_;
         case Distribution::normal:

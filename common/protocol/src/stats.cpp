@@ -84,6 +84,8 @@ LinkStats link_stats_from_json(const json& j) {
         k.drops_spacer = u64(c, "drops_spacer", where);
         k.drops_buffer_full = u64(c, "drops_buffer_full", where);
         k.delays_clamped = u64(c, "delays_clamped", where);
+        // Optional, as delay_samples_dropped: older linkemd builds do not send it.
+        if (c.contains("waited")) k.waited = u64(c, "waited", where);
         k.in_flight = u64(c, "in_flight", where);
         k.alpha = real(c, "alpha", where);
         k.rate_pps = real(c, "rate_pps", where);

@@ -15,15 +15,15 @@ void print_stats_table(std::FILE* out, const LinkStats& s, const LinkStats* last
         return std::string(buf);
     };
     std::fprintf(out, "%s t=%.3fs\n", final ? "final" : "stats", static_cast<double>(s.t_ns) / 1e9);
-    std::fprintf(out, "  %-7s %14s %14s %11s %11s %10s %10s %10s %11s %9s %6s %9s %12s %7s\n",
+    std::fprintf(out, "  %-7s %14s %14s %11s %11s %10s %10s %10s %11s %10s %9s %6s %9s %12s %7s\n",
                  "dir", "rx", "tx", "rx pps", "tx pps", "loss", "policer", "spacer", "buffer_full",
-                 "in_flight", "tx_q", "alpha", "R (pps)", "stalls");
+                 "waited", "in_flight", "tx_q", "alpha", "R (pps)", "stalls");
     for (unsigned d = 0; d < s.directions && d < 2; ++d) {
         const CounterSnapshot& c = s.dir[d].counters;
         const CounterSnapshot* p = last && d < last->directions ? &last->dir[d].counters : nullptr;
         std::fprintf(out,
-                     "  %-7s %14llu %14llu %11s %11s %10llu %10llu %10llu %11llu %9llu %6llu "
-                     "%9.6f %12.0f %7llu\n",
+                     "  %-7s %14llu %14llu %11s %11s %10llu %10llu %10llu %11llu %10llu %9llu "
+                     "%6llu %9.6f %12.0f %7llu\n",
                      kDirectionKeys[d], static_cast<unsigned long long>(c.packets_in),
                      static_cast<unsigned long long>(c.packets_out),
                      p ? rate(c.packets_in, p->packets_in).c_str() : "-",
@@ -32,6 +32,7 @@ void print_stats_table(std::FILE* out, const LinkStats& s, const LinkStats* last
                      static_cast<unsigned long long>(c.drops_policer),
                      static_cast<unsigned long long>(c.drops_spacer),
                      static_cast<unsigned long long>(c.drops_buffer_full),
+                     static_cast<unsigned long long>(c.waited),
                      static_cast<unsigned long long>(c.in_flight),
                      static_cast<unsigned long long>(s.dir[d].tx_queued), c.alpha, c.rate_pps,
                      static_cast<unsigned long long>(s.dir[d].stalls));

@@ -17,6 +17,7 @@ json to_json(const CounterSnapshot& c) {
             {"drops_spacer", c.drops_spacer},
             {"drops_buffer_full", c.drops_buffer_full},
             {"delays_clamped", c.delays_clamped},
+            {"waited", c.waited},
             {"in_flight", c.in_flight},
             {"alpha", c.alpha},
             {"rate_pps", c.rate_pps},

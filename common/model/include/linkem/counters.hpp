@@ -16,6 +16,7 @@ struct CounterSnapshot {
     std::uint64_t packets_out = 0, bytes_out = 0;
     std::uint64_t drops_loss = 0, drops_policer = 0, drops_spacer = 0, drops_buffer_full = 0;
     std::uint64_t delays_clamped = 0;
+    std::uint64_t waited = 0;  // order-keeping strategies: left at the predecessor's time
     std::uint64_t in_flight = 0;
     double alpha = 0;     // correlation weight in use
     double rate_pps = 0;  // last rate estimate R
@@ -36,6 +37,7 @@ struct alignas(64) Counters {
     std::atomic<std::uint64_t> drops_loss{0}, drops_policer{0}, drops_spacer{0},
         drops_buffer_full{0};
     std::atomic<std::uint64_t> delays_clamped{0};
+    std::atomic<std::uint64_t> waited{0};
     std::atomic<std::uint64_t> in_flight{0};
     std::atomic<double> alpha{0}, rate_pps{0};
     std::atomic<std::uint64_t> rate_intervals{0};
@@ -72,6 +74,7 @@ struct alignas(64) Counters {
         s.drops_spacer = drops_spacer.load(r);
         s.drops_buffer_full = drops_buffer_full.load(r);
         s.delays_clamped = delays_clamped.load(r);
+        s.waited = waited.load(r);
         s.in_flight = in_flight.load(r);
         s.alpha = alpha.load(r);
         s.rate_pps = rate_pps.load(r);

@@ -94,11 +94,21 @@ class Emulator {
         set_params(params);
     }
 
-    /// Replaces the parameters. The caller validates them first (validate() or
-    /// link_params_from_json()). Queued packets, the EMA state, the rate estimate, the
-    /// limiter and loss state and the counters are kept; a strategy change between FIFO
-    /// and reordering moves the queued packets across, in transmission-time order.
-    void set_params(const LinkParams& p) {
+    /// What set_params(p, tables) needs beyond p that is costly to derive (Delayer::prepare:
+    /// smooth's gamma quantile table, 0.25 to ~5 ms): made off the packet path, immutable,
+    /// shareable between Emulators. `reuse`: the tables of the parameters in use; those that
+    /// fit p are shared, not built again.
+    static DelayTables prepare(const LinkParams& p, const DelayTables& reuse = {}) {
+        return Delayer::prepare(delay_config(p), reuse);
+    }
+
+    /// Replaces the parameters, with the tables prepare(p) made: no costly work (the data
+    /// plane adopts a parameter block this way). The caller validates the parameters first
+    /// (validate() or link_params_from_json()). Queued packets, the EMA state, the rate
+    /// estimate, the limiter and loss state and the counters are kept; a strategy change
+    /// between FIFO and reordering moves the queued packets across, in transmission-time
+    /// order. The Emulator holds `tables` until the next set_params.
+    void set_params(const LinkParams& p, const DelayTables& tables) {
         const bool had_params = configured_;
         const bool was_fifo = uses_fifo();
         params_ = p;
@@ -109,9 +119,7 @@ class Emulator {
             rng_.reseed(key);
             loss_rng_.reseed(key ^ kLossStream);
         }
-        delayer_.configure(
-            Delayer::Config{p.strategy, p.distribution, static_cast<double>(p.mean_delay),
-                            static_cast<double>(p.jitter), static_cast<double>(p.half_life)});
+        delayer_.configure(delay_config(p), tables);
         rate_.set_window(p.rate_window);
         if (rate_.has_estimate()) delayer_.on_rate(rate_.rate_pps());
         spacer_.configure(p.rate_bps, p.spacer_limit_bytes);
@@ -124,6 +132,9 @@ class Emulator {
         if (delay_stats_.count == 0) delay_stats_.shift = static_cast<double>(p.mean_delay);
         publish_state();
     }
+    /// set_params with the tables prepared here (sharing those in use where they fit): for
+    /// callers whose thread may take the time, such as the simulator and tests.
+    void set_params(const LinkParams& p) { set_params(p, prepare(p, delayer_.tables())); }
 
     /// Shares the limiter with every Emulator given the same `link`, each on its own thread
     /// (the data plane's workers of one direction): one spacer or policer for all of them,
@@ -136,9 +147,11 @@ class Emulator {
     /// The seed in use (the drawn one when params().seed == 0).
     std::uint64_t seed() const { return seed_; }
 
-    /// Pre-allocates queue storage for n packets (the data plane does this at start so the
-    /// packet path never allocates).
+    /// Pre-allocates queue storage for n packets and the smooth strategy's state (the data
+    /// plane does this at start so that neither the packet path nor a later set_params
+    /// allocates).
     void reserve(std::size_t n) {
+        delayer_.reserve();
         if (uses_fifo())
             fifo_.reserve(n);
         else
@@ -369,12 +382,17 @@ class Emulator {
     double rate_pps() const { return rate_.rate_pps(); }
     const Delayer& delayer() const { return delayer_; }
     /// Packets that waited behind their predecessor (FIFO: their own transmission time came
-    /// before the predecessor's). Not a protocol counter; the simulator reports it.
-    std::uint64_t waited() const { return waited_; }
+    /// before the predecessor's, so they left at its time); the counter `waited`.
+    std::uint64_t waited() const { return counters_.waited.load(std::memory_order_relaxed); }
     const RateEstimator& rate_estimator() const { return rate_; }
 
   private:
     bool uses_fifo() const { return params_.strategy != Strategy::reordered; }
+
+    static Delayer::Config delay_config(const LinkParams& p) {
+        return Delayer::Config{p.strategy, p.distribution, static_cast<double>(p.mean_delay),
+                               static_cast<double>(p.jitter), static_cast<double>(p.half_life)};
+    }
 
     // The transmission time a queue keeps for tx (the calendar queue rounds it up).
     static TimeNs queued_tx(TimeNs tx) {
@@ -688,7 +706,7 @@ class Emulator {
         if constexpr (Fifo) last_tx_ = last_tx;
         Counters::add(counters_.bytes_in, bytes);
         if (clamped) Counters::add(counters_.delays_clamped, clamped);
-        waited_ += waited;
+        if (waited) Counters::add(counters_.waited, waited);  // (always 0 when reordered)
         for (int c = 0; c < 4; ++c)
             if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
         return n_dropped;
@@ -712,7 +730,6 @@ class Emulator {
     LossProcess loss_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
-    std::uint64_t waited_ = 0;
     bool prefetch_ahead_ = true;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
     double spacer_floor_ = -1e300;       // FIFO: latest time a packet reached the spacer

@@ -22,12 +22,19 @@
 // Parameter changes keep x (the position of the series in its law): a changed mean, jitter
 // or distribution maps the same x through the new law at once, without a transient; a
 // changed half-life applies from the next tick.
+//
+// A gamma law maps through a table (GammaQuantileTable) that takes 0.25 to ~5 ms to build.
+// It depends on the parameters only, so it is built off the packet path (gamma_table(),
+// called by Delayer::prepare) and handed to configure() shared and immutable: linkemd
+// builds it on its control thread and carries it in the parameter block that the data
+// plane adopts.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "linkem/distributions.hpp"
@@ -92,9 +99,20 @@ class SmoothDelay {
     /// from its stationary law (rho is below 1e-44 there: the same law as stepping through).
     static constexpr int kFreshAfterHalfLives = 64;
 
+    /// The gamma shape whose table configure() needs for this law, or 0 when it needs none
+    /// (not gamma, or a shape above GammaQuantileTable::kMaxShape: mapped as a normal law).
+    static double gamma_shape(Distribution dist, double mean_ns, double sd_ns);
+    /// The table configure() needs for this law (null when none): `reuse` when it is the
+    /// right one, else a new one (0.25 to ~5 ms: not on the packet path).
+    static std::shared_ptr<const GammaQuantileTable> gamma_table(
+        Distribution dist, double mean_ns, double sd_ns,
+        const std::shared_ptr<const GammaQuantileTable>& reuse = nullptr);
+
     /// Sets the law (sd > 0; for gamma and lognormal mean > 0) and the half-life. Keeps the
-    /// position of the series (see above).
-    void configure(Distribution dist, double mean_ns, double sd_ns, double half_life_ns);
+    /// position of the series (see above). `gamma`: gamma_table() of the same law, which the
+    /// caller keeps alive while this configuration is in use (the Delayer holds it).
+    void configure(Distribution dist, double mean_ns, double sd_ns, double half_life_ns,
+                   const GammaQuantileTable* gamma);
     /// The next call draws a fresh stationary state and makes its time the origin.
     void restart() {
         started_ = false;
@@ -111,6 +129,10 @@ class SmoothDelay {
     /// The configured law's value for latent x (quantile of Phi(x)).
     double map(double x) const;
     DurationNs tick() const { return tick_; }
+    /// The gamma table in use (null unless the law is gamma with a shape up to kMaxShape).
+    const GammaQuantileTable* gamma() const {
+        return dist_ == Distribution::gamma ? gamma_ : nullptr;
+    }
     /// The latent state at the start of the current tick (0 before the first call).
     double latent() const { return x0_; }
 
@@ -122,7 +144,7 @@ class SmoothDelay {
     Distribution dist_ = Distribution::normal;
     double mean_ = 0, sd_ = 0;
     double ln_a_ = 0, ln_b_ = 0;  // lognormal: ln y = ln_a + ln_b x; gamma: scale in ln_b
-    GammaQuantileTable gamma_;
+    const GammaQuantileTable* gamma_ = nullptr;  // the caller's (see configure)
     DurationNs tick_ = 0, fresh_after_ = 0;
     // One tick's exact transition of (x, w = x' / a): [[f11, f12], [f21, f22]], and the
     // Cholesky factor [[l11, 0], [l21, l22]] of its noise covariance.
