@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/limiter.hpp"
+#include "linkem/trace_file.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem {
@@ -32,6 +34,8 @@ std::string_view to_string(Limiter l) {
             return "spacer";
         case Limiter::policer:
             return "policer";
+        case Limiter::trace:
+            return "trace";
     }
     return "?";
 }
@@ -54,6 +58,10 @@ std::string_view to_string(ByteAccounting b) {
             return "wire";
     }
     return "?";
+}
+
+bool TraceRef::operator==(const TraceRef& o) const {
+    return trace == o.trace || (trace && o.trace && *trace == *o.trace);
 }
 
 namespace {
@@ -83,12 +91,16 @@ std::string join(const std::vector<std::string>& v) {
 // One row per field: the single place that knows a key, its type, unit, range and member.
 struct Field {
     std::string key;
-    std::string type;  // "number", "integer", "enum"
+    std::string type;  // "number", "integer", "enum", "path"
     std::string unit;  // "us", "bit/s", "bytes", "packets", "probability", ""
     double min = 0, max = 0;
     std::vector<std::string> values;  // enum
     std::function<json(const LinkParams&)> get;
     std::function<void(LinkParams&, const json&)> set;
+    // Without JSON: copy the field; for numbers, read and write it in the key's unit.
+    std::function<void(const LinkParams&, LinkParams&)> copy;
+    std::function<double(const LinkParams&)> number;
+    std::function<void(LinkParams&, double)> set_number;
     std::string help;
     std::string example;  // command-line text, e.g. "10ms"
 };
@@ -147,6 +159,7 @@ Field enum_field(std::string key, E LinkParams::*m, std::initializer_list<E> val
         tmp.values = vals;
         p.*m = need_enum<E>(tmp, v, values);
     };
+    f.copy = [m](const LinkParams& from, LinkParams& to) { to.*m = from.*m; };
     f.help = std::move(help);
     for (const std::string& name : f.values)
         f.example += (f.example.empty() ? "" : "|") + name;
@@ -165,6 +178,11 @@ Field duration_field(std::string key, DurationNs LinkParams::*m, DurationNs min,
     f.set = [m, f](LinkParams& p, const json& v) {
         p.*m = static_cast<DurationNs>(std::llround(need_number(f, v) * kNsPerUs));
     };
+    f.copy = [m](const LinkParams& from, LinkParams& to) { to.*m = from.*m; };
+    f.number = [m](const LinkParams& p) { return static_cast<double>(p.*m) / kNsPerUs; };
+    f.set_number = [m](LinkParams& p, double v) {
+        p.*m = static_cast<DurationNs>(std::llround(v * kNsPerUs));
+    };
     f.help = std::move(help);
     f.example = std::move(example);
     return f;
@@ -180,6 +198,9 @@ Field real_field(std::string key, double LinkParams::*m, std::string unit, doubl
     f.max = max;
     f.get = [m](const LinkParams& p) { return json(p.*m); };
     f.set = [m, f](LinkParams& p, const json& v) { p.*m = need_number(f, v); };
+    f.copy = [m](const LinkParams& from, LinkParams& to) { to.*m = from.*m; };
+    f.number = [m](const LinkParams& p) { return p.*m; };
+    f.set_number = [m](LinkParams& p, double v) { p.*m = v; };
     f.help = std::move(help);
     f.example = std::move(example);
     return f;
@@ -195,8 +216,36 @@ Field integer_field(std::string key, std::uint64_t LinkParams::*m, std::string u
     f.max = max;
     f.get = [m](const LinkParams& p) { return json(p.*m); };
     f.set = [m, f](LinkParams& p, const json& v) { p.*m = need_integer(f, v); };
+    f.copy = [m](const LinkParams& from, LinkParams& to) { to.*m = from.*m; };
+    f.number = [m](const LinkParams& p) { return static_cast<double>(p.*m); };
+    f.set_number = [m](LinkParams& p, double v) {
+        p.*m = v <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(v));
+    };
     f.help = std::move(help);
     f.example = std::move(example);
+    return f;
+}
+
+// trace_file: the trace limiter's mahimahi trace, read when the key is set (a relative name
+// from the working directory; readers of files that name one resolve it from the file's own
+// directory first, see trace_file.hpp).
+Field trace_file_field() {
+    Field f;
+    f.key = "trace_file";
+    f.type = "path";
+    f.get = [](const LinkParams& p) { return json(p.trace ? p.trace.get()->path : ""); };
+    f.set = [](LinkParams& p, const json& v) {
+        if (!v.is_string())
+            throw ParamError("trace_file", "expected a file name (a string; \"\" for none), got " +
+                                               std::string(v.type_name()));
+        const std::string path = v.get<std::string>();
+        p.trace = path.empty() ? TraceRef{} : TraceRef{read_delivery_trace(path)};
+    };
+    f.copy = [](const LinkParams& from, LinkParams& to) { to.trace = from.trace; };
+    f.help =
+        "mahimahi link trace for limiter 'trace': one millisecond timestamp per line, each a "
+        "delivery opportunity for 1504 bytes, repeated at its end";
+    f.example = "uplink.trace";
     return f;
 }
 
@@ -222,8 +271,9 @@ const std::vector<Field>& fields() {
                        L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator",
                        "10ms"),
         enum_field("limiter", &LinkParams::limiter,
-                   {Limiter::none, Limiter::spacer, Limiter::policer},
-                   "bandwidth limit: spacer (delays to rate) or policer (drops above rate)"),
+                   {Limiter::none, Limiter::spacer, Limiter::policer, Limiter::trace},
+                   "bandwidth limit: spacer (delays to rate), policer (drops above rate) or "
+                   "trace (delivers at a mahimahi trace's opportunities, trace_file)"),
         real_field("rate_bps", &LinkParams::rate_bps, "bit/s", 0, L::kMaxRate,
                    "rate of the spacer or policer", "100Mbit"),
         integer_field("spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
@@ -232,6 +282,7 @@ const std::vector<Field>& fields() {
         integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
                       static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
                       "policer bucket size", "64KiB"),
+        trace_file_field(),
         enum_field("byte_accounting", &LinkParams::byte_accounting,
                    {ByteAccounting::frame, ByteAccounting::wire},
                    "bytes a limiter charges: frame, or wire = frame + 20 (preamble and gap)"),
@@ -258,10 +309,11 @@ const std::vector<Field>& fields() {
 }
 
 // How a field's value is written on a command line, from its type and unit.
-enum class TextKind { duration, rate, bytes, number, integer, choice };
+enum class TextKind { duration, rate, bytes, number, integer, choice, path };
 
 TextKind text_kind(const Field& f) {
     if (f.type == "enum") return TextKind::choice;
+    if (f.type == "path") return TextKind::path;
     if (f.unit == "us") return TextKind::duration;
     if (f.unit == "bit/s") return TextKind::rate;
     if (f.unit == "bytes") return TextKind::bytes;
@@ -293,6 +345,8 @@ std::string allowed_text(const Field& f) {
     switch (text_kind(f)) {
         case TextKind::choice:
             return "allowed " + join(f.values);
+        case TextKind::path:
+            return "allowed a file name";
         case TextKind::duration:
             return "allowed " + format_duration(std::llround(f.min * kNsPerUs)) + " .. " +
                    format_duration(std::llround(f.max * kNsPerUs));
@@ -321,6 +375,8 @@ const char* value_name(TextKind k) {
             return "P";
         case TextKind::integer:
             return "N";
+        case TextKind::path:
+            return "FILE";
         case TextKind::choice:
             break;
     }
@@ -337,12 +393,19 @@ const Field* find_field(std::string_view key) {
 
 void validate(const LinkParams& p) {
     // Ranges first (same table as the JSON reader), then the rules that tie fields together.
+    // (trace_file's value is the trace already read: nothing to check but the rules below.)
     for (const Field& f : fields()) {
+        if (f.type == "path") continue;
         const json v = f.get(p);
         LinkParams scratch = p;
         f.set(scratch, v);
     }
-    if (p.limiter != Limiter::none && p.rate_bps < ParamLimits::kMinRate)
+    if (p.limiter == Limiter::trace && !p.trace)
+        throw ParamError("trace_file",
+                         "required when limiter is 'trace': a mahimahi link trace (one "
+                         "millisecond timestamp per line)");
+    if ((p.limiter == Limiter::spacer || p.limiter == Limiter::policer) &&
+        p.rate_bps < ParamLimits::kMinRate)
         throw ParamError("rate_bps", "must be at least " + num(ParamLimits::kMinRate) +
                                          " bit/s when limiter is '" +
                                          std::string(to_string(p.limiter)) + "'");
@@ -368,6 +431,12 @@ json to_json(const LinkParams& p) {
 }
 
 LinkParams link_params_from_json(const json& j, const LinkParams& base) {
+    LinkParams p = link_param_values_from_json(j, base);
+    validate(p);
+    return p;
+}
+
+LinkParams link_param_values_from_json(const json& j, const LinkParams& base) {
     if (!j.is_object())
         throw ParamError(
             "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
@@ -382,7 +451,6 @@ LinkParams link_params_from_json(const json& j, const LinkParams& base) {
         }
         field->set(p, value);
     }
-    validate(p);
     return p;
 }
 
@@ -393,6 +461,7 @@ json link_params_schema() {
         json d = {{"type", f.type}, {"default", f.get(defaults)}, {"help", f.help}};
         if (f.type == "enum") {
             d["values"] = f.values;
+        } else if (f.type == "path") {
         } else {
             d["min"] = f.min;
             d["max"] = f.max;
@@ -405,6 +474,8 @@ json link_params_schema() {
 
 const std::vector<LinkParamFlag>& link_param_flags() {
     static const std::vector<LinkParamFlag> kFlags = [] {
+        if (fields().size() > kMaxLinkParamFields)
+            throw std::logic_error("link_params.cpp: more fields than kMaxLinkParamFields");
         std::vector<LinkParamFlag> v;
         for (const Field& f : fields())
             v.push_back({f.key, flag_name(f.key), value_name(text_kind(f)), f.example, f.help});
@@ -476,8 +547,37 @@ json link_param_from_text(std::string_view key, std::string_view text, std::stri
             for (const std::string& v : f->values)
                 if (t == v) return t;
             throw error("'" + t + "' is not allowed");
+        case TextKind::path:
+            return t;
     }
     return t;
+}
+
+int link_param_index(std::string_view key) {
+    const std::vector<Field>& all = fields();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].key == key) return static_cast<int>(i);
+    return -1;
+}
+
+bool link_param_is_number(std::size_t i) {
+    return fields().at(i).number != nullptr;
+}
+
+bool link_param_is_integer(std::size_t i) {
+    return fields().at(i).type == "integer";
+}
+
+double link_param_number(std::size_t i, const LinkParams& p) {
+    return fields()[i].number(p);
+}
+
+void set_link_param_number(std::size_t i, LinkParams& p, double v) {
+    fields()[i].set_number(p, v);
+}
+
+void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to) {
+    fields()[i].copy(from, to);
 }
 
 std::string link_flag_name(const LinkParamFlag& f, int layer) {

@@ -36,9 +36,11 @@ std::string join(const std::vector<std::string>& v) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-    static const std::vector<std::string> kMethods = {"hello",       "get_link",    "set_link",
-                                                      "get_stats",   "save_config", "load_config",
-                                                      "get_traffic", "set_traffic", "shutdown"};
+    static const std::vector<std::string> kMethods = {
+        "hello",         "get_link",       "set_link",       "get_stats",
+        "save_config",   "load_config",    "get_traffic",    "set_traffic",
+        "load_scenario", "start_scenario", "pause_scenario", "resume_scenario",
+        "stop_scenario", "seek_scenario",  "get_scenario",   "shutdown"};
     return kMethods;
 }
 

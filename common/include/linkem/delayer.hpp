@@ -44,6 +44,7 @@ class Delayer {
         double mean_ns = 0;
         double jitter_ns = 0;
         double half_life_ns = 21e6;
+        bool operator==(const Config&) const = default;
     };
 
     void configure(const Config& c) {

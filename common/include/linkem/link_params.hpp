@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,13 +24,25 @@
 
 namespace linkem {
 
-enum class Limiter : std::uint8_t { none, spacer, policer };
+enum class Limiter : std::uint8_t { none, spacer, policer, trace };
 enum class ByteAccounting : std::uint8_t { frame, wire };
 
 std::string_view to_string(Strategy s);
 std::string_view to_string(Limiter l);
 std::string_view to_string(LossModel m);
 std::string_view to_string(ByteAccounting b);
+
+struct DeliveryTrace;  // linkem/limiter.hpp
+
+/// The trace limiter's trace (key trace_file): shared, never changed once loaded; equal when
+/// the traces are (path and opportunities), so that a parameter set read back from its JSON
+/// compares equal to the one written.
+struct TraceRef {
+    std::shared_ptr<const DeliveryTrace> trace;
+    const DeliveryTrace* get() const { return trace.get(); }
+    explicit operator bool() const { return trace != nullptr; }
+    bool operator==(const TraceRef& o) const;
+};
 
 struct LinkParams {
     Strategy strategy = Strategy::correlated;
@@ -43,6 +56,7 @@ struct LinkParams {
     double rate_bps = 0;
     std::uint64_t spacer_limit_bytes = 1'048'576;
     std::uint64_t policer_burst_bytes = 65'536;
+    TraceRef trace;  // limiter `trace`: the mahimahi trace read from trace_file
     ByteAccounting byte_accounting = ByteAccounting::frame;
 
     LossModel loss_model = LossModel::none;
@@ -92,6 +106,11 @@ nlohmann::json to_json(const LinkParams& p);
 /// never modified, so a bad update changes nothing.
 LinkParams link_params_from_json(const nlohmann::json& j, const LinkParams& base = {});
 
+/// As link_params_from_json, but checks each key present for its type and range only, not the
+/// rules that tie fields together (validate()): for parts of a parameter set, such as the
+/// keys a scenario's step gives, whose rules are checked once the whole set is known.
+LinkParams link_param_values_from_json(const nlohmann::json& j, const LinkParams& base = {});
+
 /// The allowed range, unit and default of every field, for clients (GUI slider ranges)
 /// and docs: {"mean_delay_us": {"type":"number","unit":"us","min":0,"max":1e7,
 /// "default":0}, "strategy": {"type":"enum","values":[...],"default":"correlated"}, ...}
@@ -129,6 +148,25 @@ const std::vector<LinkParamFlag>& link_param_flags();
 
 /// The entry of link_param_flags() for a JSON key; nullptr if there is none.
 const LinkParamFlag* link_param_flag(std::string_view key);
+
+/// The fields by their index in link_param_flags(), without JSON: for code that changes
+/// single fields while packets flow (scenario timelines), where the JSON codec is not at
+/// hand and nothing may allocate.
+inline constexpr std::size_t kMaxLinkParamFields = 32;
+/// The index of a JSON key in link_param_flags(); -1 if there is none.
+int link_param_index(std::string_view key);
+/// Whether field i is a number (a duration, rate, size, probability or count), which a
+/// scenario's ramp may move; enums and trace_file are not.
+bool link_param_is_number(std::size_t i);
+/// Whether field i holds whole numbers (sizes, counts, the seed).
+bool link_param_is_integer(std::size_t i);
+/// A number field's value in its key's unit (mean_delay_us: microseconds).
+double link_param_number(std::size_t i, const LinkParams& p);
+/// Sets a number field from a value in its key's unit (whole-number fields round it). No
+/// range check: the caller gives values between two valid ones.
+void set_link_param_number(std::size_t i, LinkParams& p, double v);
+/// Copies field i of `from` into `to`.
+void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to);
 
 /// Converts the text given to a command-line flag for the LinkParams field `key` into the
 /// field's JSON value, in the key's unit: durations need a unit ("10ms" -> 10000 for
