@@ -60,7 +60,10 @@ Controller::Controller(const CommandLine& cl, const Options& options, dp::Datapl
       dp_(dp),
       instance_id_(std::move(instance_id)),
       generator_(generator),
-      traffic_run_(generator ? generator->run_number() : 0) {}
+      traffic_run_(generator ? generator->run_number() : 0),
+      scenario_(
+          dp, [this](const proto::Event& e) { event(e); },
+          [this](std::uint64_t gen, const std::string& source) { applied(gen, source); }) {}
 
 void Controller::attach(control::Server* server) {
     server_ = server;
@@ -76,8 +79,9 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
     }
     if (r.method == "get_link") {
         no_params(r);
-        return link_result(dp_.generation(), dp_.link());
+        return link_result(dp_.generation(), scenario_.in_force());
     }
+    if (r.method.ends_with("_scenario")) return scenario_.handle(r.method, r.params, source);
     if (r.method == "set_link") return set_link(r.params, source);
     if (r.method == "get_stats") {
         no_params(r);
@@ -141,7 +145,8 @@ json Controller::hello() const {
              {{"save_config", !options_.config_path.empty()},
               {"load_config", !options_.config_path.empty()},
               {"shutdown", options_.control.allow_remote_shutdown},
-              {"traffic", generator_ != nullptr}}}};
+              {"traffic", generator_ != nullptr},
+              {"scenario", true}}}};
 }
 
 json Controller::link_result(std::uint64_t generation, const LinkConfig& link) const {
@@ -206,10 +211,11 @@ void Controller::applied(std::uint64_t generation, const std::string& source) {
 
 json Controller::set_link(const json& params, const std::string& source) {
     const unsigned dirs = dp_.directions();
-    // Merged into the parameters in force under the data plane's lock: a ParamError names
-    // the dotted field and leaves everything as it was.
-    const auto [gen, link] = dp_.update(
-        [&](const LinkConfig& current) { return proto::apply_link_update(params, current, dirs); });
+    // Checked against the parameters in force first: a ParamError names the dotted field and
+    // leaves everything as it was, a playing scenario included. A valid change pauses one.
+    const LinkConfig next = proto::apply_link_update(params, scenario_.in_force(), dirs);
+    scenario_.interrupt(source);
+    const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next; });
     const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
     json result = link_result(gen, link);
     result["applied"] = ok;
@@ -228,6 +234,7 @@ json Controller::load_config(const std::string& source) {
         refuse(ErrorCode::invalid_params, std::string(e.what()) + "; nothing changed");
     }
     const std::vector<std::string> ignored = restart_needed(options_, next);
+    scenario_.interrupt(source);
     const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next.dataplane.link; });
     const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
     json result = link_result(gen, link);
@@ -282,7 +289,7 @@ json Controller::save_config() {
         refuse(ErrorCode::failed, path + " is not a JSON object; not overwritten");
     // Link parameters per direction, every key, with the seeds in use; the other keys stay.
     const std::uint64_t gen = dp_.generation();
-    file = scenario_to_json(dp_.link(), dp_.directions(), file);
+    file = link_file_to_json(scenario_.in_force(), dp_.directions(), file);
     const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp, std::ios::trunc);
@@ -315,6 +322,8 @@ void Controller::event(const proto::Event& e) {
 void Controller::publish_stats() {
     const dp::DataplaneStats s = dp_.stats();
     json body = to_json(s, false);
+    json scenario = scenario_.stats_json(dp::now_ns());
+    if (!scenario.is_null()) body["scenario"] = std::move(scenario);
     if (generator_) {
         take_traffic(nullptr, nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
@@ -421,7 +430,12 @@ Clock::time_point Controller::tick(Clock::time_point now) {
             next_delay_ == Clock::time_point{} ? now + delay_period : next_delay_ + delay_period;
         if (next_delay_ <= now) next_delay_ = now + delay_period;
     }
-    return std::min(next_stats_, next_delay_);
+    auto next = std::min(next_stats_, next_delay_);
+    // A scenario's next step, reported when its time has passed on the data plane's clock.
+    const TimeNs dp_now = dp::now_ns();
+    if (const TimeNs step = scenario_.tick(dp_now); step != 0)
+        next = std::min(next, now + std::chrono::nanoseconds(std::max<TimeNs>(step - dp_now, 0)));
+    return next;
 }
 
 }  // namespace linkem::linkemd

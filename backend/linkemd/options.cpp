@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -12,6 +13,8 @@
 
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/scenario_file.hpp"
+#include "linkem/trace_file.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem::linkemd {
@@ -97,6 +100,11 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
                    "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one); flags "
                    "override it")
         ->type_name("FILE")
+        ->group("Config");
+    app.add_option("--scenario", cl.scenario,
+                   "play a scenario from the start: a built-in's name (linkemctl scenario list) "
+                   "or a file, JSON or CSV (docs/scenarios.md)")
+        ->type_name("FILE|NAME")
         ->group("Config");
     app.add_flag("--print-config", cl.print_config,
                  "print the effective config as JSON and exit (no EAL start)")
@@ -251,6 +259,7 @@ Options build_options(const CommandLine& cl) {
                                        "curve_allow",
                                        "insecure_listen",
                                        "allow_remote_shutdown",
+                                       "scenario",
                                        "a_to_b",
                                        "b_to_a"};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
@@ -261,6 +270,14 @@ Options build_options(const CommandLine& cl) {
                                  join_keys(std::views::transform(flags, &LinkParamFlag::key)));
             if ((key == "a_to_b" || key == "b_to_a") && !value.is_object())
                 throw UsageError(src + ": " + key + ": expected an object of link parameters");
+        }
+        // Files the config names are found from its own directory.
+        const std::filesystem::path dir = std::filesystem::path(cl.config).parent_path();
+        resolve_trace_files(file, dir.empty() ? "." : dir.string());
+        if (file.contains("scenario") && file["scenario"].is_string()) {
+            const std::string v = file["scenario"].get<std::string>();
+            if (!builtin_scenario(v) && !std::filesystem::path(v).is_absolute())
+                file["scenario"] = ((dir.empty() ? "." : dir) / v).lexically_normal().string();
         }
     }
 
@@ -543,6 +560,20 @@ Options build_options(const CommandLine& cl) {
     }
     if (n_dirs == 1) dc.link.b_to_a = dc.link.a_to_b;
     if (!o.mbufs_given) dc.mbufs = dp::default_mbufs(dc.link, n_dirs);
+
+    // The scenario: checked now against the link it would start on.
+    o.scenario = !cl.scenario.empty()        ? cl.scenario
+                 : file.contains("scenario") ? string_key(src + ": scenario", file["scenario"])
+                                             : "";
+    if (!o.scenario.empty()) {
+        try {
+            const Scenario s = scenario_by_name_or_path(o.scenario);
+            (void)compile_scenario(s, dc.link, n_dirs, s.name);
+        } catch (const ScenarioError& e) {
+            throw UsageError((cl.scenario.empty() ? src + ": scenario: " : "--scenario: ") +
+                             std::string(e.what()));
+        }
+    }
     return o;
 }
 
@@ -567,6 +598,7 @@ json to_json(const Options& o) {
     j["insecure_listen"] = co.insecure_listen;
     j["allow_remote_shutdown"] = co.allow_remote_shutdown;
     if (virtual_ports(o)) j["traffic"] = to_json(o.traffic);
+    if (!o.scenario.empty()) j["scenario"] = o.scenario;
     j["a_to_b"] = to_json(dc.link.a_to_b);
     if (!dc.port_b.empty()) j["b_to_a"] = to_json(dc.link.b_to_a);
     return j;

@@ -241,7 +241,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
         stored = user;
         stored.seed = d->emu->seed();
-        m.current[k] = std::make_unique<ParamBlock>(ParamBlock{0, p});
+        m.current[k] = std::make_unique<ParamBlock>(ParamBlock{0, p, nullptr, 0});
         m.current[k]->params.seed = stored.seed;
         d->block.store(m.current[k].get(), std::memory_order_relaxed);
         d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
@@ -373,6 +373,12 @@ std::uint64_t Dataplane::apply(const LinkConfig& link) {
 
 std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     const std::function<LinkConfig(const LinkConfig&)>& f) {
+    return update(f, nullptr, 0);
+}
+
+std::pair<std::uint64_t, LinkConfig> Dataplane::update(
+    const std::function<LinkConfig(const LinkConfig&)>& f,
+    std::shared_ptr<const ScenarioTracks> tracks, TimeNs origin_ns) {
     Impl& m = *impl_;
     std::lock_guard lock(m.mu);
     const LinkConfig link = f(m.link);
@@ -389,11 +395,20 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         Direction& d = *m.dirs[k];
         LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
-        auto block = std::make_unique<ParamBlock>(ParamBlock{gen, m.capped(next[k], d)});
+        auto block = std::make_unique<ParamBlock>(ParamBlock{gen, m.capped(next[k], d), nullptr, 0});
         stored = next[k];
         // Seed 0 draws a new seed, as at start; the same seed as in use keeps the streams.
         if (stored.seed == 0) stored.seed = random_seed();
         block->params.seed = stored.seed;
+        if (tracks) {
+            auto track = std::make_shared<ScenarioTrack>(tracks->dir[k]);
+            track->for_each_params([&](LinkParams& p) {
+                p = m.capped(p, d);
+                if (p.seed == 0) p.seed = stored.seed;
+            });
+            block->track = std::move(track);
+            block->origin = origin_ns;
+        }
         d.block.store(block.get(), std::memory_order_release);
         d.published.store(gen, std::memory_order_release);
         m.retired.push_back(Impl::Retired{std::move(m.current[k]), k, gen});

@@ -64,6 +64,10 @@ struct StageProfile {
 struct ParamBlock {
     std::uint64_t generation;
     LinkParams params;  // buffer limit already capped by the pool
+    // A scenario's track for the Emulator to follow from `origin` on (buffer limits capped
+    // likewise), or none: the parameters stay.
+    std::shared_ptr<const ScenarioTrack> track;
+    TimeNs origin = 0;
 };
 
 // A packet with its arrival time, on the ring from the rx stage to the emulate stage.
@@ -153,6 +157,7 @@ inline void adopt_params(Direction& d) {
         return;
     const ParamBlock* b = d.block.load(std::memory_order_acquire);
     d.emu->set_params(b->params);
+    d.emu->follow(b->track.get(), b->origin);
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
 }
