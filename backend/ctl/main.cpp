@@ -536,7 +536,7 @@ int refused(bool json_output, const std::string& command, const proto::Error& e)
     static const std::map<std::string, std::string> methods = {
         {"get", "get_link"},     {"set", "set_link"},     {"stats", "get_stats"},
         {"save", "save_config"}, {"load", "load_config"}, {"traffic", "set_traffic"},
-        {"watch", "hello"},      {"events", "hello"},     {"scenario", "a scenario method"}};
+        {"watch", "hello"},      {"events", "hello"}};
     const auto m = methods.find(command);
     const std::string method = m == methods.end() ? command : m->second;
     std::fprintf(stderr, "linkemctl: linkemd refused %s (%s): %s%s%s\n", method.c_str(),
@@ -686,6 +686,13 @@ int main(int argc, char** argv) {
     std::string command;
     for (const CLI::App* sub : app.get_subcommands())
         command = sub->get_name();
+    if (c_scenario->parsed())
+        for (const CLI::App* sub : c_scenario->get_subcommands()) {
+            const std::string a = sub->get_name();
+            command = a == "play"     ? "load_scenario/start_scenario"
+                      : a == "status" ? "get_scenario"
+                                      : a + "_scenario";
+        }
     try {
         const Settings s = settings(g);
         if (c_hello->parsed()) return hello(s);

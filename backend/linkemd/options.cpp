@@ -568,7 +568,7 @@ Options build_options(const CommandLine& cl) {
     if (!o.scenario.empty()) {
         try {
             const Scenario s = scenario_by_name_or_path(o.scenario);
-            (void)compile_scenario(s, dc.link, n_dirs, s.name);
+            (void)compile_scenario(s, dc.link, n_dirs, o.scenario);
         } catch (const ScenarioError& e) {
             throw UsageError((cl.scenario.empty() ? src + ": scenario: " : "--scenario: ") +
                              std::string(e.what()));

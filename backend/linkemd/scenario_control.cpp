@@ -197,7 +197,8 @@ json ScenarioControl::load(const json& params, const std::string& source) {
             s = *b;
         }
         // Checked against the parameters in force, as it would start now.
-        (void)compile_scenario(s, in_force(), dp_.directions(), s.name);
+        (void)compile_scenario(s, in_force(), dp_.directions(),
+                               from == "file" ? path : from == "inline" ? "scenario" : s.name);
     } catch (const ScenarioError& e) {
         refuse(ErrorCode::invalid_params, e.what(),
                from == "inline" && !e.field().empty() ? field + "." + e.field() : field);
@@ -221,7 +222,7 @@ json ScenarioControl::load(const json& params, const std::string& source) {
 
 void ScenarioControl::play_at_start(const std::string& name_or_path) {
     Scenario s = scenario_by_name_or_path(name_or_path);
-    (void)compile_scenario(s, in_force(), dp_.directions(), s.name);
+    (void)compile_scenario(s, in_force(), dp_.directions(), name_or_path);
     const bool builtin = builtin_scenario(name_or_path) && !std::filesystem::exists(name_or_path);
     scenario_ = std::move(s);
     scenario_json_ = scenario_to_json(*scenario_);

@@ -342,7 +342,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         try {
             const Scenario sc = scenario_by_name_or_path(*v);
             o.tracks = std::make_shared<ScenarioTracks>(
-                compile_scenario(sc, LinkConfig{p, p}, 2, sc.name));
+                compile_scenario(sc, LinkConfig{p, p}, 2, *v));
             o.scenario_name = sc.name;
             if (!o.duration_given) c.duration = sc.duration;
         } catch (const ScenarioError& e) {
