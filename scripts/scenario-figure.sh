@@ -39,7 +39,7 @@ if [[ -n $from ]]; then
 else
   # The built-in scenario with 2 ms of jitter at its start (its steps change only the mean).
   /usr/bin/python3 "$here/scenario/record.py" --jitter-copy \
-    "$here/../common/scenarios/step-response.json" "$work/scenario.json"
+    "$here/../common/protocol/scenarios/step-response.json" "$work/scenario.json"
   "$build/backend/linkemd/linkemd" --port-a virtual --port-b virtual --frame-size 1518 \
     --traffic-rate $((rate * 12144))bit --delay-samples-per-s 20000 --seed 1 --stats-interval 0 \
     --control "ipc://$work/control" --telemetry "ipc://$work/telemetry" \

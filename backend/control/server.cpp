@@ -11,7 +11,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "linkem/client.hpp"
+#include "linkem/curve.hpp"
 
 namespace linkem::control {
 
@@ -31,12 +31,12 @@ std::string hex(const std::string& bytes) {
 }
 
 // The key of a certificate file ("public-key" or "secret-key"), decoded from Z85 to 32
-// bytes: read as linkemctl and the GUI read them (linkem/client.hpp).
+// bytes: read as linkemctl and the GUI read them (linkem/curve.hpp).
 std::string zcert_key(const std::string& path, const std::string& which) {
-    client::KeyPair k;
+    curve::KeyPair k;
     try {
-        k = client::read_certificate(path);
-    } catch (const client::SetupError& e) {
+        k = curve::read_certificate(path);
+    } catch (const curve::KeyFileError& e) {
         throw ServerError(e.what());
     }
     const std::string& z85 = which == "secret-key" ? k.secret_key : k.public_key;

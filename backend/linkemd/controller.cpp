@@ -1,6 +1,7 @@
 #include "controller.hpp"
 
 #include "linkem/presets.hpp"
+#include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
 
 #include <unistd.h>

@@ -15,6 +15,7 @@
 #include "linkem/link_params.hpp"
 #include "linkem/scenario_file.hpp"
 #include "linkem/trace_file.hpp"
+#include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem::linkemd {

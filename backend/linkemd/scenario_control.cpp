@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "linkem/dataplane/eal.hpp"
+#include "linkem/link_flags.hpp"
 #include "linkem/scenario_file.hpp"
 
 namespace linkem::linkemd {
@@ -198,7 +199,9 @@ json ScenarioControl::load(const json& params, const std::string& source) {
         }
         // Checked against the parameters in force, as it would start now.
         (void)compile_scenario(s, in_force(), dp_.directions(),
-                               from == "file" ? path : from == "inline" ? "scenario" : s.name);
+                               from == "file"     ? path
+                               : from == "inline" ? "scenario"
+                                                  : s.name);
     } catch (const ScenarioError& e) {
         refuse(ErrorCode::invalid_params, e.what(),
                from == "inline" && !e.field().empty() ? field + "." + e.field() : field);

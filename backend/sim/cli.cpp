@@ -13,6 +13,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "linkem/link_flags.hpp"
+#include "linkem/link_params_json.hpp"
 #include "linkem/scenario_file.hpp"
 #include "linkem/units.hpp"
 #include "report.hpp"
@@ -97,7 +99,7 @@ struct FlagDef {
     std::string value_name;  // shown in --help
 };
 
-// The link parameters' flags come from liblinkem_common (same names as linkemd); these
+// The link parameters' flags come from liblinkem_protocol (same names as linkemd); these
 // notes say where linkem-sim's defaults differ from LinkParams'.
 const std::map<std::string, std::string> kLinkNotes = {
     {"mean_delay_us", "; default here 10ms"},

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "linkem/link_params_json.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem::sim {

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 #include "metrics.hpp"
 
 namespace linkem::sim {
@@ -29,7 +30,7 @@ struct SimPacketTraits {
     }
 };
 
-using SimEmulator = Emulator<SimPacket, SimPacketTraits>;
+using SimEmulator = Emulator<SimPacket, SimPacketTraits, HugePageCalendarQueue>;
 
 constexpr std::size_t kBurst = 64;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

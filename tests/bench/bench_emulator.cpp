@@ -38,6 +38,7 @@
 
 #include "bench_summary.hpp"
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 
 namespace {
 
@@ -181,10 +182,11 @@ void register_all() {
     };
     for (const Entry& e : entries) {
         const std::string name = std::string("ingest_drain/") + e.name;
-        auto* b = e.heap ? benchmark::RegisterBenchmark(
-                               name.c_str(), BM_IngestDrain<linkem::BinaryHeapQueue>, name, e.sc)
-                         : benchmark::RegisterBenchmark(
-                               name.c_str(), BM_IngestDrain<linkem::CalendarQueue>, name, e.sc);
+        auto* b =
+            e.heap ? benchmark::RegisterBenchmark(
+                         name.c_str(), BM_IngestDrain<linkem::BinaryHeapQueue>, name, e.sc)
+                   : benchmark::RegisterBenchmark(
+                         name.c_str(), BM_IngestDrain<linkem::HugePageCalendarQueue>, name, e.sc);
         linkem::bench::with_min_max(b);
         b->Arg(1'000)->Arg(100'000)->Arg(1'000'000);
     }
@@ -211,7 +213,7 @@ double thread_cpu_seconds() {
 void run_paired(int pairs, std::int64_t in_flight, int directions, const char* target,
                 bool telemetry = false) {
     constexpr int kSteps = 1 << 15;
-    using R = Runner<linkem::CalendarQueue>;
+    using R = Runner<linkem::HugePageCalendarQueue>;
     // "a" against "b": reordered against correlated, or correlated with telemetry against
     // without.
     std::vector<std::unique_ptr<R>> reordered, correlated;

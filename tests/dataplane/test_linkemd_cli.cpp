@@ -1,7 +1,7 @@
 // linkemd's command line and config file: bad input exits with code 2 and names the field;
 // --print-config shows the effective configuration without starting DPDK. One test runs
 // the binary for real on net_null ports (its own EAL, --no-huge) and reads --stats-json.
-// Link files written by liblinkem_common (presets.hpp) are read as the library means.
+// Link files written by liblinkem_protocol (presets.hpp) are read as the library means.
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "linkem/link_params_json.hpp"
 #include "linkem/presets.hpp"
 
 namespace {

@@ -17,7 +17,9 @@
 
 #include "linkem/emulator.hpp"
 #include "linkem/limiter.hpp"
+#include "linkem/link_flags.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/link_params_json.hpp"
 #include "linkem/trace_file.hpp"
 #include "mm_link_model.hpp"
 #include "test_support.hpp"

@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 #include "linkem/time.hpp"
 #include "linkem/tsc_clock.hpp"
 
@@ -118,7 +119,7 @@ struct CalendarBins<dp::detail::HeldPacket> : CalendarBinsInLowBits<dp::detail::
 
 namespace linkem::dp::detail {
 
-using MbufEmulator = Emulator<HeldPacket>;
+using MbufEmulator = Emulator<HeldPacket, PacketTraits<HeldPacket>, HugePageCalendarQueue>;
 
 // The data plane's one clock: TSC ticks to ns at the rate measured against
 // CLOCK_MONOTONIC_RAW at start and re-checked in the background (linkem/tsc_clock.hpp;

@@ -1,0 +1,162 @@
+// LinkParams: everything that describes one direction of an emulated link.
+//
+// One vocabulary on every surface. JSON keys (config files, protocol) carry their unit in
+// the name: durations in microseconds (`_us`, fractions allowed), rates in bit/s (`_bps`),
+// sizes in bytes (`_bytes`) or packets (`_packets`), probabilities as fractions 0..1.
+// Command-line flags use the same names with dashes and without the unit suffix, and take
+// a value with a unit: --mean-delay 10ms  <->  "mean_delay_us": 10000.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "linkem/delayer.hpp"
+#include "linkem/distributions.hpp"
+#include "linkem/loss.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+enum class Limiter : std::uint8_t { none, spacer, policer, trace };
+enum class ByteAccounting : std::uint8_t { frame, wire };
+
+std::string_view to_string(Strategy s);
+std::string_view to_string(Limiter l);
+std::string_view to_string(LossModel m);
+std::string_view to_string(ByteAccounting b);
+
+struct DeliveryTrace;  // linkem/limiter.hpp
+
+/// The trace limiter's trace (key trace_file): shared, never changed once loaded; equal when
+/// the traces are (path and opportunities), so that a parameter set read back from its JSON
+/// compares equal to the one written. Read from its file by the protocol's JSON codec
+/// (linkem/link_params_json.hpp, linkem/trace_file.hpp): the model reads no files.
+struct TraceRef {
+    std::shared_ptr<const DeliveryTrace> trace;
+    const DeliveryTrace* get() const { return trace.get(); }
+    explicit operator bool() const { return trace != nullptr; }
+    bool operator==(const TraceRef& o) const;
+};
+
+struct LinkParams {
+    Strategy strategy = Strategy::correlated;
+    Distribution distribution = Distribution::normal;
+    DurationNs mean_delay = 0;
+    DurationNs jitter = 0;
+    DurationNs half_life = 21 * kNsPerMs;
+    DurationNs rate_window = 10 * kNsPerMs;  // T_min of the rate estimator
+
+    Limiter limiter = Limiter::none;
+    double rate_bps = 0;
+    std::uint64_t spacer_limit_bytes = 1'048'576;
+    std::uint64_t policer_burst_bytes = 65'536;
+    TraceRef trace;  // limiter `trace`: the mahimahi trace read from trace_file
+    ByteAccounting byte_accounting = ByteAccounting::frame;
+
+    LossModel loss_model = LossModel::none;
+    double loss_probability = 0;  // Bernoulli
+    double ge_p = 0;              // Gilbert-Elliott: good -> bad per packet
+    double ge_r = 1;              // Gilbert-Elliott: bad -> good per packet
+    double ge_loss_good = 0;      // loss probability in state good
+    double ge_loss_bad = 1;       // loss probability in state bad
+
+    std::uint64_t buffer_limit_packets = 1'048'576;
+    std::uint64_t seed = 0;  // 0: chosen at random when the Emulator starts (and reported)
+
+    bool operator==(const LinkParams&) const = default;
+};
+
+/// Parameters of both directions of a link (b_to_a is unused in single-port mode).
+struct LinkConfig {
+    LinkParams a_to_b;
+    LinkParams b_to_a;
+    bool operator==(const LinkConfig&) const = default;
+};
+
+/// A parameter error: which field, and a message that says what is allowed.
+class ParamError : public std::invalid_argument {
+  public:
+    ParamError(std::string field, const std::string& message)
+        : std::invalid_argument("field '" + field + "': " + message),
+          field_(std::move(field)),
+          message_(message) {}
+    /// The JSON key at fault ("jitter_us"), or a dotted path ("a_to_b.jitter_us").
+    const std::string& field() const { return field_; }
+    /// What is wrong and what is allowed, without the field: "-1 is out of range; ...".
+    const std::string& message() const { return message_; }
+
+  private:
+    std::string field_, message_;
+};
+
+/// Throws ParamError naming the first field that is out of range or inconsistent.
+void validate(const LinkParams& p);
+
+/// A field's value in the unit of its key: a number (double: mean_delay_us in us, rate_bps,
+/// probabilities), a whole number (bytes, packets, the seed) or an enum's name.
+using FieldValue = std::variant<double, std::uint64_t, std::string>;
+
+/// One LinkParams field: the single place that knows its key, type, unit, range and help.
+/// The JSON codec, the command-line flags, --help, the schema and validate() all read it.
+struct LinkParamField {
+    std::string key;   // the JSON key, unit-suffixed: "mean_delay_us"
+    std::string type;  // "number" (a double), "integer" (a std::uint64_t), "enum" (a name),
+                       // "path" (trace_file: a file name)
+    std::string unit;  // "us", "bit/s", "bytes", "packets", "probability", ""
+    double min = 0, max = 0;
+    std::vector<std::string> values;  // enum: the names
+    std::string help;
+    std::string example;  // command-line text, e.g. "10ms"; for enums the names: "a|b"
+    /// The field's value in its key's unit.
+    std::function<FieldValue(const LinkParams&)> get;
+    /// Stores a value of the field's type after checking its range (or name); throws
+    /// ParamError naming the key: "-1 is out of range; allowed 0 .. 10000000 us".
+    std::function<void(LinkParams&, const FieldValue&)> set;
+    /// What is allowed, as error messages say it: "0 .. 10000000 us", "'none', 'spacer'".
+    std::string allowed() const;
+};
+
+/// Every LinkParams field, in the struct's order.
+const std::vector<LinkParamField>& link_param_fields();
+/// The field of a JSON key; nullptr if there is none.
+const LinkParamField* link_param_field(std::string_view key);
+
+/// The fields by their index in link_param_fields(), for code that changes single fields
+/// while packets flow (scenario timelines): numbers without a FieldValue of a string.
+inline constexpr std::size_t kMaxLinkParamFields = 32;
+/// The index of a JSON key in link_param_fields(); -1 if there is none.
+int link_param_index(std::string_view key);
+/// Whether field i is a number (a duration, rate, size, probability or count), which a
+/// scenario's ramp may move; enums and trace_file are not.
+bool link_param_is_number(std::size_t i);
+/// Whether field i holds whole numbers (sizes, counts, the seed).
+bool link_param_is_integer(std::size_t i);
+/// A number field's value in its key's unit (mean_delay_us: microseconds).
+double link_param_number(std::size_t i, const LinkParams& p);
+/// Sets a number field from a value in its key's unit (whole-number fields round it), kept
+/// within the field's range.
+void set_link_param_number(std::size_t i, LinkParams& p, double v);
+/// Copies field i of `from` into `to`.
+void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to);
+
+/// Limits (also used by validation).
+struct ParamLimits {
+    static constexpr DurationNs kMaxDelay = 10 * kNsPerSec;
+    static constexpr DurationNs kMinHalfLife = 1 * kNsPerUs;
+    static constexpr DurationNs kMaxHalfLife = 10 * kNsPerSec;
+    static constexpr DurationNs kMinRateWindow = 1 * kNsPerUs;
+    static constexpr DurationNs kMaxRateWindow = 10 * kNsPerSec;
+    static constexpr double kMinRate = 1e3;
+    static constexpr double kMaxRate = 1.6e12;
+    static constexpr std::uint64_t kMinBytes = 64;
+    static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 36;
+    static constexpr std::uint64_t kMaxBufferPackets = std::uint64_t{1} << 28;
+};
+
+}  // namespace linkem

@@ -1,0 +1,356 @@
+#include "linkem/link_params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "linkem/limiter.hpp"
+
+namespace linkem {
+
+std::string_view to_string(Strategy s) {
+    switch (s) {
+        case Strategy::correlated:
+            return "correlated";
+        case Strategy::uncorrelated:
+            return "uncorrelated";
+        case Strategy::reordered:
+            return "reordered";
+    }
+    return "?";
+}
+std::string_view to_string(Limiter l) {
+    switch (l) {
+        case Limiter::none:
+            return "none";
+        case Limiter::spacer:
+            return "spacer";
+        case Limiter::policer:
+            return "policer";
+        case Limiter::trace:
+            return "trace";
+    }
+    return "?";
+}
+std::string_view to_string(LossModel m) {
+    switch (m) {
+        case LossModel::none:
+            return "none";
+        case LossModel::bernoulli:
+            return "bernoulli";
+        case LossModel::gilbert_elliott:
+            return "gilbert_elliott";
+    }
+    return "?";
+}
+std::string_view to_string(ByteAccounting b) {
+    switch (b) {
+        case ByteAccounting::frame:
+            return "frame";
+        case ByteAccounting::wire:
+            return "wire";
+    }
+    return "?";
+}
+
+bool TraceRef::operator==(const TraceRef& o) const {
+    return trace == o.trace || (trace && o.trace && *trace == *o.trace);
+}
+
+namespace {
+
+std::string num(double v) {
+    std::ostringstream os;
+    os.precision(12);
+    os << v;
+    return os.str();
+}
+
+template <class E>
+std::vector<std::string> enum_names(std::initializer_list<E> values) {
+    std::vector<std::string> out;
+    for (E v : values)
+        out.emplace_back(to_string(v));
+    return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "'" : ", '") + x + "'";
+    return s;
+}
+
+using Field = LinkParamField;
+
+double need_number(const Field& f, const FieldValue& v) {
+    const double x = std::get<double>(v);
+    if (!std::isfinite(x) || x < f.min || x > f.max)
+        throw ParamError(f.key, num(x) + " is out of range; allowed " + f.allowed());
+    return x;
+}
+
+std::uint64_t need_integer(const Field& f, const FieldValue& v) {
+    const std::uint64_t x = std::get<std::uint64_t>(v);
+    if (static_cast<double>(x) < f.min || static_cast<double>(x) > f.max)
+        throw ParamError(f.key, std::to_string(x) + " is out of range; allowed " + f.allowed());
+    return x;
+}
+
+template <class E>
+E need_enum(const Field& f, const FieldValue& v, const std::vector<E>& values) {
+    const std::string& s = std::get<std::string>(v);
+    for (E e : values)
+        if (s == to_string(e)) return e;
+    throw ParamError(f.key, "'" + s + "' is not allowed; allowed " + f.allowed());
+}
+
+template <class E>
+Field enum_field(std::string key, E LinkParams::*m, std::initializer_list<E> values,
+                 std::string help) {
+    Field f;
+    f.key = std::move(key);
+    f.type = "enum";
+    f.values = enum_names(values);
+    f.get = [m](const LinkParams& p) { return FieldValue(std::string(to_string(p.*m))); };
+    // Capture a copy: an initializer_list's array dies with the call that built the table.
+    f.set = [m, values = std::vector<E>(values), key = f.key, vals = f.values](
+                LinkParams& p, const FieldValue& v) {
+        Field tmp;
+        tmp.key = key;
+        tmp.type = "enum";
+        tmp.values = vals;
+        p.*m = need_enum<E>(tmp, v, values);
+    };
+    f.help = std::move(help);
+    for (const std::string& name : f.values)
+        f.example += (f.example.empty() ? "" : "|") + name;
+    return f;
+}
+
+Field duration_field(std::string key, DurationNs LinkParams::*m, DurationNs min, DurationNs max,
+                     std::string help, std::string example) {
+    Field f;
+    f.key = std::move(key);
+    f.type = "number";
+    f.unit = "us";
+    f.min = static_cast<double>(min) / kNsPerUs;
+    f.max = static_cast<double>(max) / kNsPerUs;
+    f.get = [m](const LinkParams& p) { return FieldValue(static_cast<double>(p.*m) / kNsPerUs); };
+    f.set = [m, f](LinkParams& p, const FieldValue& v) {
+        p.*m = static_cast<DurationNs>(std::llround(need_number(f, v) * kNsPerUs));
+    };
+    f.help = std::move(help);
+    f.example = std::move(example);
+    return f;
+}
+
+Field real_field(std::string key, double LinkParams::*m, std::string unit, double min, double max,
+                 std::string help, std::string example) {
+    Field f;
+    f.key = std::move(key);
+    f.type = "number";
+    f.unit = std::move(unit);
+    f.min = min;
+    f.max = max;
+    f.get = [m](const LinkParams& p) { return FieldValue(p.*m); };
+    f.set = [m, f](LinkParams& p, const FieldValue& v) { p.*m = need_number(f, v); };
+    f.help = std::move(help);
+    f.example = std::move(example);
+    return f;
+}
+
+Field integer_field(std::string key, std::uint64_t LinkParams::*m, std::string unit, double min,
+                    double max, std::string help, std::string example) {
+    Field f;
+    f.key = std::move(key);
+    f.type = "integer";
+    f.unit = std::move(unit);
+    f.min = min;
+    f.max = max;
+    f.get = [m](const LinkParams& p) { return FieldValue(p.*m); };
+    f.set = [m, f](LinkParams& p, const FieldValue& v) { p.*m = need_integer(f, v); };
+    f.help = std::move(help);
+    f.example = std::move(example);
+    return f;
+}
+
+// trace_file: the trace limiter's mahimahi trace. Its value is the trace's file name; the
+// trace itself is read by the protocol's JSON codec (the model reads no files), so setting
+// it here only keeps the trace it names or clears it.
+Field trace_file_field() {
+    Field f;
+    f.key = "trace_file";
+    f.type = "path";
+    f.get = [](const LinkParams& p) { return FieldValue(p.trace ? p.trace.get()->path : ""); };
+    f.set = [](LinkParams& p, const FieldValue& v) {
+        const std::string& path = std::get<std::string>(v);
+        if (path.empty()) {
+            p.trace = {};
+        } else if (!p.trace || p.trace.get()->path != path) {
+            throw ParamError("trace_file",
+                             "'" + path +
+                                 "' is not the trace in force; a trace is read from its file "
+                                 "by link_params_from_json (linkem/link_params_json.hpp)");
+        }
+    };
+    f.help =
+        "mahimahi link trace for limiter 'trace': one millisecond timestamp per line, each a "
+        "delivery opportunity for 1504 bytes, repeated at its end";
+    f.example = "uplink.trace";
+    return f;
+}
+
+const std::vector<Field>& fields() {
+    using L = ParamLimits;
+    static const std::vector<Field> kFields = {
+        enum_field("strategy", &LinkParams::strategy,
+                   {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered},
+                   "correlated: adaptive delay correlation, order kept (default); "
+                   "uncorrelated: i.i.d. delays, order kept (the naive method); "
+                   "reordered: i.i.d. delays, sent strictly by transmission time"),
+        enum_field("distribution", &LinkParams::distribution,
+                   {Distribution::normal, Distribution::uniform, Distribution::gamma,
+                    Distribution::lognormal, Distribution::constant},
+                   "distribution of the generated delays, given mean_delay_us and jitter_us"),
+        duration_field("mean_delay_us", &LinkParams::mean_delay, 0, L::kMaxDelay,
+                       "mean added delay", "10ms"),
+        duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
+                       "standard deviation of the added delay; 0 = constant delay", "3ms"),
+        duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife, L::kMaxHalfLife,
+                       "half-life period t_h of adaptive delay correlation", "21ms"),
+        duration_field("rate_window_us", &LinkParams::rate_window, L::kMinRateWindow,
+                       L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator",
+                       "10ms"),
+        enum_field("limiter", &LinkParams::limiter,
+                   {Limiter::none, Limiter::spacer, Limiter::policer, Limiter::trace},
+                   "bandwidth limit: spacer (delays to rate), policer (drops above rate) or "
+                   "trace (delivers at a mahimahi trace's opportunities, trace_file)"),
+        real_field("rate_bps", &LinkParams::rate_bps, "bit/s", 0, L::kMaxRate,
+                   "rate of the spacer or policer", "100Mbit"),
+        integer_field("spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
+                      static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
+                      "spacer fill limit: backlog beyond which packets are dropped", "1MiB"),
+        integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
+                      static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
+                      "policer bucket size", "64KiB"),
+        trace_file_field(),
+        enum_field("byte_accounting", &LinkParams::byte_accounting,
+                   {ByteAccounting::frame, ByteAccounting::wire},
+                   "bytes a limiter charges: frame, or wire = frame + 20 (preamble and gap)"),
+        enum_field("loss_model", &LinkParams::loss_model,
+                   {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott},
+                   "packet loss model"),
+        real_field("loss_probability", &LinkParams::loss_probability, "probability", 0, 1,
+                   "Bernoulli loss probability per packet", "0.01"),
+        real_field("ge_p", &LinkParams::ge_p, "probability", 0, 1,
+                   "Gilbert-Elliott: probability of moving good -> bad after a packet", "0.01"),
+        real_field("ge_r", &LinkParams::ge_r, "probability", 0, 1,
+                   "Gilbert-Elliott: probability of moving bad -> good after a packet", "0.3"),
+        real_field("ge_loss_good", &LinkParams::ge_loss_good, "probability", 0, 1,
+                   "Gilbert-Elliott: loss probability in state good", "0"),
+        real_field("ge_loss_bad", &LinkParams::ge_loss_bad, "probability", 0, 1,
+                   "Gilbert-Elliott: loss probability in state bad", "1"),
+        integer_field("buffer_limit_packets", &LinkParams::buffer_limit_packets, "packets", 1,
+                      static_cast<double>(L::kMaxBufferPackets),
+                      "packets the emulator may hold at once; beyond: buffer_full drops", "100000"),
+        integer_field("seed", &LinkParams::seed, "", 0, 1.8446744073709552e19,
+                      "random seed; 0 = chosen at start and reported", "42"),
+    };
+    return kFields;
+}
+
+}  // namespace
+
+std::string LinkParamField::allowed() const {
+    if (type == "enum") return join(values);
+    if (type == "path") return "a file name";
+    return num(min) + " .. " + num(max) + (unit.empty() ? "" : " " + unit);
+}
+
+const std::vector<LinkParamField>& link_param_fields() {
+    static const bool fits = fields().size() <= kMaxLinkParamFields;
+    if (!fits) throw std::logic_error("link_params.cpp: more fields than kMaxLinkParamFields");
+    return fields();
+}
+
+int link_param_index(std::string_view key) {
+    const std::vector<Field>& all = fields();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].key == key) return static_cast<int>(i);
+    return -1;
+}
+
+bool link_param_is_number(std::size_t i) {
+    const std::string& t = fields().at(i).type;
+    return t == "number" || t == "integer";
+}
+
+bool link_param_is_integer(std::size_t i) {
+    return fields().at(i).type == "integer";
+}
+
+double link_param_number(std::size_t i, const LinkParams& p) {
+    const FieldValue v = fields()[i].get(p);
+    if (const auto* x = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*x);
+    return std::get<double>(v);
+}
+
+void set_link_param_number(std::size_t i, LinkParams& p, double v) {
+    const Field& f = fields()[i];
+    v = std::clamp(v, f.min, f.max);
+    if (f.type == "integer") {
+        const double r = std::round(v);
+        f.set(p,
+              FieldValue(r >= 1.8446744073709552e19 ? UINT64_MAX : static_cast<std::uint64_t>(r)));
+    } else {
+        f.set(p, FieldValue(v));
+    }
+}
+
+void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to) {
+    const Field& f = fields()[i];
+    if (f.type == "path")
+        to.trace = from.trace;
+    else
+        f.set(to, f.get(from));
+}
+
+const LinkParamField* link_param_field(std::string_view key) {
+    for (const Field& f : fields())
+        if (f.key == key) return &f;
+    return nullptr;
+}
+
+void validate(const LinkParams& p) {
+    // Ranges first (same table as the JSON reader), then the rules that tie fields together.
+    for (const Field& f : fields()) {
+        LinkParams scratch = p;
+        f.set(scratch, f.get(p));
+    }
+    if (p.limiter == Limiter::trace && !p.trace)
+        throw ParamError("trace_file",
+                         "required when limiter is 'trace': a mahimahi link trace (one "
+                         "millisecond timestamp per line)");
+    if ((p.limiter == Limiter::spacer || p.limiter == Limiter::policer) &&
+        p.rate_bps < ParamLimits::kMinRate)
+        throw ParamError("rate_bps", "must be at least " + num(ParamLimits::kMinRate) +
+                                         " bit/s when limiter is '" +
+                                         std::string(to_string(p.limiter)) + "'");
+    const bool varying = p.jitter > 0 && p.distribution != Distribution::constant;
+    if (p.distribution == Distribution::constant && p.jitter > 0)
+        throw ParamError("jitter_us",
+                         "must be 0 when distribution is 'constant' (use another "
+                         "distribution for a varying delay)");
+    if (varying && p.mean_delay == 0 &&
+        (p.distribution == Distribution::gamma || p.distribution == Distribution::lognormal))
+        throw ParamError("mean_delay_us", "must be > 0 for distribution '" +
+                                              std::string(to_string(p.distribution)) +
+                                              "' with jitter (it has positive support)");
+    if (p.loss_model == LossModel::gilbert_elliott && p.ge_p + p.ge_r <= 0)
+        throw ParamError("ge_r", "ge_p and ge_r cannot both be 0 (the chain would never move)");
+}
+
+}  // namespace linkem

@@ -1,0 +1,112 @@
+#include "linkem/link_params_json.hpp"
+
+#include <string>
+#include <vector>
+
+#include "linkem/trace_file.hpp"
+
+namespace linkem {
+
+using nlohmann::json;
+
+namespace {
+
+json value_json(const FieldValue& v) {
+    return std::visit([](const auto& x) { return json(x); }, v);
+}
+
+// The JSON value of `v` as the field's type, or ParamError saying what was expected.
+FieldValue field_value(const LinkParamField& f, const json& v) {
+    if (f.type == "path") {
+        if (!v.is_string())
+            throw ParamError(f.key, "expected a file name (a string; \"\" for none), got " +
+                                        std::string(v.type_name()));
+        return v.get<std::string>();
+    }
+    if (f.type == "enum") {
+        if (!v.is_string())
+            throw ParamError(f.key, v.dump() + " is not allowed; allowed " + f.allowed());
+        return v.get<std::string>();
+    }
+    if (f.type == "integer") {
+        if (!v.is_number_integer())
+            throw ParamError(f.key, "expected a whole number in " + f.allowed() + ", got " +
+                                        (v.is_number() ? v.dump() : std::string(v.type_name())));
+        // Parsed text stores non-negative integers as unsigned; JSON built in C++ from an int
+        // holds them signed.
+        if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)
+            throw ParamError(f.key, v.dump() + " is out of range; allowed " + f.allowed());
+        return v.get<std::uint64_t>();
+    }
+    if (!v.is_number())
+        throw ParamError(f.key, "expected a number" + (f.unit.empty() ? "" : " (" + f.unit + ")") +
+                                    ", got " + std::string(v.type_name()));
+    return v.get<double>();
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "'" : ", '") + x + "'";
+    return s;
+}
+
+}  // namespace
+
+json to_json(const LinkParams& p) {
+    json j = json::object();
+    for (const LinkParamField& f : link_param_fields())
+        j[f.key] = value_json(f.get(p));
+    return j;
+}
+
+LinkParams link_params_from_json(const json& j, const LinkParams& base) {
+    LinkParams p = link_param_values_from_json(j, base);
+    validate(p);
+    return p;
+}
+
+LinkParams link_param_values_from_json(const json& j, const LinkParams& base) {
+    if (!j.is_object())
+        throw ParamError(
+            "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
+    LinkParams p = base;
+    for (const auto& [key, value] : j.items()) {
+        const LinkParamField* field = link_param_field(key);
+        if (!field) {
+            std::vector<std::string> names;
+            for (const LinkParamField& f : link_param_fields())
+                names.push_back(f.key);
+            throw ParamError(key, "unknown parameter; known: " + join(names));
+        }
+        const FieldValue v = field_value(*field, value);
+        if (field->type == "path") {
+            // The trace is read here: the model reads no files.
+            const std::string& path = std::get<std::string>(v);
+            p.trace = path.empty() ? TraceRef{} : TraceRef{read_delivery_trace(path)};
+            continue;
+        }
+        field->set(p, v);
+    }
+    return p;
+}
+
+json link_params_schema() {
+    const LinkParams defaults;
+    json j = json::object();
+    for (const LinkParamField& f : link_param_fields()) {
+        json d = {{"type", f.type}, {"default", value_json(f.get(defaults))}, {"help", f.help}};
+        if (f.type == "enum") {
+            d["values"] = f.values;
+        } else if (f.type == "path") {
+        } else {
+            d["min"] = f.min;
+            d["max"] = f.max;
+            d["unit"] = f.unit;
+        }
+        j[f.key] = d;
+    }
+    return j;
+}
+
+}  // namespace linkem
