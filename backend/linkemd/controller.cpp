@@ -44,7 +44,7 @@ std::vector<std::string> restart_needed(const Options& running, const Options& n
     std::vector<std::string> out;
     if (a.port_a != b.port_a) out.push_back("port_a");
     if (a.port_b != b.port_b) out.push_back("port_b");
-    if (a.layout != b.layout) out.push_back("lcores");
+    if (a.workers != b.workers) out.push_back("workers");
     if (a.burst != b.burst) out.push_back("burst");
     if (next.mbufs_given && a.mbufs != b.mbufs) out.push_back("mbufs");
     if (a.delay_samples_per_s != b.delay_samples_per_s) out.push_back("delay_samples_per_s");

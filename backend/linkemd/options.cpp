@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -110,11 +111,14 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_flag("--print-config", cl.print_config,
                  "print the effective config as JSON and exit (no EAL start)")
         ->group("Config");
-    app.add_option("--lcores", cl.lcores,
-                   "shared (one lcore for both directions; default below 4 CPUs) or 1, 2, 3 "
-                   "lcores per direction")
-        ->type_name("LAYOUT")
+    app.add_option("--workers", cl.workers,
+                   "shared (one lcore for both directions; default below 4 CPUs) or N lcores per "
+                   "direction (1..64, default 1), each with its own queue pair and emulator; "
+                   "flows spread over the queues by RSS (net_af_packet: hash fanout)")
+        ->type_name("shared|N")
         ->group("Threads and I/O");
+    // The earlier name (it collides with the EAL's --lcores): shared and 1 still work.
+    app.add_option("--lcores", cl.lcores)->group("");
     app.add_option("--burst", cl.burst, "rx/tx burst size, 1..512 (default 16)")
         ->type_name("N")
         ->group("Threads and I/O");
@@ -222,6 +226,53 @@ const char* version() {
     return LINKEM_VERSION;
 }
 
+namespace {
+
+// --workers or "workers" (a number may be given as a JSON number); the earlier --lcores /
+// "lcores" take shared and 1 with a note, and say what replaced their pipeline layouts.
+dp::Workers workers_option(const CommandLine& cl, const json& file, const std::string& src) {
+    std::string v, where;
+    bool old_name = false;
+    if (!cl.workers.empty()) {
+        v = cl.workers;
+        where = "--workers";
+    } else if (!cl.lcores.empty()) {
+        v = cl.lcores;
+        where = "--lcores";
+        old_name = true;
+    } else if (file.contains("workers")) {
+        where = src + ": workers";
+        v = file["workers"].is_number_unsigned()
+                ? std::to_string(file["workers"].get<std::uint64_t>())
+                : string_key(where, file["workers"]);
+    } else if (file.contains("lcores")) {
+        where = src + ": lcores";
+        v = string_key(where, file["lcores"]);
+        old_name = true;
+    } else {
+        return dp::default_workers(dp::Eal::usable_cpus());
+    }
+    if (old_name && (v == "2" || v == "3"))
+        throw UsageError(
+            where + " " + v +
+            ": the pipeline layouts (2 and 3 lcores per direction) are gone: they "
+            "forwarded less than one lcore per direction; use --workers N (\"workers\" "
+            "in a config file): N lcores per direction, each with its own queue");
+    if (old_name && v != "shared" && v != "1")
+        throw UsageError(where + ": '" + v + "' is not allowed; allowed 'shared' or '1' (now " +
+                         "--workers shared|N)");
+    const auto w = dp::parse_workers(v);
+    if (!w)
+        throw UsageError(where + ": '" + v + "' is not allowed; allowed 'shared' or 1 .. " +
+                         std::to_string(dp::kMaxWorkers) + " (workers per direction)");
+    if (old_name)
+        std::fprintf(stderr, "linkemd: %s is now called %s\n", where.c_str(),
+                     where.starts_with("--") ? "--workers" : "\"workers\"");
+    return *w;
+}
+
+}  // namespace
+
 Options build_options(const CommandLine& cl) {
     const std::vector<LinkParamFlag>& flags = link_param_flags();
     Options o;
@@ -246,6 +297,7 @@ Options build_options(const CommandLine& cl) {
             static const auto known = {"port_a",
                                        "traffic",
                                        "port_b",
+                                       "workers",
                                        "lcores",
                                        "burst",
                                        "stats_interval_us",
@@ -321,17 +373,7 @@ Options build_options(const CommandLine& cl) {
     }
 
     // Threads, burst, stats.
-    if (!cl.lcores.empty() || file.contains("lcores")) {
-        const std::string v =
-            !cl.lcores.empty() ? cl.lcores : string_key(src + ": lcores", file["lcores"]);
-        const auto l = dp::parse_layout(v);
-        if (!l)
-            throw UsageError((cl.lcores.empty() ? src + ": lcores" : std::string("--lcores")) +
-                             ": '" + v + "' is not allowed; allowed 'shared', '1', '2', '3'");
-        dc.layout = *l;
-    } else {
-        dc.layout = dp::default_layout(dp::Eal::usable_cpus());
-    }
+    dc.workers = workers_option(cl, file, src);
     if (!cl.burst.empty())
         dc.burst = static_cast<unsigned>(integer_option("--burst", cl.burst, 1, dp::kMaxBurst));
     else if (file.contains("burst"))
@@ -560,7 +602,8 @@ Options build_options(const CommandLine& cl) {
         }
     }
     if (n_dirs == 1) dc.link.b_to_a = dc.link.a_to_b;
-    if (!o.mbufs_given) dc.mbufs = dp::default_mbufs(dc.link, n_dirs);
+    if (!o.mbufs_given)
+        dc.mbufs = dp::default_mbufs(dc.link, n_dirs, dp::queues_per_port(dc.workers));
 
     // The scenario: checked now against the link it would start on.
     o.scenario = !cl.scenario.empty()        ? cl.scenario
@@ -583,7 +626,7 @@ json to_json(const Options& o) {
     json j = json::object();
     j["port_a"] = dc.port_a;
     if (!dc.port_b.empty()) j["port_b"] = dc.port_b;
-    j["lcores"] = std::string(dp::to_string(dc.layout));
+    j["workers"] = dp::to_string(dc.workers);
     j["burst"] = dc.burst;
     j["stats_interval_us"] = static_cast<double>(o.stats_interval) / kNsPerUs;
     j["mbufs"] = dc.mbufs;

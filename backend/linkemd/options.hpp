@@ -29,7 +29,8 @@ class UsageError : public std::runtime_error {
 
 /// The raw command line, kept to redo the layering on reload.
 struct CommandLine {
-    std::string port_a, port_b, config, lcores, burst, mbufs, stats_interval, duration, scenario;
+    std::string port_a, port_b, config, workers, lcores, burst, mbufs, stats_interval, duration,
+        scenario;
     bool stats_json = false, print_config = false, hold_mbufs = false;
     // Control and telemetry (docs/protocol.md).
     std::string control, telemetry, telemetry_hz, delay_samples_per_s, curve_secret, curve_allow;
@@ -55,7 +56,7 @@ struct ControlOptions {
 };
 
 struct Options {
-    dp::DataplaneConfig dataplane;          // ports, layout, burst, mbufs (never 0), link
+    dp::DataplaneConfig dataplane;          // ports, workers, burst, mbufs (never 0), link
     DurationNs stats_interval = kNsPerSec;  // 0: no periodic stats
     std::optional<DurationNs> duration;
     bool stats_json = false;

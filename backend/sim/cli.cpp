@@ -148,7 +148,9 @@ const std::vector<FlagDef>& flag_defs() {
             {"--trace-interval", "",
              "one trace sample per this much time (default 1ms; 0: every packet)", "DURATION"},
             // Sweeps.
-            {"--sweep", "", "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11",
+            {"--sweep", "",
+             "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11; smooth smooth-dist "
+             "smooth-acf smooth-ks",
              "FIGURE"},
             {"--traffic-rates", "",
              "sweep traffic rates, comma-separated (default 0.1G,1G,10G,100G)", "RATE,..."},

@@ -153,11 +153,11 @@ struct RingFree {
 };
 using Ring = std::unique_ptr<rte_ring, RingFree>;
 
-/// The pool the data plane gave a port's RX queue (null: none): VirtualPort puts frames
-/// where a NIC would, into mbufs of that pool, so that they take the same path (buffer
-/// exchange) as on a real port. Set while the port is configured.
-void set_rx_pool(std::uint16_t port, rte_mempool* mp);
-rte_mempool* rx_pool(std::uint16_t port);
+/// The pool the data plane gave a port's receive queue (null: none): VirtualPort puts
+/// frames where a NIC would, into mbufs of that pool, so that they take the same path
+/// (buffer exchange) as on a real port. Set while the port is configured.
+void set_rx_pool(std::uint16_t port, unsigned queue, rte_mempool* mp);
+rte_mempool* rx_pool(std::uint16_t port, unsigned queue);
 
 /// Unique DPDK object names within the process.
 std::string unique_name(const std::string& stem);

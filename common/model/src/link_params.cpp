@@ -18,6 +18,8 @@ std::string_view to_string(Strategy s) {
             return "uncorrelated";
         case Strategy::reordered:
             return "reordered";
+        case Strategy::smooth:
+            return "smooth";
     }
     return "?";
 }
@@ -206,11 +208,14 @@ Field trace_file_field() {
 const std::vector<Field>& fields() {
     using L = ParamLimits;
     static const std::vector<Field> kFields = {
-        enum_field("strategy", &LinkParams::strategy,
-                   {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered},
-                   "correlated: adaptive delay correlation, order kept (default); "
-                   "uncorrelated: i.i.d. delays, order kept (the naive method); "
-                   "reordered: i.i.d. delays, sent strictly by transmission time"),
+        enum_field(
+            "strategy", &LinkParams::strategy,
+            {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered, Strategy::smooth},
+            "correlated: adaptive delay correlation, order kept (default); "
+            "uncorrelated: i.i.d. delays, order kept (the naive method); "
+            "reordered: i.i.d. delays, sent strictly by transmission time; "
+            "smooth: delay a smooth function of time with the set mean, jitter, "
+            "distribution and half-life, order kept"),
         enum_field("distribution", &LinkParams::distribution,
                    {Distribution::normal, Distribution::uniform, Distribution::gamma,
                     Distribution::lognormal, Distribution::constant},
@@ -220,7 +225,8 @@ const std::vector<Field>& fields() {
         duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
                        "standard deviation of the added delay; 0 = constant delay", "3ms"),
         duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife, L::kMaxHalfLife,
-                       "half-life period t_h of adaptive delay correlation", "21ms"),
+                       "half-life t_h of the delay's correlation in time (correlated, smooth)",
+                       "21ms"),
         duration_field("rate_window_us", &LinkParams::rate_window, L::kMinRateWindow,
                        L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator",
                        "10ms"),

@@ -33,6 +33,7 @@
 #include "linkem/rate_estimator.hpp"
 #include "linkem/rng.hpp"
 #include "linkem/scenario.hpp"
+#include "linkem/shared_link.hpp"
 #include "linkem/spsc_ring.hpp"
 #include "linkem/telemetry.hpp"
 #include "linkem/units.hpp"
@@ -134,6 +135,13 @@ class Emulator {
         publish_state();
     }
 
+    /// Shares the limiter with every Emulator given the same `link`, each on its own thread
+    /// (the data plane's workers of one direction): one spacer or policer for all of them,
+    /// with this Emulator's rate, backlog limit and burst (linkem/shared_link.hpp, also for
+    /// what then differs: the link comes before the delay for every strategy). nullptr: the
+    /// Emulator's own limiter (the default). Before the packet path runs.
+    void share_limiter(SharedLink* link) { shared_link_ = link; }
+
     const LinkParams& params() const { return params_; }
 
     /// Follows a scenario's track (nullptr: none, the parameters stay as they are): the
@@ -188,42 +196,56 @@ class Emulator {
         for (std::size_t off = 0; off < n; off += step) {
             const std::size_t m = std::min(step, n - off);
             Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
-            switch (params_.limiter) {
-                case Limiter::spacer:
-                    // Far from the limit (the common case unless the link is overloaded):
-                    // no packet of the chunk can overflow it, so the loop skips the check.
-                    // The packets reach the spacer at `now` (reordered) or at their delayed
-                    // times, which never fall below the previous packet's (FIFO).
-                    if (spacer_.fits_whole(fifo ? std::max(static_cast<double>(now), spacer_floor_)
-                                                : static_cast<double>(now),
-                                           chunk_bytes(pkts + off, m)))
-                        n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, true>(pkts + off, m,
-                                                                                      now, drop_out)
-                                          : ingest_chunk<Limiter::spacer, false, true>(
-                                                pkts + off, m, now, drop_out);
-                    else
+            // A limiter shared with other Emulators (share_limiter): reserved per chunk.
+            if (shared_link_ && (params_.limiter == Limiter::spacer ||
+                                 params_.limiter == Limiter::policer)) [[unlikely]] {
+                if (params_.limiter == Limiter::spacer)
+                    n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, false, true>(
+                                            pkts + off, m, now, drop_out)
+                                      : ingest_chunk<Limiter::spacer, false, false, true>(
+                                            pkts + off, m, now, drop_out);
+                else
+                    n_dropped += fifo ? ingest_chunk<Limiter::policer, true, false, true>(
+                                            pkts + off, m, now, drop_out)
+                                      : ingest_chunk<Limiter::policer, false, false, true>(
+                                            pkts + off, m, now, drop_out);
+            } else
+                switch (params_.limiter) {
+                    case Limiter::spacer:
+                        // Far from the limit (the common case unless the link is overloaded):
+                        // no packet of the chunk can overflow it, so the loop skips the check.
+                        // The packets reach the spacer at `now` (reordered) or at their delayed
+                        // times, which never fall below the previous packet's (FIFO).
+                        if (spacer_.fits_whole(
+                                fifo ? std::max(static_cast<double>(now), spacer_floor_)
+                                     : static_cast<double>(now),
+                                chunk_bytes(pkts + off, m)))
+                            n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, true>(
+                                                    pkts + off, m, now, drop_out)
+                                              : ingest_chunk<Limiter::spacer, false, true>(
+                                                    pkts + off, m, now, drop_out);
+                        else
+                            n_dropped += fifo ? ingest_chunk<Limiter::spacer, true>(pkts + off, m,
+                                                                                    now, drop_out)
+                                              : ingest_chunk<Limiter::spacer, false>(pkts + off, m,
+                                                                                     now, drop_out);
+                        break;
+                    case Limiter::policer:
+                        n_dropped += fifo ? ingest_chunk<Limiter::policer, true>(pkts + off, m, now,
+                                                                                 drop_out)
+                                          : ingest_chunk<Limiter::policer, false>(pkts + off, m,
+                                                                                  now, drop_out);
+                        break;
+                    case Limiter::trace:
+                        n_dropped += ingest_trace(pkts + off, m, now, drop_out, fifo);
+                        break;
+                    case Limiter::none:
+                    default:
                         n_dropped +=
-                            fifo ? ingest_chunk<Limiter::spacer, true>(pkts + off, m, now, drop_out)
-                                 : ingest_chunk<Limiter::spacer, false>(pkts + off, m, now,
-                                                                        drop_out);
-                    break;
-                case Limiter::policer:
-                    n_dropped +=
-                        fifo ? ingest_chunk<Limiter::policer, true>(pkts + off, m, now, drop_out)
-                             : ingest_chunk<Limiter::policer, false>(pkts + off, m, now, drop_out);
-                    break;
-                case Limiter::trace:
-                    n_dropped +=
-                        fifo ? ingest_chunk<Limiter::trace, true>(pkts + off, m, now, drop_out)
-                             : ingest_chunk<Limiter::trace, false>(pkts + off, m, now, drop_out);
-                    break;
-                case Limiter::none:
-                default:
-                    n_dropped +=
-                        fifo ? ingest_chunk<Limiter::none, true>(pkts + off, m, now, drop_out)
-                             : ingest_chunk<Limiter::none, false>(pkts + off, m, now, drop_out);
-                    break;
-            }
+                            fifo ? ingest_chunk<Limiter::none, true>(pkts + off, m, now, drop_out)
+                                 : ingest_chunk<Limiter::none, false>(pkts + off, m, now, drop_out);
+                        break;
+                }
             if (owed > 1 && last_queued_) [[unlikely]] {
                 take_sample(now);
                 --owed;
@@ -374,12 +396,23 @@ class Emulator {
     double alpha() const { return delayer_.alpha(); }
     double rate_pps() const { return rate_.rate_pps(); }
     const Delayer& delayer() const { return delayer_; }
+    /// Packets that waited behind their predecessor (FIFO: their own transmission time came
+    /// before the predecessor's). Not a protocol counter; the simulator reports it.
+    std::uint64_t waited() const { return waited_; }
     const RateEstimator& rate_estimator() const { return rate_; }
 
   private:
     bool uses_fifo() const { return params_.strategy != Strategy::reordered; }
 
     static constexpr TimeNs kNoChange = std::numeric_limits<TimeNs>::max();
+
+    // The trace limiter's chunks, out of line, so that the other limiters' loops, inlined
+    // into ingest(), are laid out as without it.
+    [[gnu::noinline]] std::size_t ingest_trace(const Packet* pkts, std::size_t n, TimeNs now,
+                                               Packet* dropped, bool fifo) {
+        return fifo ? ingest_chunk<Limiter::trace, true>(pkts, n, now, dropped)
+                    : ingest_chunk<Limiter::trace, false>(pkts, n, now, dropped);
+    }
 
     // The scenario's next change has come: the parameters of the position `now` is at.
     [[gnu::noinline, gnu::cold]] void follow_track(TimeNs now) {
@@ -525,16 +558,20 @@ class Emulator {
     // kSpacerFits: the spacer accepted the chunk whole (Spacer::fits_whole: its times, the
     // arrival time `now` and later, never decrease within the chunk), so no packet is checked
     // against its limit.
-    template <Limiter L, bool Fifo, bool kSpacerFits = false>
+    // kShared: the limiter is the shared link's (share_limiter): the packets the buffer has
+    // room for (at the chunk's start) reserve it in one go before the loop; the spacer's time
+    // then comes before the delay for every strategy. The packets beyond that room are
+    // dropped as buffer_full, even when losses in the chunk would have made room for some.
+    template <Limiter L, bool Fifo, bool kSpacerFits = false, bool kShared = false>
     std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped) {
         double delay[kChunk];
         // One packet per call (the simulator's arrivals): the single draw, inlined, costs
         // less than next_n's loop set-up. Both give the same values.
         if (n == 1)
-            delay[0] = delayer_.next(rng_);
+            delay[0] = delayer_.next(rng_, now);
         else
-            delayer_.next_n(rng_, delay, n);
-        std::uint64_t bytes = 0, clamped = 0, drop[4] = {0, 0, 0, 0};
+            delayer_.next_n(rng_, delay, n, now);
+        std::uint64_t bytes = 0, clamped = 0, waited = 0, drop[4] = {0, 0, 0, 0};
         std::size_t n_dropped = 0;
         // The delay statistics of the packets queued (telemetry), in registers; the last
         // queued packet's delay and transmission time (a sample candidate).
@@ -550,6 +587,19 @@ class Emulator {
         [[maybe_unused]] double floor = spacer_floor_;
         [[maybe_unused]] TimeNs last_tx = last_tx_;
         const std::uint32_t overhead = overhead_;
+        [[maybe_unused]] TimeNs link_at[kChunk];
+        [[maybe_unused]] std::size_t linked = 0;  // packets that reserved the shared link
+        if constexpr (kShared) {
+            std::uint32_t charged[kChunk];
+            linked = std::min(n, room);
+            for (std::size_t i = 0; i < linked; ++i)
+                charged[i] = Traits::length(pkts[i]) + overhead;
+            shared_link_->reserve(
+                now, charged, linked, 8e9 / params_.rate_bps,
+                static_cast<double>(L == Limiter::spacer ? params_.spacer_limit_bytes
+                                                         : params_.policer_burst_bytes),
+                link_carry_, link_at);
+        }
         auto queue = [&] {
             if constexpr (Fifo)
                 return fifo_.writer(room < n ? room : n);
@@ -565,7 +615,7 @@ class Emulator {
                 if (dropped) dropped[n_dropped] = pkt;
                 ++n_dropped;
             };
-            if (room == 0) {
+            if (room == 0 || (kShared && i >= linked)) {
                 drop_it(DropCause::buffer_full);
                 continue;
             }
@@ -577,7 +627,13 @@ class Emulator {
             }
             // 2 limiter (and 4: the transmission time)
             TimeNs tx;
-            if constexpr (L == Limiter::spacer) {
+            if constexpr (kShared) {
+                if (link_at[i] == SharedLink::kDropped) {
+                    drop_it(L == Limiter::spacer ? DropCause::spacer : DropCause::policer);
+                    continue;
+                }
+                tx = (L == Limiter::spacer ? link_at[i] : now) + static_cast<TimeNs>(d + 0.5);
+            } else if constexpr (L == Limiter::spacer) {
                 // FIFO: the spacer follows the delay. A packet cannot leave before its
                 // predecessor, so it reaches the spacer no earlier than that one did; feeding
                 // the leaky bucket this non-decreasing time makes its fill state the backlog
@@ -627,6 +683,7 @@ class Emulator {
             --to_loss;
             // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
             if constexpr (Fifo) {
+                waited += tx < last_tx;
                 tx = std::max(tx, last_tx);
                 last_tx = tx;
             }
@@ -654,7 +711,7 @@ class Emulator {
             sample_tx_ = last_t;
         }
         to_loss_ = to_loss;
-        if constexpr (L == Limiter::spacer) {
+        if constexpr (L == Limiter::spacer && !kShared) {
             spacer_ = spacer;
             if constexpr (Fifo) spacer_floor_ = floor;
         }
@@ -662,6 +719,7 @@ class Emulator {
         if constexpr (Fifo) last_tx_ = last_tx;
         Counters::add(counters_.bytes_in, bytes);
         if (clamped) Counters::add(counters_.delays_clamped, clamped);
+        waited_ += waited;
         for (int c = 0; c < 4; ++c)
             if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
         return n_dropped;
@@ -687,9 +745,12 @@ class Emulator {
     LossProcess::Config loss_config_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
+    std::uint64_t waited_ = 0;
     bool prefetch_ahead_ = true;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
-    double spacer_floor_ = -1e300;  // FIFO: latest time a packet reached the spacer or trace
+    double spacer_floor_ = -1e300;       // FIFO: latest time a packet reached the spacer or trace
+    SharedLink* shared_link_ = nullptr;  // share_limiter()
+    double link_carry_ = 0;              // this Emulator's fraction of a ns (SharedLink)
     // The scenario followed (follow()): its track, its position 0, and when to look again.
     const ScenarioTrack* track_ = nullptr;
     TimeNs track_origin_ = 0;

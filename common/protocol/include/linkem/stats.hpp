@@ -26,10 +26,10 @@ struct DirectionStats {
     std::uint64_t buffer_limit = 0;  // packets the Emulator may hold (after the mempool cap)
     bool buffer_exchange = false;    // the queue holds packet buffers, not mbufs
     std::uint64_t params_generation = 0;  // the parameter block in use (0: the initial one)
-    /// Stalls: gaps of 100 us or more between two polls of the direction by the lcore that
-    /// stamps its arrivals (with layout three also by its emulate lcore), i.e. times the
-    /// data plane did not run (preempted, interrupted, or its vCPU descheduled). Packets
-    /// that arrived or fell due in a stall leave up to its length late.
+    /// Stalls: gaps of 100 us or more between two polls of the direction by an lcore that
+    /// serves it (with several workers: summed over them), i.e. times the data plane did
+    /// not run (preempted, interrupted, or its vCPU descheduled). Packets that arrived or
+    /// fell due in a stall leave up to its length late.
     std::uint64_t stalls = 0;
     std::uint64_t stall_ns = 0;          // their total length
     std::uint64_t longest_stall_ns = 0;  // the longest since start
