@@ -210,7 +210,8 @@ void Server::handle_control() {
             const proto::Request req = proto::parse_request(parts[first].to_string_view());
             id = req.id;
             method = req.method;
-            if (req.method == "hello" && req.params.contains("client")) {
+            if (proto::find_method(req.method)->method == proto::Method::hello &&
+                req.params.contains("client")) {
                 const json& c = req.params["client"];
                 if (!c.is_string() || c.get<std::string>().size() > proto::kMaxClientName)
                     throw proto::ProtocolError(
@@ -224,11 +225,9 @@ void Server::handle_control() {
             }
             const json result = backend_.handle(req, source_of(identity));
             reply = proto::encode_result(id, result);
-            ++answered_;
         } catch (const proto::ProtocolError& e) {
             if (!e.id().is_null()) id = e.id();
             reply = proto::encode_error(id, e.error());
-            ++refused_;
             event(proto::Event{"request_refused", "warning",
                                "request " + (method.empty() ? std::string("(unparsed)") : method) +
                                    " from " + source_of(identity) +
@@ -241,7 +240,6 @@ void Server::handle_control() {
                                    (e.field().empty() ? "" : e.field() + ": ") + e.message(),
                                    e.field()};
             reply = proto::encode_error(id, err);
-            ++refused_;
             event(proto::Event{
                 "request_refused", "warning",
                 "request " + method + " from " + source_of(identity) + " refused: " + err.message,
@@ -253,7 +251,6 @@ void Server::handle_control() {
             // gone): the client learns so, and the server goes on serving.
             const proto::Error err{proto::ErrorCode::failed, method + " failed: " + e.what(), ""};
             reply = proto::encode_error(id, err);
-            ++refused_;
             event(proto::Event{
                 "request_refused", "warning",
                 "request " + method + " from " + source_of(identity) + " failed: " + e.what(),

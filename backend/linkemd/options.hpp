@@ -35,8 +35,8 @@ struct CommandLine {
     // Control and telemetry (docs/protocol.md).
     std::string control, telemetry, telemetry_hz, delay_samples_per_s, curve_secret, curve_allow;
     bool no_control = false, insecure_listen = false, allow_remote_shutdown = false;
-    // Built-in traffic and the demo.
-    std::string traffic, traffic_rate, frame_size, period;
+    // Built-in traffic and the demo: [i] for traffic_flags()[i]; empty = not given.
+    std::vector<std::string> traffic;
     bool demo = false;
     // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
     std::vector<std::array<std::string, 3>> params;

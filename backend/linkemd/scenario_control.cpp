@@ -57,13 +57,6 @@ DurationNs position_param(const json& params, const Scenario& s, bool required) 
     return static_cast<DurationNs>(std::llround(v.get<double>() * kNsPerSec));
 }
 
-void no_params(const json& params, const std::string& method) {
-    if (!params.empty())
-        refuse(ErrorCode::invalid_params,
-               "'" + method + "' takes no parameters; got '" + params.begin().key() + "'",
-               "params." + params.begin().key());
-}
-
 // The fields each direction's steps give: the rest keeps the link's values.
 std::array<FieldSet, 2> touched(const Scenario& s) {
     std::array<FieldSet, 2> t;
@@ -93,59 +86,55 @@ ScenarioControl::ScenarioControl(dp::Dataplane& dp, std::function<void(const pro
                                  std::function<void(std::uint64_t, const std::string&)> applied)
     : dp_(dp), event_(std::move(event)), applied_(std::move(applied)) {}
 
-json ScenarioControl::handle(const std::string& method, const json& params,
-                             const std::string& source) {
+json ScenarioControl::handle(proto::Method method, const json& params, const std::string& source) {
+    // The controller has refused params to the methods that take none (proto::kMethods).
+    using M = proto::Method;
     const TimeNs now = dp::now_ns();
-    if (method == "get_scenario") {
-        no_params(params, method);
-        return status(now);
-    }
-    if (method == "load_scenario") return load(params, source);
+    if (method == M::get_scenario) return status(now);
+    if (method == M::load_scenario) return load(params, source);
     if (!scenario_)
         refuse(ErrorCode::unavailable,
                "no scenario is loaded: load_scenario first (linkemctl scenario play FILE|NAME)");
-    if (method == "start_scenario")
-        return start(position_param(params, *scenario_, false), source, "started");
-    if (method == "pause_scenario") {
-        no_params(params, method);
-        if (state_ == State::paused) return status(now);
-        if (state_ != State::playing)
-            refuse(ErrorCode::unavailable, "scenario '" + scenario_->name + "' is " +
-                                               std::string(to_string(state_)) +
-                                               ", not playing: nothing to pause");
-        return pause(source, "");
+    switch (method) {
+        case M::start_scenario:
+            return start(position_param(params, *scenario_, false), source, "started");
+        case M::pause_scenario:
+            if (state_ == State::paused) return status(now);
+            if (state_ != State::playing)
+                refuse(ErrorCode::unavailable, "scenario '" + scenario_->name + "' is " +
+                                                   std::string(to_string(state_)) +
+                                                   ", not playing: nothing to pause");
+            return pause(source, "");
+        case M::resume_scenario:
+            if (state_ == State::playing) return status(now);
+            if (state_ != State::paused)
+                refuse(ErrorCode::unavailable,
+                       "scenario '" + scenario_->name + "' is " + std::string(to_string(state_)) +
+                           ", not paused: start_scenario plays it from the start");
+            return start(position_, source, "resumed");
+        case M::stop_scenario:
+            if (state_ == State::playing) publish(nullptr, in_force(), 0, source);
+            state_ = State::stopped;
+            position_ = 0;
+            state_event("stopped", source, now);
+            return status(now);
+        case M::seek_scenario: {
+            const DurationNs p = position_param(params, *scenario_, true);
+            if (state_ == State::playing) return start(p, source, "seeked");
+            // Not playing: show the link at that position, paused there.
+            if (!tracks_)
+                tracks_ = std::make_shared<ScenarioTracks>(
+                    compile_scenario(*scenario_, in_force(), dp_.directions(), scenario_->name));
+            publish(nullptr, tracks_->at(p), 0, source);
+            state_ = State::paused;
+            position_ = p;
+            state_event("seeked", source, now);
+            return status(now);
+        }
+        default:
+            break;
     }
-    if (method == "resume_scenario") {
-        no_params(params, method);
-        if (state_ == State::playing) return status(now);
-        if (state_ != State::paused)
-            refuse(ErrorCode::unavailable,
-                   "scenario '" + scenario_->name + "' is " + std::string(to_string(state_)) +
-                       ", not paused: start_scenario plays it from the start");
-        return start(position_, source, "resumed");
-    }
-    if (method == "stop_scenario") {
-        no_params(params, method);
-        if (state_ == State::playing) publish(nullptr, in_force(), 0, source);
-        state_ = State::stopped;
-        position_ = 0;
-        state_event("stopped", source, now);
-        return status(now);
-    }
-    if (method == "seek_scenario") {
-        const DurationNs p = position_param(params, *scenario_, true);
-        if (state_ == State::playing) return start(p, source, "seeked");
-        // Not playing: show the link at that position, paused there.
-        if (!tracks_)
-            tracks_ = std::make_shared<ScenarioTracks>(
-                compile_scenario(*scenario_, in_force(), dp_.directions(), scenario_->name));
-        publish(nullptr, tracks_->at(p), 0, source);
-        state_ = State::paused;
-        position_ = p;
-        state_event("seeked", source, now);
-        return status(now);
-    }
-    refuse(ErrorCode::unknown_method, "unknown method '" + method + "'", "method");
+    throw std::logic_error("ScenarioControl::handle: not a scenario method");
 }
 
 json ScenarioControl::load(const json& params, const std::string& source) {

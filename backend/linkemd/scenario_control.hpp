@@ -30,7 +30,7 @@ class ScenarioControl {
 
     /// The protocol's scenario methods (load_scenario ... get_scenario); throws
     /// proto::ProtocolError or ParamError for a request it refuses, changing nothing.
-    nlohmann::json handle(const std::string& method, const nlohmann::json& params,
+    nlohmann::json handle(proto::Method method, const nlohmann::json& params,
                           const std::string& source);
 
     /// linkemd --scenario: loads a built-in's name or a file and starts it. Throws

@@ -39,6 +39,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_summary.hpp"
+#include "binary_heap_queue.hpp"
 #include "linkem/emulator.hpp"
 #include "linkem/huge_page_queue.hpp"
 

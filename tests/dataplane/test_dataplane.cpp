@@ -25,6 +25,7 @@
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/dataplane/virtual_port.hpp"
+#include "pool_check.hpp"
 
 namespace linkem::dp {
 namespace {
@@ -463,7 +464,7 @@ TEST(Dataplane, ConservationBothDirections) {
     run_flows({&late}, 20 * kNsPerMs);
     ASSERT_TRUE(wait_ingested(dp, 0, fab.sent + late.sent));
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     const DataplaneStats s = dp.stats();
     expect_conservation(s, 2);
     const CounterSnapshot& c0 = s.dir[0].counters;
@@ -524,7 +525,7 @@ TEST(Dataplane, CorrelatedKeepsOrder) {
     Flow f(&a, &b, 20000, 20000);
     run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     expect_conservation(dp.stats(), 2);
@@ -548,7 +549,7 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
     dist.finish(run_flows({&ab, &ba}, 2000 * kNsPerMs, {}, &dp));
     dp.stop();
     std::vector<double> medians;
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     for (Flow* f : {&ab, &ba}) {
         SCOPED_TRACE(f == &ab ? "a_to_b, 64 B" : "b_to_a, 1000 B");
         ASSERT_EQ(f->got.size() + full_drops(dp, f == &ab ? 0 : 1), f->sent);
@@ -600,7 +601,7 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     const Gaps gaps = run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     std::vector<double> err;
@@ -741,7 +742,7 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     gaps += run_flows({&f2}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f1.got.size(), 1000u);
     ASSERT_EQ(f2.got.size(), 1000u);
     EXPECT_TRUE(in_order(f1.got));
@@ -826,7 +827,7 @@ TEST(Dataplane, ExchangedAndHeldFramesBothForward) {
     Flow fab(&a, &b, 20000, 40000, 200), fba(&b, &a, 20000, 40000, 300);
     run_flows({&fab, &fba}, 1000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(fab.got.size() + full_drops(dp, 0), 20000u);
     ASSERT_EQ(fba.got.size() + full_drops(dp, 1), 20000u);
     EXPECT_TRUE(in_order(fab.got));
@@ -886,7 +887,7 @@ TEST(Dataplane, UnusualFramesOfTheOwnPoolComeOutWhole) {
     }
     const std::size_t changed = a.release_shared();
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(got.size(), sent.size());
     for (std::size_t i = 0; i < sent.size(); ++i)
         ASSERT_EQ(got[i], sent[i]) << "frame " << i << " (shape " << i / kPerShape << ")";
@@ -923,7 +924,7 @@ TEST_P(WorkersTest, SinglePortForwardsEachFlowInOrder) {
     }
     run_flows(fs, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     std::uint64_t sent = 0, got = 0;
     for (const Flow* f : fs) {
         sent += f->sent;
@@ -989,7 +990,7 @@ TEST(Dataplane, WorkersPerDirectionKeepEachFlowAndConserve) {
     EXPECT_NE(std::count(qa.begin(), qa.end(), 1u), 0) << "no flow on queue 1";
     run_flows(fs, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     std::uint64_t sent[2] = {0, 0}, got[2] = {0, 0};
     bool passed = false;  // frames of different flows that left in another order than sent
     for (std::size_t i = 0; i < fs.size(); ++i) {
@@ -1074,7 +1075,7 @@ TEST(Dataplane, WorkersAdoptAChangeAsOneGeneration) {
             }
     }
     EXPECT_GT(after, 1000u);
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
 }
 
 // Three workers share one spacer: frames offered far above its rate over many flows leave
@@ -1128,7 +1129,7 @@ TEST(Dataplane, WorkersShareOneSpacer) {
         static_cast<unsigned long long>(frames), took / 1e6, least / 1e6);
     EXPECT_GE(took, least - 2000);  // whole-ns rounding of each reservation
     EXPECT_EQ(dp.stats().dir[0].counters.drops(), 0u);
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     TIMING_BOUND_OR_SKIP("the workers' spacer keeps its rate to 0.5 %",
                          dist.reason(0.002, Disturbance::Bound::centre));
     EXPECT_LE(took, 1.005 * (least + link_ns));

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The layout of common/ (common/CMakeLists.txt), checked with grep: the model includes only
 # model headers and nothing of JSON, ZeroMQ, CLI11, DPDK or Qt; the protocol only model and
-# protocol headers and no ZeroMQ; the server reads key files without the client library.
+# protocol headers and no ZeroMQ; the server reads key files without the client library; one
+# layering function for per-direction overrides; one method table; one table of traffic
+# flags.
 # Usage: check_layout.sh [SOURCE_DIR]   (exit 0: all hold; 1: each breach is printed)
 set -u
 cd "${1:-$(dirname "$0")/../..}" || exit 2
@@ -41,5 +43,32 @@ hits=$(grep -rEn 'nlohmann|zmq|CLI11' common/model/CMakeLists.txt)
 # The server (backend/control) reads CURVE key files with linkem::curve, not the client.
 hits=$(grep -rEn '#include "linkem/client.hpp"|linkem::client' backend/control)
 [ -z "$hits" ] || breach "backend/control depends on the client library" "$hits"
+
+# One layering function: the rule "top-level link keys for both directions, then the
+# a_to_b / b_to_a object" is layered_link_keys (common/protocol/src/link_params_json.cpp);
+# nothing else merges a direction's object over top-level keys.
+n=$(grep -rE '^[a-z].* layered_link_keys\(' common --include=*.cpp | wc -l)
+[ "$n" = 1 ] || breach "layered_link_keys is defined $n times, not once"
+hits=$(grep -rnE 'merged\[key\] *= *value' common backend |
+       grep -v '^common/protocol/src/link_params_json.cpp:')
+[ -z "$hits" ] || breach "direction objects merged outside layered_link_keys" "$hits"
+
+# One method table: proto::kMethods (common/protocol/include/linkem/protocol.hpp) names each
+# method once in common/protocol; the server side dispatches on it, never on a name.
+names=$(sed -n '/kMethods\[\] = {/,/^};/p' common/protocol/include/linkem/protocol.hpp |
+        grep -oE '"[a-z_]+"')
+[ -n "$names" ] || breach "no method table (proto::kMethods) in protocol.hpp"
+for m in $names; do
+    n=$(grep -rhoF "$m" common/protocol | wc -l)
+    [ "$n" = 1 ] || breach "method $m is named $n times in common/protocol, not once (the table)"
+done
+hits=$(grep -rnE '\bmethod *[!=]= *"' common/protocol backend/control backend/linkemd)
+[ -z "$hits" ] || breach "a method dispatched by its name, not by the table" "$hits"
+
+# One table of traffic flags: traffic_flags() (common/protocol/src/traffic_flags.cpp); no
+# program registers --traffic, --traffic-rate, --frame-size or --period by hand.
+hits=$(grep -rnE 'add_option[_a-z]*(<[^>]*>)?\( *"--(traffic|traffic-rate|frame-size|period)"' \
+       backend common)
+[ -z "$hits" ] || breach "traffic flags defined outside traffic_flags()" "$hits"
 
 exit $fail

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "binary_heap_queue.hpp"
 #include "linkem/emulator.hpp"
 #include "linkem/huge_page_queue.hpp"
 #include "linkem/huge_pages.hpp"

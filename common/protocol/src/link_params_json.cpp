@@ -1,5 +1,7 @@
 #include "linkem/link_params_json.hpp"
 
+#include "linkem/stats.hpp"
+
 #include <string>
 #include <vector>
 
@@ -89,6 +91,34 @@ LinkParams link_param_values_from_json(const json& j, const LinkParams& base) {
         field->set(p, v);
     }
     return p;
+}
+
+json layered_link_keys(std::initializer_list<const json*> layers, unsigned d,
+                       std::map<std::string, KeyOrigin>* origin) {
+    json merged = json::object();
+    std::size_t layer = 0;
+    for (const json* l : layers) {
+        if (l->is_object()) {
+            for (const auto& [key, value] : l->items()) {
+                if (!link_param_field(key)) continue;
+                merged[key] = value;
+                if (origin) (*origin)[key] = KeyOrigin{layer, false};
+            }
+            if (l->contains(kDirectionNames[d])) {
+                const json& own = (*l)[kDirectionNames[d]];
+                if (!own.is_object())
+                    throw ParamError(kDirectionNames[d],
+                                     "expected an object of link parameters, got " +
+                                         std::string(own.type_name()));
+                for (const auto& [key, value] : own.items()) {
+                    merged[key] = value;
+                    if (origin) (*origin)[key] = KeyOrigin{layer, true};
+                }
+            }
+        }
+        ++layer;
+    }
+    return merged;
 }
 
 json link_params_schema() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -48,11 +49,8 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
     if (!obj.is_object())
         throw ParamError(
             "", "expected a JSON object of link parameters, got " + std::string(obj.type_name()));
-    json both = json::object();
     for (const auto& [key, value] : obj.items()) {
-        if (is_link_key(key)) {
-            both[key] = value;
-        } else if (is_dir_key(key)) {
+        if (is_dir_key(key)) {
             if (!value.is_object())
                 throw ParamError(key, "expected an object of link parameters, got " +
                                           std::string(value.type_name()));
@@ -60,7 +58,7 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
                 throw ParamError(key,
                                  "there is no port B (single-port mode has only a_to_b); "
                                  "remove b_to_a");
-        } else if (strict) {
+        } else if (strict && !is_link_key(key)) {
             throw ParamError(key,
                              "unknown key; allowed: the link parameters (as in a config "
                              "file, for both directions) and 'a_to_b', 'b_to_a'");
@@ -68,19 +66,16 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
     }
     LinkConfig link;
     for (unsigned d = 0; d < directions; ++d) {
-        json merged = both;
-        const json* own = obj.contains(kDirKey[d]) ? &obj[kDirKey[d]] : nullptr;
-        if (own) {
-            for (const auto& [key, value] : own->items())
-                merged[key] = value;
-        }
+        std::map<std::string, KeyOrigin> origin;
+        const json merged = layered_link_keys({&obj}, d, &origin);
         try {
             (d == 0 ? link.a_to_b : link.b_to_a) = link_params_from_json(merged);
         } catch (const ParamError& e) {
             // A key given at the top level and not overridden is the top level's fault;
             // anything else (the direction's own key, a rule broken by the mix) the
             // direction's.
-            const bool top = both.contains(e.field()) && !(own && own->contains(e.field()));
+            const auto it = origin.find(e.field());
+            const bool top = it != origin.end() && !it->second.own;
             throw ParamError(top ? e.field() : std::string(kDirKey[d]) + "." + e.field(),
                              e.message());
         }

@@ -1,6 +1,5 @@
 #include "linkem/protocol.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -35,13 +34,20 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
+const MethodSpec* find_method(std::string_view name) {
+    for (const MethodSpec& m : kMethods)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
 const std::vector<std::string>& method_names() {
-    static const std::vector<std::string> kMethods = {
-        "hello",         "get_link",       "set_link",       "get_stats",
-        "save_config",   "load_config",    "get_traffic",    "set_traffic",
-        "load_scenario", "start_scenario", "pause_scenario", "resume_scenario",
-        "stop_scenario", "seek_scenario",  "get_scenario",   "shutdown"};
-    return kMethods;
+    static const std::vector<std::string> kNames = [] {
+        std::vector<std::string> v;
+        for (const MethodSpec& m : kMethods)
+            v.emplace_back(m.name);
+        return v;
+    }();
+    return kNames;
 }
 
 std::string_view to_string(ErrorCode c) {
@@ -121,10 +127,10 @@ Request parse_request(std::string_view body) {
     Request r;
     r.id = id;
     r.method = j["method"].get<std::string>();
-    const auto& known = method_names();
-    if (std::find(known.begin(), known.end(), r.method) == known.end())
+    if (!find_method(r.method))
         refuse(ErrorCode::unknown_method,
-               "unknown method " + quoted(j["method"]) + "; known: " + join(known), "method", id);
+               "unknown method " + quoted(j["method"]) + "; known: " + join(method_names()),
+               "method", id);
     if (j.contains("params")) {
         if (!j["params"].is_object())
             refuse(ErrorCode::invalid_request,
@@ -187,7 +193,6 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
     if (!params.is_object())
         throw ParamError("params", "expected an object of link parameters, got " +
                                        std::string(params.type_name()));
-    json both = json::object();
     for (const auto& [key, value] : params.items()) {
         if (key == "a_to_b" || key == "b_to_a") {
             if (!value.is_object())
@@ -206,18 +211,14 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
             throw ParamError(key, "unknown parameter; known: the link parameters (" + known +
                                       ") and 'a_to_b', 'b_to_a' objects of them");
         }
-        both[key] = value;
     }
     LinkConfig next = current;
     for (unsigned d = 0; d < directions; ++d) {
         const char* name = kDirectionNames[d];
-        json merged = both;
-        if (params.contains(name))
-            for (const auto& [key, value] : params[name].items())
-                merged[key] = value;
         LinkParams& out = d == 0 ? next.a_to_b : next.b_to_a;
         try {
-            out = link_params_from_json(merged, d == 0 ? current.a_to_b : current.b_to_a);
+            out = link_params_from_json(layered_link_keys({&params}, d),
+                                        d == 0 ? current.a_to_b : current.b_to_a);
         } catch (const ParamError& e) {
             throw ParamError(std::string(name) + (e.field().empty() ? "" : "." + e.field()),
                              e.message());

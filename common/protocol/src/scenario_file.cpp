@@ -76,23 +76,24 @@ std::array<ScenarioChange, 2> changes_from_json(const json& obj, const std::stri
         throw ScenarioError(place, path,
                             "expected an object of link parameters (as set_link takes them), got " +
                                 std::string(obj.type_name()));
-    json both = json::object();
     for (const auto& [key, value] : obj.items()) {
         if (key == kDirKeys[0] || key == kDirKeys[1]) {
             if (!value.is_object())
                 throw ScenarioError(
                     place, path + "." + key,
                     "expected an object of link parameters, got " + std::string(value.type_name()));
-            continue;
+        } else if (!link_param_field(key)) {
+            // layered_link_keys leaves out what is not a link key: named here.
+            try {
+                (void)link_param_values_from_json(json{{key, value}});
+            } catch (const ParamError& e) {
+                throw ScenarioError(place, path + "." + e.field(), e.message());
+            }
         }
-        both[key] = value;
     }
     std::array<ScenarioChange, 2> out;
     for (int d = 0; d < 2; ++d) {
-        json merged = both;
-        if (obj.contains(kDirKeys[d]))
-            for (const auto& [key, value] : obj[kDirKeys[d]].items())
-                merged[key] = value;
+        json merged = layered_link_keys({&obj}, static_cast<unsigned>(d));
         if (!dir.empty()) resolve_trace_files(merged, dir);
         try {
             out[d].values = link_param_values_from_json(merged);

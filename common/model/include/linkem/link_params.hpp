@@ -7,6 +7,7 @@
 // a value with a unit: --mean-delay 10ms  <->  "mean_delay_us": 10000.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -99,7 +100,8 @@ class ParamError : public std::invalid_argument {
 void validate(const LinkParams& p);
 
 /// A field's value in the unit of its key: a number (double: mean_delay_us in us, rate_bps,
-/// probabilities), a whole number (bytes, packets, the seed) or an enum's name.
+/// probabilities), a whole number (bytes, packets, the seed) or an enum's name. Its JSON
+/// (to_json, link_params_from_json, link_params_schema) is linkem/link_params_json.hpp.
 using FieldValue = std::variant<double, std::uint64_t, std::string>;
 
 /// One LinkParams field: the single place that knows its key, type, unit, range and help.
@@ -144,6 +146,60 @@ double link_param_number(std::size_t i, const LinkParams& p);
 void set_link_param_number(std::size_t i, LinkParams& p, double v);
 /// Copies field i of `from` into `to`.
 void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to);
+
+/// A bad value given to a command-line flag. what() is "<flag>: <message>", and the message
+/// says what is allowed: "--jitter: '3' is not a duration with a unit (ns, us, ms, s, min),
+/// e.g. 3ms; allowed 0ns .. 10s [jitter_us]".
+class FlagError : public std::invalid_argument {
+  public:
+    FlagError(std::string flag, std::string field, const std::string& message)
+        : std::invalid_argument(flag + ": " + message),
+          flag_(std::move(flag)),
+          field_(std::move(field)),
+          message_(message) {}
+    const std::string& flag() const { return flag_; }
+    const std::string& field() const { return field_; }  // the JSON key
+    const std::string& message() const { return message_; }
+
+  private:
+    std::string flag_, field_, message_;
+};
+
+/// How a LinkParams field is written on a command line.
+struct LinkParamFlag {
+    std::string key;         // JSON key: "mean_delay_us"
+    std::string flag;        // the key with '_' -> '-' and no unit suffix: "mean-delay"
+    std::string value_name;  // for --help: DURATION, RATE, BYTES, P, N or NAME
+    std::string example;     // "10ms"; for enums the names: "none|spacer|policer"
+    std::string help;        // as in link_params_schema()
+};
+
+/// One entry per LinkParams field, in the struct's order: the flags every CLI offers.
+const std::vector<LinkParamFlag>& link_param_flags();
+
+/// The entry of link_param_flags() for a JSON key; nullptr if there is none.
+const LinkParamFlag* link_param_flag(std::string_view key);
+
+/// Converts the text given to a command-line flag for the LinkParams field `key` into the
+/// field's value, in the key's unit (link_param_from_text in linkem/link_flags.hpp gives it
+/// as JSON): durations need a unit ("10ms" -> 10000 for mean_delay_us), rates too
+/// ("10Gbit" -> 1e10 for rate_bps), sizes take one optionally
+/// ("64KiB" -> 65536), probabilities and counts are plain numbers, enums their names.
+/// Checks the field's range; the rules that tie fields together are validate()'s.
+/// Throws FlagError naming `flag` (as the user wrote it, e.g. "--a-to-b-jitter") and the
+/// key, with the allowed form and range in the flag's units.
+FieldValue link_param_value_from_text(std::string_view key, std::string_view text,
+                                      std::string_view flag);
+
+/// The three layers of link flags every linkem command line offers (linkemd, linkemctl
+/// set): --FLAG for both directions, --a-to-b-FLAG and --b-to-a-FLAG for one.
+inline constexpr const char* kLinkFlagPrefix[3] = {"", "a-to-b-", "b-to-a-"};
+/// "--mean-delay" (layer 0), "--a-to-b-mean-delay" (1), "--b-to-a-mean-delay" (2).
+std::string link_flag_name(const LinkParamFlag& f, int layer);
+
+/// The text given to the link flags of a command line: [i][layer] for link_param_flags()[i];
+/// empty: not given. link_update_from_flags (linkem/link_flags.hpp) converts it.
+using LinkFlagText = std::vector<std::array<std::string, 3>>;
 
 /// Limits (also used by validation).
 struct ParamLimits {

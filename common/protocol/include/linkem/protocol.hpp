@@ -4,7 +4,9 @@
 // side. No ZeroMQ here: callers move the bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -37,7 +39,65 @@ inline constexpr const char* kTopicEvent = "event";
 /// The keys of the two directions in link, stats and delay bodies: A->B, B->A.
 inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
 
-/// The methods of section 3, in the order the spec lists them.
+/// The methods of section 3.
+enum class Method : std::uint8_t {
+    hello,
+    get_link,
+    set_link,
+    get_stats,
+    save_config,
+    load_config,
+    get_traffic,
+    set_traffic,
+    load_scenario,
+    start_scenario,
+    pause_scenario,
+    resume_scenario,
+    stop_scenario,
+    seek_scenario,
+    get_scenario,
+    shutdown,
+};
+
+/// The method table: every method of section 3, in the order the spec lists them (and in
+/// Method's order), the one place that names them. parse_request accepts these names, hello
+/// lists them ("methods"), linkemd's controller dispatches on them, one handler per row.
+struct MethodSpec {
+    Method method;
+    std::string_view name;
+    /// false: a request with params gets invalid_params before the method runs.
+    bool takes_params;
+};
+inline constexpr MethodSpec kMethods[] = {
+    {Method::hello, "hello", true},  // params: {"client": name}, optional
+    {Method::get_link, "get_link", false},
+    {Method::set_link, "set_link", true},  // params: a link update
+    {Method::get_stats, "get_stats", false},
+    {Method::save_config, "save_config", false},
+    {Method::load_config, "load_config", false},
+    {Method::get_traffic, "get_traffic", false},
+    {Method::set_traffic, "set_traffic", true},        // params: traffic settings
+    {Method::load_scenario, "load_scenario", true},    // params: scenario | path | name
+    {Method::start_scenario, "start_scenario", true},  // params: position_s, optional
+    {Method::pause_scenario, "pause_scenario", false},
+    {Method::resume_scenario, "resume_scenario", false},
+    {Method::stop_scenario, "stop_scenario", false},
+    {Method::seek_scenario, "seek_scenario", true},  // params: position_s
+    {Method::get_scenario, "get_scenario", false},
+    {Method::shutdown, "shutdown", false},
+};
+inline constexpr std::size_t kMethodCount = std::size(kMethods);
+static_assert(
+    [] {
+        for (std::size_t i = 0; i < kMethodCount; ++i)
+            if (static_cast<std::size_t>(kMethods[i].method) != i) return false;
+        return true;
+    }(),
+    "kMethods lists the methods in Method's order");
+
+/// The row of a method name; nullptr if there is none.
+const MethodSpec* find_method(std::string_view name);
+/// The names of the table, in its order (hello's "methods").
 const std::vector<std::string>& method_names();
 
 enum class ErrorCode : std::uint8_t {
