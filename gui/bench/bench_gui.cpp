@@ -133,13 +133,13 @@ class Synthetic {
                           {"min_ns", lo},
                           {"max_ns", hi},
                           {"mean_ns", 20e6},
-                          {"sd_ns", 4e6}}},
+                          {"jitter_ns", 4e6}}},
                         {"lateness",
                          {{"count", 2450},
                           {"min_ns", 0},
                           {"max_ns", 20000},
                           {"mean_ns", 10000},
-                          {"sd_ns", 5000}}}};
+                          {"jitter_ns", 5000}}}};
         }
         charts->addDelay(msg);
         if (t % kStatsNs != 0) return;

@@ -26,7 +26,8 @@ using linkem::gui::kChunkSamples;
 using linkem::gui::kMaxSamplesPerDirection;
 using linkem::gui::Moments;
 
-// The store before 2026-12-02 (gui/charts/chart_data.hpp of commit 8dd839b), unchanged.
+// The float store of gui/charts/chart_data.hpp at commit 8dd839b, unchanged: the baseline
+// the packed store is compared with.
 struct DelayPoint {
     std::int64_t t_ns = 0;
     float delay_us = 0, scheduled_us = 0, actual_us = 0;

@@ -82,7 +82,7 @@ Moments Moments::fromSummary(const json& j, double scale) {
     std::int64_t count = 0;
     double mean = 0, sd = 0, lo = 0, hi = 0;
     if (!jsonInteger(j, "count", count) || count <= 0 || !number(j, "mean_ns", mean)) return m;
-    if (!number(j, "sd_ns", sd) || sd < 0) sd = 0;
+    if ((!number(j, "jitter_ns", sd) && !number(j, "sd_ns", sd)) || sd < 0) sd = 0;
     if (!number(j, "min_ns", lo)) lo = mean;
     if (!number(j, "max_ns", hi)) hi = mean;
     m.n = static_cast<std::uint64_t>(count);

@@ -4,16 +4,11 @@
 // Memory. Delay samples are kept for kRetentionNs (5 minutes, the longest time window)
 // exactly as received (integer ns) in chunks of up to kChunkSamples: the newest chunk of a
 // ring is open (plain int64 arrays), a sealed one is bit-packed by frame of reference
-// (SampleRing). On 2026-12-02, `linkem-gui-store-bench` (6 000 000 samples a ring like
-// linkem-gui-bench --prefill's: delays 20 ms +- ~4 ms, lateness 0 .. 20 us) measured 5.12
-// bytes a sample in a full ring and 3.23 in a measured one with an arrival every 50 us,
-// 7.12 and 5.23 with arrivals 50 +- 25 us apart (the float store before: 16 and 8). At the
-// protocol's maximum of 20 000 samples/s per direction (and as many measured ones) a full
-// 5-minute store of such samples is 2 x 6 000 000 x (7.12 + 5.23) bytes = 148 MB (141 MiB);
-// `scripts/bench-gui.sh --seconds 60 --prefill 300` (offscreen, its prefill's arrivals
-// 50 +- 25 us apart; 05:56, e14f707) saw a store of 148 MiB (5.89 million samples a
-// direction) and VmHWM 261.6 MiB. A hard cap of
-// kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s) and
+// (SampleRing): some 5-7 bytes a sample and 3-5 a measured one, so a full 5-minute store
+// at the protocol's maximum of 20 000 samples/s per direction stays under ~150 MB
+// (`linkem-gui-store-bench` prints the figures; docs/performance.md, "linkem-gui at full
+// telemetry", has them with their dates). A hard cap of kMaxSamplesPerDirection drops the
+// oldest chunks beyond it. Interval summaries (20/s) and
 // rates (one per `stats` message) are small beside it.
 #pragma once
 
@@ -63,8 +58,8 @@ struct Moments {
         if (x > max) max = x;
     }
     void merge(const Moments& o);
-    /// A protocol summary {count,min_ns,max_ns,mean_ns,sd_ns}, scaled by `scale` (e.g.
-    /// 1e-3 for microseconds). A summary with count 0 or missing keys gives n = 0.
+    /// A protocol summary {count,min_ns,max_ns,mean_ns,jitter_ns} (or sd_ns), scaled by `scale`
+    /// (e.g. 1e-3 for microseconds). A summary with count 0 or missing keys gives n = 0.
     static Moments fromSummary(const nlohmann::json& j, double scale);
     double sd() const;
 };

@@ -525,7 +525,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QWidget(parent), d_(std::make_unique
             }
     I.dropsView = newView(&I.costs, I.drops,
                           tr("Packets dropped per second: loss model (drops_loss), "
-                             "policer, spacer fill limit, no room (buffer limit or "
+                             "policer, spacer limit, no room (buffer limit or "
                              "mbuf pool)."));
 
     // Controls and layout.
@@ -1322,7 +1322,7 @@ bool ChartsPanel::exportCsv(const QString& path, QString* error) const {
         });
     o << "# [intervals] one row per delay message and direction: the drawn delay over every "
          "packet queued in the interval, lateness over every packet that left\n"
-      << "direction,start_s,end_s,count,min_us,max_us,mean_us,sd_us,lateness_count,"
+      << "direction,start_s,end_s,count,min_us,max_us,mean_us,jitter_us,lateness_count,"
          "lateness_mean_us,lateness_max_us\n";
     for (int d = 0; d < 2; ++d)
         for (const Interval& iv : I.data.dir(d).intervals) {

@@ -34,7 +34,7 @@ struct WindowStats {  // over the visible time window, per direction
     double mean_us = 0, sd_us = 0;  // of the actual delay (actual_ns) of sampled packets
     double target_mean_us = 0, target_jitter_us = 0;
     double mean_dev_pct = 0,
-           jitter_dev_pct = 0;  // (achieved - target) / target * 100 (0 if target 0)
+           jitter_dev_pct = 0;  // (actual - target) / target * 100 (0 if target 0)
     double lateness_mean_us = 0, lateness_max_us = 0;
     bool has_measured = false;
     double measured_mean_us = 0, measured_sd_us = 0;  // built-in traffic's own one-way delay

@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
                            {"min_ns", all.min - extra},
                            {"max_ns", all.max + extra},
                            {"mean_ns", all.mean},
-                           {"sd_ns", all.sd()}}},
+                           {"jitter_ns", all.sd()}}},
                          {"lateness",
                           {{"count", static_cast<std::uint64_t>(D.pps / kDelayHz)},
                            {"min_ns", late.min},

@@ -120,11 +120,11 @@ Readouts::Readouts(QWidget* parent) : QWidget(parent) {
     h1->setObjectName("readout_header_b");
     addRow("target", "target mean ± jitter",
            "mean_delay_us ± jitter_us in force (the emulated delay asked for)");
-    addRow("achieved_mean", "achieved mean (emulated)",
+    addRow("emulated_mean", "emulated mean",
            "mean of the delay the emulator drew (delay_ns) over every packet queued in the "
            "time window; deviation from the target mean in %. Correlation (strategy "
            "correlated) keeps it on target; uncorrelated with order kept raises it.");
-    addRow("achieved_jitter", "achieved jitter (emulated)",
+    addRow("emulated_jitter", "emulated jitter",
            "standard deviation of delay_ns over every packet in the window, against "
            "jitter_us, deviation in %");
     addRow("alpha", "α and measured rate R",
@@ -149,7 +149,7 @@ Readouts::Readouts(QWidget* parent) : QWidget(parent) {
            "bit/s and packets/s into the emulator and handed to the port, from the last "
            "two stats messages");
     addRow("drops", "drops/s loss·policer·spacer·buffer",
-           "packets dropped per second, by cause: loss model, policer, spacer fill limit, "
+           "packets dropped per second, by cause: loss model, policer, spacer limit, "
            "buffer full");
     addRow("drops_total", "drops since start", "cumulative drops, all causes");
     grid_->setColumnStretch(1, 1);
@@ -228,9 +228,9 @@ void Readouts::refresh() {
         };
         if (w.emulated.n > 0) {
             const auto [dm, sm] = deviation(w.emulated.mean, target_mean);
-            set("achieved_mean", d, ms(w.emulated.mean) + dm, sm);
+            set("emulated_mean", d, ms(w.emulated.mean) + dm, sm);
             const auto [dj, sj] = deviation(w.emulated.sd(), target_jitter);
-            set("achieved_jitter", d, ms(w.emulated.sd()) + dj, sj);
+            set("emulated_jitter", d, ms(w.emulated.sd()) + dj, sj);
         }
         if (w.queueing.n > 0)
             set("queueing", d, ms(w.queueing.mean) + " (max " + ms(w.queueing.max) + ")");

@@ -62,7 +62,7 @@ class Readouts : public QWidget {
     void clear();
     /// Refreshes the labels (called on a timer; cheap).
     void refresh();
-    /// The text of one readout, for tests: row id ("achieved_mean", ...), direction.
+    /// The text of one readout, for tests: row id ("emulated_mean", ...), direction.
     QString text(const QString& row, int direction) const;
 
   private:

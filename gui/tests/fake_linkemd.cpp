@@ -243,9 +243,13 @@ json FakeLinkemd::delay_body(std::int64_t start, std::int64_t end) {
             {"samples",
              {{"arrival_ns", arr}, {"delay_ns", del}, {"scheduled_ns", sch}, {"actual_ns", act}}},
             {"delay",
-             {{"count", n}, {"min_ns", mn}, {"max_ns", mx}, {"mean_ns", mean}, {"sd_ns", sd}}},
+             {{"count", n}, {"min_ns", mn}, {"max_ns", mx}, {"mean_ns", mean}, {"jitter_ns", sd}}},
             {"lateness",
-             {{"count", n}, {"min_ns", 1000}, {"max_ns", 2000}, {"mean_ns", 1500}, {"sd_ns", 300}}},
+             {{"count", n},
+              {"min_ns", 1000},
+              {"max_ns", 2000},
+              {"mean_ns", 1500},
+              {"jitter_ns", 300}}},
             {"samples_dropped", 0}};
     }
     return body;

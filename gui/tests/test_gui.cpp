@@ -405,10 +405,10 @@ void GuiTest::readoutsShowAchievedDelay() {
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay, DurationNs{40'000'000}, kTimeout);
     w_->setWindowSeconds(5);
     // The fake draws normal delays around the mean: after the window has turned over, the
-    // achieved mean is within a few % (sd 1 ns: exactly 40 ms).
+    // emulated mean is within a few % (sd 1 ns: exactly 40 ms).
     QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()->text("target", 0).startsWith("40.000 ms"), kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(
-        w_->readouts()->text("achieved_mean", 0).startsWith("40.000 ms (+0.0 %)"), 30000);
+        w_->readouts()->text("emulated_mean", 0).startsWith("40.000 ms (+0.0 %)"), 30000);
     QVERIFY(w_->readouts()->text("lateness", 0).contains("1.5 µs"));
     QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()->text("throughput", 0).contains("pkt/s"), kTimeout);
 }

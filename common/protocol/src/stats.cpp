@@ -23,7 +23,7 @@ json to_json(const LinkStats& s, bool final) {
         c["stall_ns"] = ds.stall_ns;
         c["longest_stall_ns"] = ds.longest_stall_ns;
         c["delay_samples_dropped"] = ds.delay_samples_dropped;
-        j[kDirectionNames[d]] = std::move(c);
+        j[kDirectionKeys[d]] = std::move(c);
     }
     json ports = json::object();
     for (unsigned p = 0; p < s.ports && p < 2; ++p) {
@@ -71,8 +71,8 @@ LinkStats link_stats_from_json(const json& j) {
     s.t_ns = t.get<TimeNs>();
     s.directions = j.contains("b_to_a") ? 2 : 1;
     for (unsigned d = 0; d < s.directions; ++d) {
-        const std::string where = std::string(kDirectionNames[d]) + ".";
-        const json& c = need(j, kDirectionNames[d], "");
+        const std::string where = std::string(kDirectionKeys[d]) + ".";
+        const json& c = need(j, kDirectionKeys[d], "");
         DirectionStats& ds = s.dir[d];
         CounterSnapshot& k = ds.counters;
         k.packets_in = u64(c, "packets_in", where);
