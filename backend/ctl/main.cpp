@@ -6,6 +6,7 @@
 // linkemd does not let in).
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "linkem/client.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/protocol.hpp"
+#include "linkem/scenario_file.hpp"
 #include "linkem/stats.hpp"
 #include "linkem/stats_table.hpp"
 #include "linkem/units.hpp"
@@ -405,6 +407,109 @@ int traffic(const Settings& s, const TrafficFlags& f) {
     return kOk;
 }
 
+// ------------------------------------------------------------------------- scenarios
+void print_scenario(const json& r) {
+    if (!r.value("loaded", false)) {
+        std::printf("no scenario loaded\n");
+        return;
+    }
+    const json steps = r.value("scenario", json::object()).value("steps", json::array());
+    const int step = r.value("step", -1);
+    std::printf("scenario %s: %s at %.3f s of %.3f s%s\n", text(r.value("name", json("?"))).c_str(),
+                text(r.value("state", json("?"))).c_str(), r.value("position_s", 0.0),
+                r.value("duration_s", 0.0),
+                r.value("loop", false)
+                    ? (", looping (repeat " + text(r.value("repeat", json(0))) + ")").c_str()
+                    : "");
+    if (step >= 0 && step < static_cast<int>(steps.size())) {
+        const json& st = steps[static_cast<std::size_t>(step)];
+        std::printf(
+            "  step %d of %zu (at %s s)%s%s\n", step + 1, steps.size(),
+            text(st.value("at_s", json(0))).c_str(),
+            st.contains("note") ? (": " + text(st["note"])).c_str() : "",
+            st.contains("until_s") ? (", a ramp until " + text(st["until_s"]) + " s").c_str() : "");
+    } else {
+        std::printf("  before its first step (%zu steps)\n", steps.size());
+    }
+    if (!r.value("description", std::string()).empty())
+        std::printf("  %s\n", text(r["description"]).c_str());
+}
+
+int scenario_list(const Settings& s) {
+    json list = json::array();
+    for (const BuiltinScenario& b : builtin_scenarios()) {
+        const Scenario sc = *builtin_scenario(b.name);
+        list.push_back({{"name", sc.name},
+                        {"description", sc.description},
+                        {"source", sc.source},
+                        {"duration_s", static_cast<double>(sc.duration) / kNsPerSec},
+                        {"loop", sc.loop}});
+    }
+    if (s.json) {
+        print_json(list);
+        return kOk;
+    }
+    for (const json& b : list)
+        std::printf("%-20s %6.0f s%s  %s\n", text(b["name"]).c_str(), b["duration_s"].get<double>(),
+                    b["loop"].get<bool>() ? " loop" : "     ", text(b["description"]).c_str());
+    return kOk;
+}
+
+// What load_scenario gets for FILE|NAME: the file read here (so that it need not be on
+// linkemd's machine; trace files it names must be), or a built-in's name.
+json scenario_load_params(const std::string& what) {
+    std::error_code ec;
+    if (!std::filesystem::exists(what, ec)) {
+        if (builtin_scenario(what)) return {{"name", what}};
+        throw Usage("scenario play: '" + what +
+                    "' is neither a file nor a built-in scenario; built-in: " +
+                    builtin_scenario_names() + " (linkemctl scenario list)");
+    }
+    const std::string path = std::filesystem::absolute(what, ec).string();
+    Scenario sc;
+    try {
+        sc = read_scenario_file(path);
+    } catch (const ScenarioError& e) {
+        throw Usage(std::string("scenario play: ") + e.what());
+    }
+    json params = {{"scenario", scenario_to_json(sc)}};
+    if (proto::encode_request(0, "load_scenario", params).size() + 64 > proto::kMaxRequestBytes) {
+        std::fprintf(stderr,
+                     "linkemctl: %s is too large to send (more than %zu bytes as JSON): linkemd "
+                     "reads it from that path itself\n",
+                     path.c_str(), proto::kMaxRequestBytes);
+        params = {{"path", path}};
+    }
+    return params;
+}
+
+int scenario(const Settings& s, const std::string& action, const std::string& arg) {
+    if (action == "list") return scenario_list(s);
+    client::Control c(s.control);
+    json r;
+    if (action == "play") {
+        c.call("load_scenario", scenario_load_params(arg), s.timeout);
+        r = c.call("start_scenario", json::object(), s.timeout);
+    } else if (action == "seek") {
+        const auto t = parse_duration(arg);
+        if (!t)
+            throw Usage("scenario seek: '" + arg + "' is not " + std::string(kDurationForm) +
+                        ", e.g. 12s");
+        r = c.call("seek_scenario",
+                   {{"position_s", static_cast<double>(*t) / static_cast<double>(kNsPerSec)}},
+                   s.timeout);
+    } else if (action == "status") {
+        r = c.call("get_scenario", json::object(), s.timeout);
+    } else {
+        r = c.call(action + "_scenario", json::object(), s.timeout);
+    }
+    if (s.json)
+        print_json(r);
+    else
+        print_scenario(r);
+    return kOk;
+}
+
 int refused(bool json_output, const std::string& command, const proto::Error& e) {
     const std::string hint = command == "set"       ? link_flag_hint(e.field)
                              : command == "traffic" ? traffic_flag_hint(e.field)
@@ -508,6 +613,21 @@ int main(int argc, char** argv) {
     add_traffic_flag_options(*c_traffic, tf.text, "", {{"pattern", "(starts it)"}});
     c_traffic->add_flag("--on", tf.on, "start sending");
     c_traffic->add_flag("--off", tf.off, "stop sending");
+    auto* c_scenario = app.add_subcommand(
+        "scenario", "play a scenario (link parameters that change over time) in linkemd");
+    c_scenario->require_subcommand(1);
+    std::string scenario_action, scenario_arg;
+    auto* s_play = c_scenario->add_subcommand(
+        "play", "load a scenario (a file here, JSON or CSV, or a built-in's name) and start it");
+    s_play->add_option("FILE|NAME", scenario_arg, "the scenario")->required();
+    c_scenario->add_subcommand("pause", "stop where it is; the parameters stay");
+    c_scenario->add_subcommand("resume", "go on from where it paused");
+    c_scenario->add_subcommand("stop", "stop playing; the parameters in force stay");
+    auto* s_seek = c_scenario->add_subcommand(
+        "seek", "go to a position (playing: play on from there; else: pause there)");
+    s_seek->add_option("T", scenario_arg, "the position, e.g. 12s")->required();
+    c_scenario->add_subcommand("status", "the scenario loaded, where it is, its step");
+    c_scenario->add_subcommand("list", "the built-in scenarios (no linkemd needed)");
 
     if (argc >= 2 && std::string(argv[1]) == "--version") {
         std::printf("linkemctl %s (protocol %d)\n", LINKEM_VERSION, proto::kVersion);
@@ -540,6 +660,13 @@ int main(int argc, char** argv) {
     std::string command;
     for (const CLI::App* sub : app.get_subcommands())
         command = sub->get_name();
+    if (c_scenario->parsed())
+        for (const CLI::App* sub : c_scenario->get_subcommands()) {
+            const std::string a = sub->get_name();
+            command = a == "play"     ? "load_scenario/start_scenario"
+                      : a == "status" ? "get_scenario"
+                                      : a + "_scenario";
+        }
     try {
         const Settings s = settings(g);
         if (c_hello->parsed()) return hello(s);
@@ -553,6 +680,9 @@ int main(int argc, char** argv) {
         if (c_shutdown->parsed()) return shutdown(s);
         if (c_keygen->parsed()) return keygen(s, key_dir, key_name, force);
         if (c_traffic->parsed()) return traffic(s, tf);
+        if (c_scenario->parsed())
+            for (const CLI::App* sub : c_scenario->get_subcommands())
+                return scenario(s, sub->get_name(), scenario_arg);
     } catch (const Usage& e) {
         std::fprintf(stderr, "linkemctl: %s\n", e.what());
         return kUsage;

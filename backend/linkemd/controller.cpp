@@ -63,7 +63,10 @@ Controller::Controller(const CommandLine& cl, const Options& options, dp::Datapl
       dp_(dp),
       instance_id_(std::move(instance_id)),
       generator_(generator),
-      traffic_run_(generator ? generator->run_number() : 0) {}
+      traffic_run_(generator ? generator->run_number() : 0),
+      scenario_(
+          dp, [this](const proto::Event& e) { event(e); },
+          [this](std::uint64_t gen, const std::string& source) { applied(gen, source); }) {}
 
 void Controller::attach(control::Server* server) {
     server_ = server;
@@ -73,6 +76,11 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
     // One handler per row of the protocol's method table (proto::kMethods), in its order.
     using Handler = json (*)(Controller&, const proto::Request&, const std::string&);
     using M = proto::Method;
+    // The scenario methods are the player's (scenario_control.cpp).
+    static constexpr Handler scenario_handler = [](Controller& c, const proto::Request& r,
+                                                   const std::string& source) {
+        return c.scenario_.handle(proto::find_method(r.method)->method, r.params, source);
+    };
     static constexpr std::pair<M, Handler> kHandlers[] = {
         {M::hello,
          [](Controller& c, const proto::Request& r, const std::string&) {
@@ -84,7 +92,7 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
          }},
         {M::get_link,
          [](Controller& c, const proto::Request&, const std::string&) {
-             return c.link_result(c.dp_.generation(), c.dp_.link());
+             return c.link_result(c.dp_.generation(), c.scenario_.in_force());
          }},
         {M::set_link, [](Controller& c, const proto::Request& r,
                          const std::string& source) { return c.set_link(r.params, source); }},
@@ -103,6 +111,13 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
                             const std::string&) { return c.traffic_result(); }},
         {M::set_traffic, [](Controller& c, const proto::Request& r,
                             const std::string& source) { return c.set_traffic(r.params, source); }},
+        {M::load_scenario, scenario_handler},
+        {M::start_scenario, scenario_handler},
+        {M::pause_scenario, scenario_handler},
+        {M::resume_scenario, scenario_handler},
+        {M::stop_scenario, scenario_handler},
+        {M::seek_scenario, scenario_handler},
+        {M::get_scenario, scenario_handler},
         {M::shutdown,
          [](Controller& c, const proto::Request&, const std::string& source) {
              if (!c.options_.control.allow_remote_shutdown)
@@ -157,7 +172,8 @@ json Controller::hello() const {
              {{"save_config", !options_.config_path.empty()},
               {"load_config", !options_.config_path.empty()},
               {"shutdown", options_.control.allow_remote_shutdown},
-              {"traffic", generator_ != nullptr}}}};
+              {"traffic", generator_ != nullptr},
+              {"scenario", true}}}};
 }
 
 json Controller::link_result(std::uint64_t generation, const LinkConfig& link) const {
@@ -222,10 +238,11 @@ void Controller::applied(std::uint64_t generation, const std::string& source) {
 
 json Controller::set_link(const json& params, const std::string& source) {
     const unsigned dirs = dp_.directions();
-    // Merged into the parameters in force under the data plane's lock: a ParamError names
-    // the dotted field and leaves everything as it was.
-    const auto [gen, link] = dp_.update(
-        [&](const LinkConfig& current) { return proto::apply_link_update(params, current, dirs); });
+    // Checked against the parameters in force first: a ParamError names the dotted field and
+    // leaves everything as it was, a playing scenario included. A valid change pauses one.
+    const LinkConfig next = proto::apply_link_update(params, scenario_.in_force(), dirs);
+    scenario_.interrupt(source);
+    const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next; });
     const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
     json result = link_result(gen, link);
     result["applied"] = ok;
@@ -244,6 +261,7 @@ json Controller::load_config(const std::string& source) {
         refuse(ErrorCode::invalid_params, std::string(e.what()) + "; nothing changed");
     }
     const std::vector<std::string> ignored = restart_needed(options_, next);
+    scenario_.interrupt(source);
     const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next.dataplane.link; });
     const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
     json result = link_result(gen, link);
@@ -298,7 +316,7 @@ json Controller::save_config() {
         refuse(ErrorCode::failed, path + " is not a JSON object; not overwritten");
     // Link parameters per direction, every key, with the seeds in use; the other keys stay.
     const std::uint64_t gen = dp_.generation();
-    file = scenario_to_json(dp_.link(), dp_.directions(), file);
+    file = link_file_to_json(scenario_.in_force(), dp_.directions(), file);
     const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp, std::ios::trunc);
@@ -331,6 +349,8 @@ void Controller::event(const proto::Event& e) {
 void Controller::publish_stats() {
     const dp::DataplaneStats s = dp_.stats();
     json body = to_json(s, false);
+    json scenario = scenario_.stats_json(dp::now_ns());
+    if (!scenario.is_null()) body["scenario"] = std::move(scenario);
     if (generator_) {
         take_traffic(nullptr, nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
@@ -438,7 +458,12 @@ Clock::time_point Controller::tick(Clock::time_point now) {
             next_delay_ == Clock::time_point{} ? now + delay_period : next_delay_ + delay_period;
         if (next_delay_ <= now) next_delay_ = now + delay_period;
     }
-    return std::min(next_stats_, next_delay_);
+    auto next = std::min(next_stats_, next_delay_);
+    // A scenario's next step, reported when its time has passed on the data plane's clock.
+    const TimeNs dp_now = dp::now_ns();
+    if (const TimeNs step = scenario_.tick(dp_now); step != 0)
+        next = std::min(next, now + std::chrono::nanoseconds(std::max<TimeNs>(step - dp_now, 0)));
+    return next;
 }
 
 }  // namespace linkem::linkemd

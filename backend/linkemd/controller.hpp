@@ -13,6 +13,7 @@
 #include "generator.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "options.hpp"
+#include "scenario_control.hpp"
 #include "server.hpp"
 
 namespace linkem::linkemd {
@@ -40,6 +41,8 @@ class Controller : public control::Backend {
     void publish_final(const dp::DataplaneStats& s);
 
     bool shutdown_requested() const { return shutdown_; }
+    /// The scenario player (linkemd --scenario starts one through it).
+    ScenarioControl& scenario() { return scenario_; }
 
   private:
     nlohmann::json hello() const;
@@ -73,6 +76,7 @@ class Controller : public control::Backend {
     RunningStats measured_interval_[2];  // measured delay since the last delay message
     std::uint32_t traffic_run_ = 0;
     std::chrono::steady_clock::time_point next_delay_{}, next_stats_{};
+    ScenarioControl scenario_;
 };
 
 }  // namespace linkem::linkemd

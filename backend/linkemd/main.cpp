@@ -104,6 +104,7 @@ int run(const CommandLine& cl, const Options& o) {
             server->telemetry_endpoint() + " (instance " + instance_id + ")");
     }
     dataplane.start();
+    if (!o.scenario.empty()) controller.scenario().play_at_start(o.scenario);
     if (generator) generator->start();
     controller.event(proto::Event{
         "started", "info",
@@ -119,8 +120,7 @@ int run(const CommandLine& cl, const Options& o) {
     bool stop = false;
     while (!stop) {
         auto now = Clock::now();
-        auto wake = std::min(now + std::chrono::milliseconds(200), next_check);
-        if (server) wake = std::min(wake, next_tick);
+        auto wake = std::min({now + std::chrono::milliseconds(200), next_check, next_tick});
         if (o.stats_interval > 0) wake = std::min(wake, next_stats);
         if (o.duration) wake = std::min(wake, start + std::chrono::nanoseconds(*o.duration));
         const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
@@ -145,7 +145,7 @@ int run(const CommandLine& cl, const Options& o) {
         now = Clock::now();
         if (o.duration && now - start >= std::chrono::nanoseconds(*o.duration)) stop = true;
         if (stop) break;
-        if (server && now >= next_tick) next_tick = controller.tick(now);
+        if (now >= next_tick) next_tick = controller.tick(now);
         if (now >= next_check) {
             for (const proto::Event& e : monitor.check(dataplane.stats(), dataplane.link()))
                 controller.event(e);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -15,6 +16,8 @@
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/link_params_json.hpp"
+#include "linkem/scenario_file.hpp"
+#include "linkem/trace_file.hpp"
 #include "linkem/stats.hpp"
 #include "linkem/traffic_flags.hpp"
 #include "linkem/traffic_json.hpp"
@@ -93,6 +96,11 @@ void add_config_flags(CLI::App& app, CommandLine& cl) {
                    "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one); flags "
                    "override it")
         ->type_name("FILE")
+        ->group("Config");
+    app.add_option("--scenario", cl.scenario,
+                   "play a scenario from the start: a built-in's name (linkemctl scenario list) "
+                   "or a file, JSON or CSV (docs/scenarios.md)")
+        ->type_name("FILE|NAME")
         ->group("Config");
     app.add_flag("--print-config", cl.print_config,
                  "print the effective config as JSON and exit (no EAL start)")
@@ -318,6 +326,7 @@ json read_config_file(const CommandLine& cl, const std::string& src) {
                                        "curve_allow",
                                        "insecure_listen",
                                        "allow_remote_shutdown",
+                                       "scenario",
                                        "a_to_b",
                                        "b_to_a"};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
@@ -328,6 +337,14 @@ json read_config_file(const CommandLine& cl, const std::string& src) {
                                  join_keys(std::views::transform(flags, &LinkParamFlag::key)));
             if ((key == "a_to_b" || key == "b_to_a") && !value.is_object())
                 throw UsageError(src + ": " + key + ": expected an object of link parameters");
+        }
+        // Files the config names are found from its own directory.
+        const std::filesystem::path dir = std::filesystem::path(cl.config).parent_path();
+        resolve_trace_files(file, dir.empty() ? "." : dir.string());
+        if (file.contains("scenario") && file["scenario"].is_string()) {
+            const std::string v = file["scenario"].get<std::string>();
+            if (!builtin_scenario(v) && !std::filesystem::path(v).is_absolute())
+                file["scenario"] = ((dir.empty() ? "." : dir) / v).lexically_normal().string();
         }
     }
     return file;
@@ -611,6 +628,20 @@ Options build_options(const CommandLine& cl) {
     if (!o.mbufs_given)
         o.dataplane.mbufs =
             dp::default_mbufs(o.dataplane.link, n_dirs, dp::queues_per_port(o.dataplane.workers));
+
+    // The scenario: checked now against the link it would start on.
+    o.scenario = !cl.scenario.empty()        ? cl.scenario
+                 : file.contains("scenario") ? string_key(src + ": scenario", file["scenario"])
+                                             : "";
+    if (!o.scenario.empty()) {
+        try {
+            const Scenario s = scenario_by_name_or_path(o.scenario);
+            (void)compile_scenario(s, o.dataplane.link, n_dirs, o.scenario);
+        } catch (const ScenarioError& e) {
+            throw UsageError((cl.scenario.empty() ? src + ": scenario: " : "--scenario: ") +
+                             std::string(e.what()));
+        }
+    }
     return o;
 }
 
@@ -635,6 +666,7 @@ json to_json(const Options& o) {
     j["insecure_listen"] = co.insecure_listen;
     j["allow_remote_shutdown"] = co.allow_remote_shutdown;
     if (virtual_ports(o)) j["traffic"] = to_json(o.traffic);
+    if (!o.scenario.empty()) j["scenario"] = o.scenario;
     j["a_to_b"] = to_json(dc.link.a_to_b);
     if (!dc.port_b.empty()) j["b_to_a"] = to_json(dc.link.b_to_a);
     return j;

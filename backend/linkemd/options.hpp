@@ -29,7 +29,8 @@ class UsageError : public std::runtime_error {
 
 /// The raw command line, kept to redo the layering on reload.
 struct CommandLine {
-    std::string port_a, port_b, config, workers, lcores, burst, mbufs, stats_interval, duration;
+    std::string port_a, port_b, config, workers, lcores, burst, mbufs, stats_interval, duration,
+        scenario;
     bool stats_json = false, print_config = false, hold_mbufs = false;
     // Control and telemetry (docs/protocol.md).
     std::string control, telemetry, telemetry_hz, delay_samples_per_s, curve_secret, curve_allow;
@@ -67,6 +68,9 @@ struct Options {
     /// The built-in traffic generator's settings (it exists when the ports are virtual).
     TrafficConfig traffic;
     bool demo = false;
+    /// A scenario to play from the start: a built-in's name or a file (checked against the
+    /// link at start-up).
+    std::string scenario;
 };
 
 /// A port given as this is a virtual port (dp::VirtualPort) that linkemd creates and whose

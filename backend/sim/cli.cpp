@@ -15,6 +15,7 @@
 
 #include "linkem/link_flags.hpp"
 #include "linkem/link_params_json.hpp"
+#include "linkem/scenario_file.hpp"
 #include "linkem/traffic_flags.hpp"
 #include "linkem/units.hpp"
 #include "report.hpp"
@@ -115,10 +116,22 @@ const std::vector<FlagDef>& flag_defs() {
              "utilisation u of a virtual queue served at traffic-rate/u behind the emulator; 0 = "
              "none",
              "U"},
+            {"--scenario", "",
+             "follow a scenario from time 0, as linkemd plays it: a built-in's name or a file "
+             "(docs/scenarios.md); --duration defaults to its length",
+             "FILE|NAME"},
+            {"--direction", "",
+             "which direction of the scenario to play, with linkemd's random stream for it: "
+             "a_to_b (default) or b_to_a",
+             "DIR"},
+            {"--arrivals", "",
+             "replay these arrival times instead of generating traffic: ns since the start, one "
+             "per line, non-decreasing",
+             "FILE"},
             {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)", "N"},
             {"--trace", "", "write the delay series of the first run to this CSV", "FILE"},
-            {"--trace-interval", "", "one trace sample per this much time (default 1ms)",
-             "DURATION"},
+            {"--trace-interval", "",
+             "one trace sample per this much time (default 1ms; 0: every packet)", "DURATION"},
             // Sweeps.
             {"--sweep", "",
              "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11; smooth smooth-dist "
@@ -135,6 +148,30 @@ const std::vector<FlagDef>& flag_defs() {
         return v;
     }();
     return kFlags;
+}
+
+// --arrivals: ns since the start, one per line ('#' comments and an arrival_ns header
+// allowed), non-decreasing.
+std::vector<TimeNs> read_arrivals(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw UsageError("--arrivals", "cannot open '" + path + "'");
+    std::vector<TimeNs> t;
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line.front() == '#' || (n == 1 && line == "arrival_ns")) continue;
+        const auto x = parse_whole(line);
+        const std::string at = path + ":" + std::to_string(n);
+        if (!x || *x > static_cast<std::uint64_t>(INT64_MAX / 2))
+            throw UsageError("--arrivals", at + ": not a whole number of nanoseconds");
+        if (!t.empty() && static_cast<TimeNs>(*x) < t.back())
+            throw UsageError("--arrivals", at + ": goes back; arrival times must not decrease");
+        t.push_back(static_cast<TimeNs>(*x));
+    }
+    if (t.empty()) throw UsageError("--arrivals", path + ": no arrival times");
+    return t;
 }
 
 }  // namespace
@@ -221,9 +258,16 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         o.runs_given = true;
     }
     if (auto v = raw.get("--trace")) o.trace_path = *v;
+    if (auto v = raw.get("--direction")) {
+        if (*v != "a_to_b" && *v != "b_to_a")
+            throw UsageError("--direction", "'" + *v + "' is not allowed; allowed: a_to_b, b_to_a");
+        o.direction = *v == "a_to_b" ? 0 : 1;
+        o.cfg.stream = o.direction;
+    }
+    if (auto v = raw.get("--arrivals"))
+        o.arrivals = std::make_shared<std::vector<TimeNs>>(read_arrivals(*v));
     if (auto v = raw.get("--trace-interval")) {
-        c.trace_interval = need_duration("--trace-interval", *v);
-        if (c.trace_interval <= 0) throw UsageError("--trace-interval", "must be greater than 0");
+        c.trace_interval = *v == "0" ? 0 : need_duration("--trace-interval", *v);
     }
 
     if (auto v = raw.get("--sweep")) {
@@ -257,6 +301,8 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     if (!sweep && o.paper_durations)
         throw UsageError("--paper-durations", "only applies with --sweep");
     if (sweep && !o.trace_path.empty()) throw UsageError("--trace", "not available with --sweep");
+    for (const char* f : {"--scenario", "--arrivals", "--direction"})
+        if (sweep && raw.get(f)) throw UsageError(f, "not available with --sweep");
     if (sweep && o.json) throw UsageError("--json", "sweeps write CSV (see --csv)");
     if (!o.from_csv.empty() && o.plot_path.empty())
         throw UsageError("--from-csv", "needs --plot (it only re-draws a CSV)");
@@ -271,6 +317,22 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         const std::string flag = flag_for_field(e.field());
         throw UsageError(flag.empty() ? e.field() : flag,
                          msg + (flag.empty() ? "" : " [" + e.field() + "]"));
+    }
+    if (auto v = raw.get("--scenario")) {
+        try {
+            const Scenario sc = scenario_by_name_or_path(*v);
+            o.tracks =
+                std::make_shared<ScenarioTracks>(compile_scenario(sc, LinkConfig{p, p}, 2, *v));
+            o.scenario_name = sc.name;
+            if (!o.duration_given) c.duration = sc.duration;
+        } catch (const ScenarioError& e) {
+            throw UsageError("--scenario", e.what());
+        }
+        c.track = &o.tracks->dir[o.direction];
+    }
+    if (o.arrivals) {
+        c.arrivals = o.arrivals.get();
+        if (!o.duration_given && !o.arrivals->empty()) c.duration = o.arrivals->back() + 1;
     }
     // Before --traffic-rate existed, --rate was the traffic's rate: a --rate that no limiter
     // uses is most likely meant for the traffic.
@@ -326,7 +388,7 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
             err << "linkem-sim: cannot write --trace file '" << o.trace_path << "'\n";
             return 1;
         }
-        *trace << "time_ms,delay_ms\n";
+        *trace << (o.cfg.track ? "time_ms,delay_ms,mean_delay_ms\n" : "time_ms,delay_ms\n");
         trace->precision(12);
     }
     for (int i = 0; i < o.runs; ++i) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +41,12 @@ struct CliOptions {
     int jobs = 1;                   // sweeps: runs simulated in parallel
 
     std::string trace_path;  // single configuration: delay trace CSV of the first run
+
+    // --scenario: both directions compiled against the link flags; cfg.track points into it.
+    std::shared_ptr<const ScenarioTracks> tracks;
+    std::string scenario_name;
+    unsigned direction = 0;                               // --direction: 0 a_to_b, 1 b_to_a
+    std::shared_ptr<const std::vector<TimeNs>> arrivals;  // --arrivals; cfg.arrivals points here
 
     bool help = false;
     std::string help_text;

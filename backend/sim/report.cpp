@@ -153,8 +153,12 @@ void print_table(std::ostream& os, const SimConfig& cfg, const std::vector<RunRe
        << ", " << cfg.traffic.frame_bytes << " B frames";
     if (cfg.traffic.pattern == TrafficPattern::sine)
         os << ", period " << format_duration(cfg.traffic.period);
+    if (cfg.arrivals) os << " (replaced by " << cfg.arrivals->size() << " arrival times given)";
     os << ", " << format_duration(cfg.duration) << " per run, utilization " << cfg.utilization
        << "\n";
+    if (cfg.track)
+        os << "scenario: the parameters above at its start, then its steps; the deviations "
+              "below are from those at the start\n";
     os << "runs: " << runs.size() << " (seeds";
     for (std::size_t i = 0; i < runs.size() && i < 12; ++i)
         os << ' ' << runs[i].seed;

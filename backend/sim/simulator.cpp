@@ -59,7 +59,8 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
         u > 0 ? std::llround(u * cfg.traffic.bits_per_packet() * 1e12 / cfg.traffic.rate_bps) : 0;
     std::int64_t queue_free_ps = std::numeric_limits<std::int64_t>::min();
 
-    const std::int64_t trace_ps = std::max<DurationNs>(cfg.trace_interval, 1) * 1000;
+    const std::int64_t trace_ps = cfg.trace_interval * 1000;  // 0: every packet
+    const auto mean_field = static_cast<std::size_t>(link_param_index("mean_delay_us"));
     std::int64_t next_trace_ps = 0;
 
     SimPacket out[kBurst];
@@ -81,8 +82,11 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
             inversions.depart(out[i].seq_len >> kLenBits);
             if (cfg.trace && dep >= next_trace_ps) [[unlikely]] {
                 *cfg.trace << static_cast<double>(dep) * 1e-9 << ','
-                           << static_cast<double>(d) * 1e-9 << '\n';
-                next_trace_ps = (dep / trace_ps + 1) * trace_ps;
+                           << static_cast<double>(d) * 1e-9;
+                if (cfg.track)  // the mean delay in force when the packet arrived
+                    *cfg.trace << ',' << cfg.track->number_at(mean_field, out[i].arrival) * 1e-3;
+                *cfg.trace << '\n';
+                if (trace_ps) next_trace_ps = (dep / trace_ps + 1) * trace_ps;
             }
         }
     };
@@ -184,17 +188,35 @@ void validate_config(const SimConfig& cfg) {
                          "rate * duration exceeds 2^40 packets, the simulator's limit");
     if (!(cfg.utilization >= 0 && cfg.utilization <= 1))
         throw ParamError("utilization", "must be between 0 (no queue) and 1");
-    if (cfg.trace && cfg.trace_interval <= 0)
-        throw ParamError("trace_interval_us", "must be greater than 0");
+    if (cfg.trace && cfg.trace_interval < 0)
+        throw ParamError("trace_interval_us", "must be 0 (every packet) or greater");
 }
 
+namespace {
+// Replays given arrival times.
+class ReplaySource {
+  public:
+    explicit ReplaySource(const std::vector<TimeNs>& t) : t_(t) {}
+    TimeNs next() { return i_ < t_.size() ? t_[i_++] : std::numeric_limits<TimeNs>::max(); }
+
+  private:
+    const std::vector<TimeNs>& t_;
+    std::size_t i_ = 0;
+};
+}  // namespace
+
 RunResult run_once(const SimConfig& cfg) {
-    auto emu = std::make_unique<SimEmulator>(cfg.link);
+    auto emu = std::make_unique<SimEmulator>(cfg.link, cfg.stream);
+    emu->follow(cfg.track, 0);
     // Room for the packets in flight over the mean delay plus six jitters (at most 4 Mi,
     // ~100 MB; beyond that the queue grows by doubling), so it rarely grows during the run.
     const double pps = cfg.traffic.rate_bps / cfg.traffic.bits_per_packet();
     const double hold_s = static_cast<double>(cfg.link.mean_delay + 6 * cfg.link.jitter) * 1e-9;
     emu->reserve(static_cast<std::size_t>(std::min(pps * hold_s + 1024, 4.0 * (1 << 20))));
+    if (cfg.arrivals) {
+        ReplaySource s(*cfg.arrivals);
+        return run_loop(cfg, s, *emu);
+    }
     switch (cfg.traffic.pattern) {
         case TrafficPattern::poisson: {
             PoissonSource s(cfg.traffic, emu->seed());

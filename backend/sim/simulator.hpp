@@ -13,8 +13,10 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "linkem/link_params.hpp"
+#include "linkem/scenario.hpp"
 #include "linkem/traffic.hpp"
 
 namespace linkem::sim {
@@ -28,9 +30,17 @@ struct SimConfig {
     double utilization = 0;
 
     /// Optional trace of the delay series: one (departure time, delay) line per
-    /// trace_interval of departure time, CSV "time_ms,delay_ms".
+    /// trace_interval of departure time (0: every packet), CSV "time_ms,delay_ms".
     std::ostream* trace = nullptr;
     DurationNs trace_interval = kNsPerMs;
+
+    /// A scenario's track to follow from time 0 (linkemd's Emulator does the same from the
+    /// scenario's start), or none. The trace then also gets the scenario's mean delay.
+    const ScenarioTrack* track = nullptr;
+    /// The Emulator's random stream: linkemd's a_to_b uses 0, b_to_a 1.
+    std::uint64_t stream = 0;
+    /// Arrival times to replay (ns, non-decreasing) instead of cfg.traffic's, or none.
+    const std::vector<TimeNs>* arrivals = nullptr;
 
     /// Called now and then (every few million packets) with the fraction of simulated time
     /// done; return value ignored.

@@ -868,7 +868,7 @@ QString MainWindow::openScenario(const QString& path) {
         return path + ": not a JSON object (a linkemd --config file is expected)";
     LinkConfig link;
     try {
-        link = scenario_from_json(file, static_cast<unsigned>(directions_));
+        link = link_file_from_json(file, static_cast<unsigned>(directions_));
     } catch (const ParamError& e) {
         return path + ": " + QString::fromStdString(e.field()) + ": " +
                QString::fromStdString(e.message());
@@ -894,7 +894,7 @@ QString MainWindow::saveScenario(const QString& path) {
     } catch (const std::exception& e) {
         return QString("the parameters in force cannot be read: ") + e.what();
     }
-    const json out = scenario_to_json(link, static_cast<unsigned>(directions_), scenario_base_);
+    const json out = link_file_to_json(link, static_cast<unsigned>(directions_), scenario_base_);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return "cannot write " + path + ": " + f.errorString();

@@ -354,11 +354,11 @@ void GuiTest::scenarioRoundTrip() {
     const LinkConfig saved = fake_->link();
     const QString path = dir_.path() + "/scenario.json";
     QCOMPARE(w_->saveScenario(path), QString());
-    // The file is linkemd's --config format: what scenario_from_json reads back.
+    // The file is linkemd's --config format: what link_file_from_json reads back.
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const json file = json::parse(f.readAll().toStdString());
-    QCOMPARE(scenario_from_json(file, 2), saved);
+    QCOMPARE(link_file_from_json(file, 2), saved);
     // Change the link, then open the scenario: the saved link is back (with its seed).
     w_->applyPreset(preset("geo_satellite"), -1);
     QTRY_VERIFY_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay >= 240 * kNsPerMs, kTimeout);

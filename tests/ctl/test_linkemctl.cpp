@@ -481,6 +481,57 @@ TEST_F(Linkemctl, PythonExampleSetsTheDelayAndPrintsTheActualDelay) {
     EXPECT_EQ(ctl_json("get")["a_to_b"]["mean_delay_us"], 5000.0);
 }
 
+TEST_F(Linkemctl, ScenarioPlaysPausesSeeksAndStops) {
+    // The built-ins are listed without asking linkemd.
+    Result r = run_shell(std::string(LINKEMCTL_PATH) +
+                         " --control ipc:///nonexistent/linkemctl scenario list");
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* name : {"step-response", "wifi-lte-handover", "train-tunnel", "leo-satellite",
+                             "congested-evening"})
+        EXPECT_NE(r.out.find(name), std::string::npos) << r.out;
+    // A built-in by its name.
+    r = ctl("scenario play step-response");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("scenario step-response: playing at "), std::string::npos) << r.out;
+    EXPECT_EQ(ctl_json("scenario status")["state"], "playing");
+    r = ctl("scenario seek 12s");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("step 2 of 3 (at 10 s): the step up: 100 ms"), std::string::npos) << r.out;
+    json s = ctl_json("scenario pause");
+    EXPECT_EQ(s["state"], "paused");
+    EXPECT_GE(s["position_s"].get<double>(), 12.0);
+    EXPECT_EQ(ctl_json("get")["a_to_b"]["mean_delay_us"], 100000.0);
+    EXPECT_EQ(ctl_json("scenario resume")["state"], "playing");
+    // A file read by linkemctl (here a CSV), sent to linkemd.
+    const std::string csv = g_dir + "/measured.csv";
+    std::ofstream(csv) << "# name: measured-path\ntime_s,mean_delay_us\n0,5000\n1,7000\n";
+    r = ctl("scenario play " + csv);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("scenario measured-path: playing"), std::string::npos) << r.out;
+    // Bad input: a file's line, a name that is nothing, a position that is no duration (2);
+    // a position past the end, which linkemd refuses (1). Nothing changes.
+    const std::string bad = g_dir + "/bad.csv";
+    std::ofstream(bad) << "time_s,mean_delay_us\n0,5000\n1,oops\n";
+    r = ctl("scenario play " + bad);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("bad.csv:3: mean_delay_us: not a number"), std::string::npos) << r.err;
+    r = ctl("scenario play no-such-scenario");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("neither a file nor a built-in scenario"), std::string::npos) << r.err;
+    r = ctl("scenario seek 12");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("is not a duration with a unit"), std::string::npos) << r.err;
+    r = ctl("scenario seek 99s");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("field params.position_s"), std::string::npos) << r.err;
+    s = ctl_json("scenario status");
+    EXPECT_EQ(s["name"], "measured-path");
+    EXPECT_EQ(s["state"], "playing");
+    // Stopped, the parameters stay as they are; the tests after this one see no scenario.
+    EXPECT_EQ(ctl_json("scenario stop")["state"], "stopped");
+    EXPECT_EQ(ctl("set --mean-delay 1ms").code, 0);
+}
+
 TEST(LinkemctlShutdown, StopsALinkemdThatAllowsIt) {
     const std::string control = "ipc://" + g_dir + "/shutdown-control";
     Linkemd d("shutdown", control, "ipc://" + g_dir + "/shutdown-telemetry",

@@ -1,7 +1,7 @@
 // linkemd's command line and config file: bad input exits with code 2 and names the field;
 // --print-config shows the effective configuration without starting DPDK. One test runs
 // the binary for real on net_null ports (its own EAL, --no-huge) and reads --stats-json.
-// Scenario files written by liblinkem_protocol (presets.hpp) are read as the library means.
+// Link files written by liblinkem_protocol (presets.hpp) are read as the library means.
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,17 +136,17 @@ TEST(LinkemdCli, ConfigFileTopLevelParametersApplyToBothDirections) {
     EXPECT_FALSE(j.contains("mean_delay_us"));  // --print-config shows each direction
 }
 
-// A scenario file as the GUI and linkemctl write it (linkem/presets.hpp) is a config file
+// A link file as the GUI and linkemctl write it (linkem/presets.hpp) is a config file
 // linkemd reads to the same parameters, for every built-in preset, with two ports and with
 // one; and the library reads linkemd's own --print-config output back to the same link.
-TEST(LinkemdCli, ScenarioFilesReadAsTheLibraryWritesThem) {
+TEST(LinkemdCli, LinkFilesReadAsTheLibraryWritesThem) {
     for (const linkem::Preset& p : linkem::builtin_presets()) {
         SCOPED_TRACE(p.id);
         for (const unsigned dirs : {2u, 1u}) {
             json base = {{"port_a", "net_null0"}, {"burst", 32}};
             if (dirs == 2) base["port_b"] = "net_null1";
             const std::string path =
-                write_config("scenario.json", linkem::scenario_to_json(p.link, dirs, base).dump(2));
+                write_config("link.json", linkem::link_file_to_json(p.link, dirs, base).dump(2));
             const Result r = run("--config " + path + " --print-config");
             std::remove(path.c_str());
             ASSERT_EQ(r.code, 0) << r.err;
@@ -155,10 +155,10 @@ TEST(LinkemdCli, ScenarioFilesReadAsTheLibraryWritesThem) {
             EXPECT_EQ(j["a_to_b"], linkem::to_json(p.link.a_to_b));
             if (dirs == 2) {
                 EXPECT_EQ(j["b_to_a"], linkem::to_json(p.link.b_to_a));
-                EXPECT_EQ(linkem::scenario_from_json(j, 2), p.link);
+                EXPECT_EQ(linkem::link_file_from_json(j, 2), p.link);
             } else {
                 EXPECT_FALSE(j.contains("b_to_a"));
-                EXPECT_EQ(linkem::scenario_from_json(j, 1).a_to_b, p.link.a_to_b);
+                EXPECT_EQ(linkem::link_file_from_json(j, 1).a_to_b, p.link.a_to_b);
             }
         }
     }

@@ -1,4 +1,4 @@
-// Presets and scenario files: every built-in preset loads and validates, the figures keep
+// Presets and link files: every built-in preset loads and validates, the figures keep
 // the file's conventions (A->B upload, B->A download), the JSON round trips, and errors name
 // the preset and the key.
 #include <gmock/gmock.h>
@@ -357,7 +357,7 @@ TEST(PresetFile, ErrorsNameThePresetAndTheKey) {
                       {"version: unknown key; allowed 'about', 'presets'"});
 }
 
-// --- Scenario files (linkemd --config) ---
+// --- Link files (linkemd --config) ---
 
 LinkConfig asymmetric_link() {
     LinkConfig link;
@@ -369,7 +369,7 @@ LinkConfig asymmetric_link() {
     return link;
 }
 
-TEST(ScenarioFile, KeepsBaseKeysAndReplacesTheLinkKeys) {
+TEST(LinkFile, KeepsBaseKeysAndReplacesTheLinkKeys) {
     const json base = {{"port_a", "veth-a"},
                        {"port_b", "veth-b"},
                        {"lcores", "2"},
@@ -380,7 +380,7 @@ TEST(ScenarioFile, KeepsBaseKeysAndReplacesTheLinkKeys) {
                        {"a_to_b", {{"mean_delay_us", 1}}},
                        {"b_to_a", {{"rate_bps", 1e6}}}};
     const LinkConfig link = asymmetric_link();
-    const json out = scenario_to_json(link, 2, base);
+    const json out = link_file_to_json(link, 2, base);
     EXPECT_EQ(out["port_a"], "veth-a");
     EXPECT_EQ(out["port_b"], "veth-b");
     EXPECT_EQ(out["lcores"], "2");
@@ -394,24 +394,24 @@ TEST(ScenarioFile, KeepsBaseKeysAndReplacesTheLinkKeys) {
     EXPECT_EQ(out["a_to_b"].size(), link_param_flags().size());  // every key
     EXPECT_EQ(base["mean_delay_us"], 10000);                     // base untouched
 
-    const json one = scenario_to_json(link, 1, {{"port_a", "veth-a"}});
+    const json one = link_file_to_json(link, 1, {{"port_a", "veth-a"}});
     EXPECT_EQ(one["port_a"], "veth-a");
     EXPECT_EQ(one["a_to_b"], to_json(link.a_to_b));
     EXPECT_FALSE(one.contains("b_to_a"));  // linkemd refuses b_to_a without port B
-    EXPECT_EQ(scenario_to_json(link, 2, json()).size(), 2u);  // no base: the link only
-    EXPECT_THROW((void)scenario_to_json(link, 2, json::array()), std::invalid_argument);
-    EXPECT_THROW((void)scenario_to_json(link, 3, json::object()), std::invalid_argument);
+    EXPECT_EQ(link_file_to_json(link, 2, json()).size(), 2u);  // no base: the link only
+    EXPECT_THROW((void)link_file_to_json(link, 2, json::array()), std::invalid_argument);
+    EXPECT_THROW((void)link_file_to_json(link, 3, json::object()), std::invalid_argument);
 }
 
-TEST(ScenarioFile, RoundTrips) {
+TEST(LinkFile, RoundTrips) {
     const json base = {{"port_a", "veth-a"}, {"port_b", "veth-b"}, {"burst", 16}};
     std::vector<LinkConfig> links = {asymmetric_link(), LinkConfig{}};
     for (const Preset& p : builtin_presets())
         links.push_back(p.link);
     for (const LinkConfig& link : links) {
-        const json text = json::parse(scenario_to_json(link, 2, base).dump());
-        EXPECT_EQ(scenario_from_json(text, 2), link);
-        const LinkConfig one = scenario_from_json(scenario_to_json(link, 1, base), 1);
+        const json text = json::parse(link_file_to_json(link, 2, base).dump());
+        EXPECT_EQ(link_file_from_json(text, 2), link);
+        const LinkConfig one = link_file_from_json(link_file_to_json(link, 1, base), 1);
         EXPECT_EQ(one.a_to_b, link.a_to_b);
         EXPECT_EQ(one.b_to_a, link.a_to_b);  // single port: as linkemd, b_to_a = a_to_b
     }
@@ -419,7 +419,7 @@ TEST(ScenarioFile, RoundTrips) {
 
 // linkemd's reading of a config file: top-level link keys for both directions, a_to_b /
 // b_to_a objects override them for one, other keys are not link parameters.
-TEST(ScenarioFile, ReadsAsLinkemdDoes) {
+TEST(LinkFile, ReadsAsLinkemdDoes) {
     const json file = {{"port_a", "veth-a"},
                        {"port_b", "veth-b"},
                        {"lcores", "shared"},
@@ -433,7 +433,7 @@ TEST(ScenarioFile, ReadsAsLinkemdDoes) {
                        {"rate_bps", 1e8},
                        {"a_to_b", {{"rate_bps", 5e7}}},
                        {"b_to_a", {{"mean_delay_us", 40000}}}};
-    const LinkConfig link = scenario_from_json(file, 2);
+    const LinkConfig link = link_file_from_json(file, 2);
     EXPECT_EQ(link.a_to_b.mean_delay, 10 * kNsPerMs);
     EXPECT_EQ(link.a_to_b.jitter, 2 * kNsPerMs);
     EXPECT_EQ(link.a_to_b.rate_bps, 5e7);
@@ -443,17 +443,17 @@ TEST(ScenarioFile, ReadsAsLinkemdDoes) {
     EXPECT_EQ(link.b_to_a.limiter, Limiter::spacer);
     EXPECT_EQ(link.a_to_b.half_life, LinkParams{}.half_life);  // defaults underneath
 
-    EXPECT_EQ(scenario_from_json(json::object(), 2), LinkConfig{});
-    const LinkConfig one = scenario_from_json({{"port_a", "x"}, {"jitter_us", 5}}, 1);
+    EXPECT_EQ(link_file_from_json(json::object(), 2), LinkConfig{});
+    const LinkConfig one = link_file_from_json({{"port_a", "x"}, {"jitter_us", 5}}, 1);
     EXPECT_EQ(one.a_to_b.jitter, 5 * kNsPerUs);
     EXPECT_EQ(one.b_to_a, one.a_to_b);
 }
 
-// Expects scenario_from_json to throw ParamError naming `field`.
-void expect_scenario_error(const json& file, unsigned directions, const std::string& field,
-                           const std::string& part) {
+// Expects link_file_from_json to throw ParamError naming `field`.
+void expect_link_file_error(const json& file, unsigned directions, const std::string& field,
+                            const std::string& part) {
     try {
-        (void)scenario_from_json(file, directions);
+        (void)link_file_from_json(file, directions);
         ADD_FAILURE() << "no error for " << file.dump();
     } catch (const ParamError& e) {
         EXPECT_EQ(e.field(), field) << file.dump() << " -> " << e.what();
@@ -462,21 +462,21 @@ void expect_scenario_error(const json& file, unsigned directions, const std::str
     }
 }
 
-TEST(ScenarioFile, ErrorsNameTheDottedField) {
-    expect_scenario_error({{"b_to_a", {{"jitter_us", -1}}}}, 2, "b_to_a.jitter_us",
-                          "-1 is out of range");
-    expect_scenario_error({{"jitter_us", -1}}, 2, "jitter_us", "-1 is out of range");
-    expect_scenario_error({{"port_a", "x"}, {"limiter", "spacer"}}, 2, "a_to_b.rate_bps",
-                          "must be at least");
-    expect_scenario_error({{"limiter", "spacer"}, {"a_to_b", {{"rate_bps", 1e6}}}}, 2,
-                          "b_to_a.rate_bps", "must be at least");
-    expect_scenario_error({{"a_to_b", {{"jiter_us", 1}}}}, 2, "a_to_b.jiter_us",
-                          "unknown parameter");
-    expect_scenario_error({{"a_to_b", "fast"}}, 2, "a_to_b", "expected an object");
-    expect_scenario_error({{"b_to_a", json::object()}}, 1, "b_to_a", "there is no port B");
-    expect_scenario_error(json::array(), 2, "", "expected a JSON object");
-    EXPECT_THROW((void)scenario_from_json(json::object(), 0), std::invalid_argument);
-    EXPECT_THROW((void)scenario_from_json(json::object(), 3), std::invalid_argument);
+TEST(LinkFile, ErrorsNameTheDottedField) {
+    expect_link_file_error({{"b_to_a", {{"jitter_us", -1}}}}, 2, "b_to_a.jitter_us",
+                           "-1 is out of range");
+    expect_link_file_error({{"jitter_us", -1}}, 2, "jitter_us", "-1 is out of range");
+    expect_link_file_error({{"port_a", "x"}, {"limiter", "spacer"}}, 2, "a_to_b.rate_bps",
+                           "must be at least");
+    expect_link_file_error({{"limiter", "spacer"}, {"a_to_b", {{"rate_bps", 1e6}}}}, 2,
+                           "b_to_a.rate_bps", "must be at least");
+    expect_link_file_error({{"a_to_b", {{"jiter_us", 1}}}}, 2, "a_to_b.jiter_us",
+                           "unknown parameter");
+    expect_link_file_error({{"a_to_b", "fast"}}, 2, "a_to_b", "expected an object");
+    expect_link_file_error({{"b_to_a", json::object()}}, 1, "b_to_a", "there is no port B");
+    expect_link_file_error(json::array(), 2, "", "expected a JSON object");
+    EXPECT_THROW((void)link_file_from_json(json::object(), 0), std::invalid_argument);
+    EXPECT_THROW((void)link_file_from_json(json::object(), 3), std::invalid_argument);
 }
 
 }  // namespace

@@ -82,7 +82,9 @@ std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions, unsigne
     double total = 0;
     for (unsigned d = 0; d < directions; ++d) {
         const LinkParams& p = d == 0 ? link.a_to_b : link.b_to_a;
-        const double pps = p.limiter == Limiter::none ? kLinePps : p.rate_bps / (84 * 8);
+        // A trace's rate varies (and its queue is the backlog it builds): as without a limiter.
+        const bool rated = p.limiter == Limiter::spacer || p.limiter == Limiter::policer;
+        const double pps = rated ? p.rate_bps / (84 * 8) : kLinePps;
         const double hold_s = static_cast<double>(p.mean_delay + 4 * p.jitter) / kNsPerSec + 1e-3;
         double n = pps * hold_s + 4096;
         if (p.limiter == Limiter::spacer) n += static_cast<double>(p.spacer_limit_bytes) / 64;

@@ -214,13 +214,26 @@ struct Dataplane::Impl {
     }
 
     // Publishes the parameter block of generation `gen` (the user's parameters p, the tables
-    // made for them by MbufEmulator::prepare) to every lane of direction k; the blocks
-    // replaced retire until the lanes acknowledged gen.
-    void publish(unsigned k, std::uint64_t gen, const LinkParams& p, const DelayTables& tables) {
+    // made for them by MbufEmulator::prepare, and a scenario's track to follow from `origin`
+    // or none) to every lane of direction k; the blocks replaced retire until the lanes
+    // acknowledged gen.
+    void publish(unsigned k, std::uint64_t gen, const LinkParams& p, const DelayTables& tables,
+                 const ScenarioTrack* track = nullptr, TimeNs origin = 0) {
         auto& blocks = lane_blocks[k];
         for (unsigned q = 0; q < n_queues; ++q) {
             Lane& d = *lanes[k][q];
-            auto block = std::make_unique<ParamBlock>(ParamBlock{gen, lane_params(p, d), tables});
+            auto block = std::make_unique<ParamBlock>(
+                ParamBlock{gen, lane_params(p, d), tables, nullptr, 0});
+            if (track) {
+                // Each lane follows its own copy, with the lane's buffer limit in every piece.
+                auto t = std::make_shared<ScenarioTrack>(*track);
+                t->for_each_params([&](LinkParams& x) {
+                    x = lane_params(x, d);
+                    if (x.seed == 0) x.seed = p.seed;
+                });
+                block->track = std::move(t);
+                block->origin = origin;
+            }
             d.block.store(block.get(), std::memory_order_release);
             d.published.store(gen, std::memory_order_release);
             if (q < blocks.size()) {
@@ -232,6 +245,18 @@ struct Dataplane::Impl {
         }
     }
 };
+
+namespace {
+// The trace limiter is each Emulator's own: several workers of a direction would each
+// deliver the whole trace.
+void refuse_unshared(const LinkParams& p, unsigned workers) {
+    if (p.limiter == Limiter::trace && workers > 1)
+        throw ParamError("limiter",
+                         "'trace' works with one worker per direction (its trace is not shared "
+                         "between workers, each would deliver all of it); run with --workers 1 "
+                         "or shared, or use the spacer");
+}
+}  // namespace
 
 Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     : impl_(std::make_unique<Impl>(eal, std::move(config))) {
@@ -251,6 +276,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         const char* name = k == 0 ? "a_to_b" : "b_to_a";
         try {
             validate(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a);
+            refuse_unshared(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a, m.n_queues);
         } catch (const ParamError& e) {
             throw ParamError(std::string(name) + "." + e.field(), e.message());
         }
@@ -490,6 +516,12 @@ std::uint64_t Dataplane::apply(const LinkConfig& link) {
 
 std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     const std::function<LinkConfig(const LinkConfig&)>& f) {
+    return update(f, nullptr, 0);
+}
+
+std::pair<std::uint64_t, LinkConfig> Dataplane::update(
+    const std::function<LinkConfig(const LinkConfig&)>& f,
+    std::shared_ptr<const ScenarioTracks> tracks, TimeNs origin_ns) {
     Impl& m = *impl_;
     std::lock_guard lock(m.mu);
     const LinkConfig link = f(m.link);
@@ -497,6 +529,10 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         try {
             validate(next[k]);
+            refuse_unshared(next[k], m.n_queues);
+            if (tracks)
+                for (const ScenarioTrack::Segment& seg : tracks->dir[k].segments())
+                    refuse_unshared(seg.from, m.n_queues);
         } catch (const ParamError& e) {
             throw ParamError(std::string(k == 0 ? "a_to_b." : "b_to_a.") + e.field(), e.message());
         }
@@ -510,7 +546,8 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
         if (stored.seed == 0) stored.seed = random_seed();
         // The costly part of adopting the parameters, done here on the control thread
         // (sharing the tables in use where they still fit).
-        m.publish(k, gen, stored, MbufEmulator::prepare(stored, m.lane_blocks[k][0]->tables));
+        m.publish(k, gen, stored, MbufEmulator::prepare(stored, m.lane_blocks[k][0]->tables),
+                  tracks ? &tracks->dir[k] : nullptr, origin_ns);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
     m.cfg.link = m.link;

@@ -70,6 +70,10 @@ struct ParamBlock {
     std::uint64_t generation;
     LinkParams params;  // buffer limit already split between the workers and capped by the pool
     DelayTables tables;
+    // A scenario's track for the Emulator to follow from `origin` on (buffer limits capped
+    // likewise), or none: the parameters stay.
+    std::shared_ptr<const ScenarioTrack> track;
+    TimeNs origin = 0;
 };
 
 struct alignas(64) Lane {
@@ -148,6 +152,7 @@ inline void adopt_params(Lane& d) {
         return;
     const ParamBlock* b = d.block.load(std::memory_order_acquire);
     d.emu->set_params(b->params, b->tables);
+    d.emu->follow(b->track.get(), b->origin);
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
 }

@@ -1,10 +1,12 @@
 #include "linkem/link_params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <sstream>
 #include <vector>
 
+#include "linkem/limiter.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem {
@@ -30,6 +32,8 @@ std::string_view to_string(Limiter l) {
             return "spacer";
         case Limiter::policer:
             return "policer";
+        case Limiter::trace:
+            return "trace";
     }
     return "?";
 }
@@ -52,6 +56,10 @@ std::string_view to_string(ByteAccounting b) {
             return "wire";
     }
     return "?";
+}
+
+bool TraceRef::operator==(const TraceRef& o) const {
+    return trace == o.trace || (trace && o.trace && *trace == *o.trace);
 }
 
 namespace {
@@ -172,6 +180,32 @@ Field integer_field(std::string key, std::uint64_t LinkParams::*m, std::string u
     return f;
 }
 
+// trace_file: the trace limiter's mahimahi trace. Its value is the trace's file name; the
+// trace itself is read by the protocol's JSON codec (the model reads no files), so setting
+// it here only keeps the trace it names or clears it.
+Field trace_file_field() {
+    Field f;
+    f.key = "trace_file";
+    f.type = "path";
+    f.get = [](const LinkParams& p) { return FieldValue(p.trace ? p.trace.get()->path : ""); };
+    f.set = [](LinkParams& p, const FieldValue& v) {
+        const std::string& path = std::get<std::string>(v);
+        if (path.empty()) {
+            p.trace = {};
+        } else if (!p.trace || p.trace.get()->path != path) {
+            throw ParamError("trace_file",
+                             "'" + path +
+                                 "' is not the trace in force; a trace is read from its file "
+                                 "by link_params_from_json (linkem/link_params_json.hpp)");
+        }
+    };
+    f.help =
+        "mahimahi link trace for limiter 'trace': one millisecond timestamp per line, each a "
+        "delivery opportunity for 1504 bytes, repeated at its end";
+    f.example = "uplink.trace";
+    return f;
+}
+
 const std::vector<Field>& fields() {
     using L = ParamLimits;
     static const std::vector<Field> kFields = {
@@ -198,8 +232,9 @@ const std::vector<Field>& fields() {
                        L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator",
                        "10ms"),
         enum_field("limiter", &LinkParams::limiter,
-                   {Limiter::none, Limiter::spacer, Limiter::policer},
-                   "bandwidth limit: spacer (delays to rate) or policer (drops above rate)"),
+                   {Limiter::none, Limiter::spacer, Limiter::policer, Limiter::trace},
+                   "bandwidth limit: spacer (delays to rate), policer (drops above rate) or "
+                   "trace (delivers at a mahimahi trace's opportunities, trace_file)"),
         real_field("rate_bps", &LinkParams::rate_bps, "bit/s", 0, L::kMaxRate,
                    "rate of the spacer or policer", "100Mbit"),
         integer_field("spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
@@ -208,6 +243,7 @@ const std::vector<Field>& fields() {
         integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
                       static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
                       "policer bucket size", "64KiB"),
+        trace_file_field(),
         enum_field("byte_accounting", &LinkParams::byte_accounting,
                    {ByteAccounting::frame, ByteAccounting::wire},
                    "bytes a limiter charges: frame, or wire = frame + 20 (preamble and gap)"),
@@ -234,10 +270,11 @@ const std::vector<Field>& fields() {
 }
 
 // How a field's value is written on a command line, from its type and unit.
-enum class TextKind { duration, rate, bytes, number, integer, choice };
+enum class TextKind { duration, rate, bytes, number, integer, choice, path };
 
 TextKind text_kind(const Field& f) {
     if (f.type == "enum") return TextKind::choice;
+    if (f.type == "path") return TextKind::path;
     if (f.unit == "us") return TextKind::duration;
     if (f.unit == "bit/s") return TextKind::rate;
     if (f.unit == "bytes") return TextKind::bytes;
@@ -269,6 +306,8 @@ std::string allowed_text(const Field& f) {
     switch (text_kind(f)) {
         case TextKind::choice:
             return "allowed " + join(f.values);
+        case TextKind::path:
+            return "allowed a file name";
         case TextKind::duration:
             return "allowed " + format_duration(std::llround(f.min * kNsPerUs)) + " .. " +
                    format_duration(std::llround(f.max * kNsPerUs));
@@ -297,6 +336,8 @@ const char* value_name(TextKind k) {
             return "P";
         case TextKind::integer:
             return "N";
+        case TextKind::path:
+            return "FILE";
         case TextKind::choice:
             break;
     }
@@ -307,11 +348,56 @@ const char* value_name(TextKind k) {
 
 std::string LinkParamField::allowed() const {
     if (type == "enum") return join(values);
+    if (type == "path") return "a file name";
     return num(min) + " .. " + num(max) + (unit.empty() ? "" : " " + unit);
 }
 
 const std::vector<LinkParamField>& link_param_fields() {
+    static const bool fits = fields().size() <= kMaxLinkParamFields;
+    if (!fits) throw std::logic_error("link_params.cpp: more fields than kMaxLinkParamFields");
     return fields();
+}
+
+int link_param_index(std::string_view key) {
+    const std::vector<Field>& all = fields();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].key == key) return static_cast<int>(i);
+    return -1;
+}
+
+bool link_param_is_number(std::size_t i) {
+    const std::string& t = fields().at(i).type;
+    return t == "number" || t == "integer";
+}
+
+bool link_param_is_integer(std::size_t i) {
+    return fields().at(i).type == "integer";
+}
+
+double link_param_number(std::size_t i, const LinkParams& p) {
+    const FieldValue v = fields()[i].get(p);
+    if (const auto* x = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*x);
+    return std::get<double>(v);
+}
+
+void set_link_param_number(std::size_t i, LinkParams& p, double v) {
+    const Field& f = fields()[i];
+    v = std::clamp(v, f.min, f.max);
+    if (f.type == "integer") {
+        const double r = std::round(v);
+        f.set(p,
+              FieldValue(r >= 1.8446744073709552e19 ? UINT64_MAX : static_cast<std::uint64_t>(r)));
+    } else {
+        f.set(p, FieldValue(v));
+    }
+}
+
+void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to) {
+    const Field& f = fields()[i];
+    if (f.type == "path")
+        to.trace = from.trace;
+    else
+        f.set(to, f.get(from));
 }
 
 const LinkParamField* link_param_field(std::string_view key) {
@@ -326,7 +412,12 @@ void validate(const LinkParams& p) {
         LinkParams scratch = p;
         f.set(scratch, f.get(p));
     }
-    if (p.limiter != Limiter::none && p.rate_bps < ParamLimits::kMinRate)
+    if (p.limiter == Limiter::trace && !p.trace)
+        throw ParamError("trace_file",
+                         "required when limiter is 'trace': a mahimahi link trace (one "
+                         "millisecond timestamp per line)");
+    if ((p.limiter == Limiter::spacer || p.limiter == Limiter::policer) &&
+        p.rate_bps < ParamLimits::kMinRate)
         throw ParamError("rate_bps", "must be at least " + num(ParamLimits::kMinRate) +
                                          " bit/s when limiter is '" +
                                          std::string(to_string(p.limiter)) + "'");
@@ -418,6 +509,8 @@ FieldValue link_param_value_from_text(std::string_view key, std::string_view tex
             for (const std::string& v : f->values)
                 if (t == v) return FieldValue(t);
             throw error("'" + t + "' is not allowed");
+        case TextKind::path:
+            return FieldValue(t);
     }
     return FieldValue(t);
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "linkem/trace_file.hpp"
+
 namespace linkem {
 
 using nlohmann::json;
@@ -17,6 +19,12 @@ json value_json(const FieldValue& v) {
 
 // The JSON value of `v` as the field's type, or ParamError saying what was expected.
 FieldValue field_value(const LinkParamField& f, const json& v) {
+    if (f.type == "path") {
+        if (!v.is_string())
+            throw ParamError(f.key, "expected a file name (a string; \"\" for none), got " +
+                                        std::string(v.type_name()));
+        return v.get<std::string>();
+    }
     if (f.type == "enum") {
         if (!v.is_string())
             throw ParamError(f.key, v.dump() + " is not allowed; allowed " + f.allowed());
@@ -55,6 +63,12 @@ json to_json(const LinkParams& p) {
 }
 
 LinkParams link_params_from_json(const json& j, const LinkParams& base) {
+    LinkParams p = link_param_values_from_json(j, base);
+    validate(p);
+    return p;
+}
+
+LinkParams link_param_values_from_json(const json& j, const LinkParams& base) {
     if (!j.is_object())
         throw ParamError(
             "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
@@ -67,9 +81,15 @@ LinkParams link_params_from_json(const json& j, const LinkParams& base) {
                 names.push_back(f.key);
             throw ParamError(key, "unknown parameter; known: " + join(names));
         }
-        field->set(p, field_value(*field, value));
+        const FieldValue v = field_value(*field, value);
+        if (field->type == "path") {
+            // The trace is read here: the model reads no files.
+            const std::string& path = std::get<std::string>(v);
+            p.trace = path.empty() ? TraceRef{} : TraceRef{read_delivery_trace(path)};
+            continue;
+        }
+        field->set(p, v);
     }
-    validate(p);
     return p;
 }
 
@@ -108,6 +128,7 @@ json link_params_schema() {
         json d = {{"type", f.type}, {"default", value_json(f.get(defaults))}, {"help", f.help}};
         if (f.type == "enum") {
             d["values"] = f.values;
+        } else if (f.type == "path") {
         } else {
             d["min"] = f.min;
             d["max"] = f.max;

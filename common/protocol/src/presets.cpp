@@ -39,7 +39,7 @@ std::string quoted_list(const Names& names) {
 
 // The link parameters of an object that holds them as a config file does: top-level link
 // keys for both directions, "a_to_b"/"b_to_a" objects for one. With `strict`, any other
-// key is an error (a preset's "link"); otherwise other keys are skipped (a scenario file's
+// key is an error (a preset's "link"); otherwise other keys are skipped (a link file's
 // port_a, lcores, ...). Throws ParamError naming the key: "jitter_us" for a top-level one,
 // "b_to_a.jitter_us" for one of a direction's object (or a rule broken only there).
 LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
@@ -181,12 +181,12 @@ json presets_to_json(const std::vector<Preset>& presets) {
     return {{"presets", list}};
 }
 
-json scenario_to_json(const LinkConfig& link, unsigned directions, const json& base) {
+json link_file_to_json(const LinkConfig& link, unsigned directions, const json& base) {
     if (directions != 1 && directions != 2)
-        throw std::invalid_argument("scenario_to_json: directions must be 1 or 2, got " +
+        throw std::invalid_argument("link_file_to_json: directions must be 1 or 2, got " +
                                     std::to_string(directions));
     if (!base.is_null() && !base.is_object())
-        throw std::invalid_argument("scenario_to_json: base must be a JSON object, got " +
+        throw std::invalid_argument("link_file_to_json: base must be a JSON object, got " +
                                     std::string(base.type_name()));
     json out = json::object();
     if (base.is_object())
@@ -197,7 +197,7 @@ json scenario_to_json(const LinkConfig& link, unsigned directions, const json& b
     return out;
 }
 
-LinkConfig scenario_from_json(const json& file, unsigned directions) {
+LinkConfig link_file_from_json(const json& file, unsigned directions) {
     return read_link(file, directions, false);
 }
 

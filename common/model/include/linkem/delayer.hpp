@@ -61,6 +61,7 @@ class Delayer {
         double mean_ns = 0;
         double jitter_ns = 0;
         double half_life_ns = 21e6;
+        bool operator==(const Config&) const = default;
     };
 
     /// The tables configuration c needs. Those of `reuse` that c needs as they are are

@@ -32,6 +32,7 @@
 #include "linkem/queues.hpp"
 #include "linkem/rate_estimator.hpp"
 #include "linkem/rng.hpp"
+#include "linkem/scenario.hpp"
 #include "linkem/shared_link.hpp"
 #include "linkem/spsc_ring.hpp"
 #include "linkem/telemetry.hpp"
@@ -113,20 +114,29 @@ class Emulator {
         const bool was_fifo = uses_fifo();
         params_ = p;
         configured_ = true;
-        if (!had_params || (p.seed != 0 && p.seed != seed_)) {
+        const bool reseed = !had_params || (p.seed != 0 && p.seed != seed_);
+        if (reseed) {
             seed_ = p.seed != 0 ? p.seed : random_seed();
             const std::uint64_t key = seed_ ^ (stream_ * kOtherStream);
             rng_.reseed(key);
             loss_rng_.reseed(key ^ kLossStream);
         }
-        delayer_.configure(delay_config(p), tables);
+        // The delay and loss processes go on as they are when their own parameters stay (a
+        // scenario's ramp of the rate changes the parameters every millisecond).
+        const Delayer::Config delay = delay_config(p);
+        if (reseed || !(delay == delayer_.config())) delayer_.configure(delay, tables);
         rate_.set_window(p.rate_window);
         if (rate_.has_estimate()) delayer_.on_rate(rate_.rate_pps());
         spacer_.configure(p.rate_bps, p.spacer_limit_bytes);
         policer_.configure(p.rate_bps, p.policer_burst_bytes);
-        loss_.configure(LossProcess::Config{p.loss_model, p.loss_probability, p.ge_p, p.ge_r,
-                                            p.ge_loss_good, p.ge_loss_bad});
-        to_loss_ = loss_.gap(loss_rng_);
+        trace_.configure(p.trace.get());
+        const LossProcess::Config loss{p.loss_model, p.loss_probability, p.ge_p,
+                                       p.ge_r,       p.ge_loss_good,     p.ge_loss_bad};
+        if (reseed || !(loss == loss_config_)) {
+            loss_.configure(loss);
+            loss_config_ = loss;
+            to_loss_ = loss_.gap(loss_rng_);
+        }
         overhead_ = p.byte_accounting == ByteAccounting::wire ? kEthernetWireOverhead : 0;
         if (had_params && was_fifo != uses_fifo()) move_queued(was_fifo);
         if (delay_stats_.count == 0) delay_stats_.shift = static_cast<double>(p.mean_delay);
@@ -144,6 +154,20 @@ class Emulator {
     void share_limiter(SharedLink* link) { shared_link_ = link; }
 
     const LinkParams& params() const { return params_; }
+
+    /// Follows a scenario's track (nullptr: none, the parameters stay as they are): the
+    /// parameters in force for packets that arrive at `now` become track->at(now - origin),
+    /// changed by set_params() at the first arrival at or after each step's time or ramp's
+    /// next grid point (a change matters only to the packets that arrive under it; those
+    /// queued keep their times). The track must outlive its use here. On the packet path
+    /// this costs one comparison per ingest() call.
+    void follow(const ScenarioTrack* track, TimeNs origin) {
+        track_ = track;
+        track_origin_ = origin;
+        next_change_ = track ? std::numeric_limits<TimeNs>::min() : kNoChange;
+    }
+    const ScenarioTrack* track() const { return track_; }
+
     /// The seed in use (the drawn one when params().seed == 0).
     std::uint64_t seed() const { return seed_; }
 
@@ -167,6 +191,8 @@ class Emulator {
     /// passes reach the loss stage.
     std::size_t ingest(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped = nullptr) {
         if (n == 0) return 0;
+        if (now >= next_change_) [[unlikely]]
+            follow_track(now);
         last_queued_ = false;
         if (rate_.on_arrivals(now, n)) {
             delayer_.on_rate(rate_.rate_pps());
@@ -184,7 +210,8 @@ class Emulator {
             const std::size_t m = std::min(step, n - off);
             Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
             // A limiter shared with other Emulators (share_limiter): reserved per chunk.
-            if (shared_link_ && params_.limiter != Limiter::none) [[unlikely]] {
+            if (shared_link_ && (params_.limiter == Limiter::spacer ||
+                                 params_.limiter == Limiter::policer)) [[unlikely]] {
                 if (params_.limiter == Limiter::spacer)
                     n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, false, true>(
                                             pkts + off, m, now, drop_out)
@@ -221,6 +248,9 @@ class Emulator {
                                                                                  drop_out)
                                           : ingest_chunk<Limiter::policer, false>(pkts + off, m,
                                                                                   now, drop_out);
+                        break;
+                    case Limiter::trace:
+                        n_dropped += ingest_trace(pkts + off, m, now, drop_out, fifo);
                         break;
                     case Limiter::none:
                     default:
@@ -392,6 +422,24 @@ class Emulator {
     static Delayer::Config delay_config(const LinkParams& p) {
         return Delayer::Config{p.strategy, p.distribution, static_cast<double>(p.mean_delay),
                                static_cast<double>(p.jitter), static_cast<double>(p.half_life)};
+    }
+
+    static constexpr TimeNs kNoChange = std::numeric_limits<TimeNs>::max();
+
+    // The trace limiter's chunks, out of line, so that the other limiters' loops, inlined
+    // into ingest(), are laid out as without it.
+    [[gnu::noinline]] std::size_t ingest_trace(const Packet* pkts, std::size_t n, TimeNs now,
+                                               Packet* dropped, bool fifo) {
+        return fifo ? ingest_chunk<Limiter::trace, true>(pkts, n, now, dropped)
+                    : ingest_chunk<Limiter::trace, false>(pkts, n, now, dropped);
+    }
+
+    // The scenario's next change has come: the parameters of the position `now` is at.
+    [[gnu::noinline, gnu::cold]] void follow_track(TimeNs now) {
+        const DurationNs position = now - track_origin_;
+        set_params(track_->at(position));
+        const DurationNs next = track_->next_change(std::max<DurationNs>(position, 0));
+        next_change_ = next == kNever ? kNoChange : track_origin_ + next;
     }
 
     // The transmission time a queue keeps for tx (the calendar queue rounds it up).
@@ -632,6 +680,17 @@ class Emulator {
                     floor = t_in;
                 else
                     tx += static_cast<TimeNs>(d + 0.5);
+            } else if constexpr (L == Limiter::trace) {
+                // As the spacer: FIFO, the trace link follows the delay and is fed
+                // non-decreasing times; reordered, it comes first.
+                const double t_in =
+                    Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
+                tx = trace_.schedule(static_cast<TimeNs>(std::ceil(t_in)),
+                                     DeliveryTrace::charge(len));
+                if constexpr (Fifo)
+                    floor = t_in;
+                else
+                    tx += static_cast<TimeNs>(d + 0.5);
             } else {
                 if constexpr (L == Limiter::policer) {
                     if (!policer_.admit(now, len + overhead)) {
@@ -703,6 +762,7 @@ class Emulator {
             spacer_ = spacer;
             if constexpr (Fifo) spacer_floor_ = floor;
         }
+        if constexpr (L == Limiter::trace && Fifo) spacer_floor_ = floor;
         if constexpr (Fifo) last_tx_ = last_tx;
         Counters::add(counters_.bytes_in, bytes);
         if (clamped) Counters::add(counters_.delays_clamped, clamped);
@@ -727,14 +787,20 @@ class Emulator {
     RateEstimator rate_;
     Spacer spacer_;
     Policer policer_;
+    TraceLink trace_;
     LossProcess loss_;
+    LossProcess::Config loss_config_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss
     std::uint32_t overhead_ = 0;
     bool prefetch_ahead_ = true;
     TimeNs last_tx_ = std::numeric_limits<TimeNs>::min();
-    double spacer_floor_ = -1e300;       // FIFO: latest time a packet reached the spacer
+    double spacer_floor_ = -1e300;       // FIFO: latest time a packet reached the spacer or trace
     SharedLink* shared_link_ = nullptr;  // share_limiter()
     double link_carry_ = 0;              // this Emulator's fraction of a ns (SharedLink)
+    // The scenario followed (follow()): its track, its position 0, and when to look again.
+    const ScenarioTrack* track_ = nullptr;
+    TimeNs track_origin_ = 0;
+    TimeNs next_change_ = kNoChange;
     FifoQueue<Packet> fifo_;
     ReorderQueue<Packet> reorder_;
     Counters counters_;

@@ -1,9 +1,11 @@
-// The limiter stage (step 2): a spacer or a policer.
+// The limiter stage (step 2): a spacer, a policer or a trace link.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "linkem/time.hpp"
 
@@ -101,6 +103,110 @@ class Policer {
     __int128 rate_ = 0, cap_ = 0, tokens_ = 0;
     TimeNs last_ = 0;
     bool started_ = false;
+};
+
+/// A mahimahi link trace (mm-link's format): delivery opportunities at millisecond offsets
+/// from the trace's start, each for kBytesPerOpportunity bytes; the trace repeats with the
+/// period of its last timestamp. Read from a file by read_delivery_trace (trace_file.hpp).
+struct DeliveryTrace {
+    /// mm-link's PACKET_SIZE: the most a TUN device hands it at once, a 1500-byte IP packet
+    /// with the 4-byte packet-information header the device adds.
+    static constexpr std::uint32_t kBytesPerOpportunity = 1504;
+
+    std::string path;               // the file it was read from (the trace_file key)
+    std::vector<std::uint32_t> ms;  // non-decreasing; at least one; ms.back() > 0
+    bool operator==(const DeliveryTrace&) const = default;
+
+    DurationNs period() const { return static_cast<DurationNs>(ms.back()) * kNsPerMs; }
+    /// What mm-link charges for a frame of `frame_bytes` bytes as the Emulator counts them
+    /// (with the 4-byte FCS): its IP packet plus the TUN header, i.e. the frame less its
+    /// 14-byte Ethernet header. A 1518-byte frame (a 1500-byte IP packet) takes exactly one
+    /// opportunity, as a full-size packet does in mm-link.
+    static std::uint32_t charge(std::uint32_t frame_bytes) {
+        return frame_bytes > 15 ? frame_bytes - 14 : 1;
+    }
+};
+
+/// Trace link: releases bytes exactly at a DeliveryTrace's opportunities, accounted as
+/// mm-link does. Packets queue in order; each opportunity carries up to
+/// kBytesPerOpportunity bytes of the packets that had reached the link by its time: a
+/// packet larger than what is left goes on in the next opportunities and leaves at the one
+/// that carries its last byte; several small packets share one; bytes an opportunity finds
+/// no packet for are lost. A packet that reaches the link at time t is carried by
+/// opportunities at t or later. The trace's time 0 is the first packet that reaches the
+/// link after it was configured with the trace; it repeats at its end.
+///
+/// Since the packets are served in order, a packet's departure follows from the state the
+/// previous one left (the opportunity it ended in and the bytes left there) and its own
+/// arrival, so schedule() computes it on arrival: O(1) per packet while the link is busy,
+/// a binary search over the trace after an idle period.
+class TraceLink {
+  public:
+    /// Another trace (or none) starts afresh at the next packet; the same one keeps its
+    /// position, whatever else changed.
+    void configure(const DeliveryTrace* t) {
+        if (t == trace_) return;
+        trace_ = t;
+        started_ = false;
+    }
+
+    /// The departure time of a packet charged `bytes` (DeliveryTrace::charge) that reaches
+    /// the link at t, t not before the previous packet's.
+    TimeNs schedule(TimeNs t, std::uint32_t bytes) {
+        if (!started_) [[unlikely]] {
+            started_ = true;
+            base_ = t;
+            i_ = 0;
+            left_ = DeliveryTrace::kBytesPerOpportunity;
+        }
+        if (at(i_) < t) skip_to(t);
+        while (bytes > left_) {
+            bytes -= left_;
+            next();
+        }
+        left_ -= bytes;
+        const TimeNs departure = at(i_);
+        if (left_ == 0) next();
+        return departure;
+    }
+
+  private:
+    TimeNs at(std::size_t i) const { return base_ + static_cast<TimeNs>(trace_->ms[i]) * kNsPerMs; }
+    void next() {
+        left_ = DeliveryTrace::kBytesPerOpportunity;
+        if (++i_ == trace_->ms.size()) {
+            i_ = 0;
+            base_ += trace_->period();
+        }
+    }
+    // The opportunities before t passed without this packet: the first one at t or later,
+    // whole (what was left of the current one is lost).
+    [[gnu::noinline]] void skip_to(TimeNs t) {
+        left_ = DeliveryTrace::kBytesPerOpportunity;
+        const DurationNs period = trace_->period();
+        const std::vector<std::uint32_t>& ms = trace_->ms;
+        std::size_t from = i_ + 1;
+        // Repeats whose last opportunity (at base + period) is before t go whole.
+        if (t - base_ > period) {
+            base_ += (t - base_ - 1) / period * period;
+            from = 0;
+        }
+        if (from >= ms.size() || at(ms.size() - 1) < t) {
+            base_ += period;
+            from = 0;
+        }
+        const auto due = static_cast<std::uint64_t>(t - base_);
+        const auto it = std::partition_point(
+            ms.begin() + static_cast<std::ptrdiff_t>(from), ms.end(),
+            [due](std::uint32_t m) { return static_cast<std::uint64_t>(m) * kNsPerMs < due; });
+        i_ = static_cast<std::size_t>(it - ms.begin());
+    }
+
+    const DeliveryTrace* trace_ = nullptr;
+    bool started_ = false;
+    TimeNs base_ = 0;    // start of the trace's current repeat
+    std::size_t i_ = 0;  // the current opportunity of that repeat
+    std::uint32_t left_ = 0;
 };
 
 }  // namespace linkem

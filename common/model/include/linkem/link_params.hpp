@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,13 +24,26 @@
 
 namespace linkem {
 
-enum class Limiter : std::uint8_t { none, spacer, policer };
+enum class Limiter : std::uint8_t { none, spacer, policer, trace };
 enum class ByteAccounting : std::uint8_t { frame, wire };
 
 std::string_view to_string(Strategy s);
 std::string_view to_string(Limiter l);
 std::string_view to_string(LossModel m);
 std::string_view to_string(ByteAccounting b);
+
+struct DeliveryTrace;  // linkem/limiter.hpp
+
+/// The trace limiter's trace (key trace_file): shared, never changed once loaded; equal when
+/// the traces are (path and opportunities), so that a parameter set read back from its JSON
+/// compares equal to the one written. Read from its file by the protocol's JSON codec
+/// (linkem/link_params_json.hpp, linkem/trace_file.hpp): the model reads no files.
+struct TraceRef {
+    std::shared_ptr<const DeliveryTrace> trace;
+    const DeliveryTrace* get() const { return trace.get(); }
+    explicit operator bool() const { return trace != nullptr; }
+    bool operator==(const TraceRef& o) const;
+};
 
 struct LinkParams {
     Strategy strategy = Strategy::correlated;
@@ -43,6 +57,7 @@ struct LinkParams {
     double rate_bps = 0;
     std::uint64_t spacer_limit_bytes = 1'048'576;
     std::uint64_t policer_burst_bytes = 65'536;
+    TraceRef trace;  // limiter `trace`: the mahimahi trace read from trace_file
     ByteAccounting byte_accounting = ByteAccounting::frame;
 
     LossModel loss_model = LossModel::none;
@@ -93,7 +108,8 @@ using FieldValue = std::variant<double, std::uint64_t, std::string>;
 /// The JSON codec, the command-line flags, --help, the schema and validate() all read it.
 struct LinkParamField {
     std::string key;   // the JSON key, unit-suffixed: "mean_delay_us"
-    std::string type;  // "number" (a double), "integer" (a std::uint64_t), "enum" (a name)
+    std::string type;  // "number" (a double), "integer" (a std::uint64_t), "enum" (a name),
+                       // "path" (trace_file: a file name)
     std::string unit;  // "us", "bit/s", "bytes", "packets", "probability", ""
     double min = 0, max = 0;
     std::vector<std::string> values;  // enum: the names
@@ -112,6 +128,24 @@ struct LinkParamField {
 const std::vector<LinkParamField>& link_param_fields();
 /// The field of a JSON key; nullptr if there is none.
 const LinkParamField* link_param_field(std::string_view key);
+
+/// The fields by their index in link_param_fields(), for code that changes single fields
+/// while packets flow (scenario timelines): numbers without a FieldValue of a string.
+inline constexpr std::size_t kMaxLinkParamFields = 32;
+/// The index of a JSON key in link_param_fields(); -1 if there is none.
+int link_param_index(std::string_view key);
+/// Whether field i is a number (a duration, rate, size, probability or count), which a
+/// scenario's ramp may move; enums and trace_file are not.
+bool link_param_is_number(std::size_t i);
+/// Whether field i holds whole numbers (sizes, counts, the seed).
+bool link_param_is_integer(std::size_t i);
+/// A number field's value in its key's unit (mean_delay_us: microseconds).
+double link_param_number(std::size_t i, const LinkParams& p);
+/// Sets a number field from a value in its key's unit (whole-number fields round it), kept
+/// within the field's range.
+void set_link_param_number(std::size_t i, LinkParams& p, double v);
+/// Copies field i of `from` into `to`.
+void copy_link_param(std::size_t i, const LinkParams& from, LinkParams& to);
 
 /// A bad value given to a command-line flag. what() is "<flag>: <message>", and the message
 /// says what is allowed: "--jitter: '3' is not a duration with a unit (ns, us, ms, s, min),

@@ -107,6 +107,7 @@ class LossProcess {
         LossModel model = LossModel::none;
         double probability = 0;  // Bernoulli
         double p = 0, r = 1, loss_good = 0, loss_bad = 1;
+        bool operator==(const Config&) const = default;
     };
 
     void configure(const Config& c) {

@@ -1,10 +1,11 @@
-// Link presets and scenario files.
+// Link presets and link files.
 //
 // A preset is a named, sourced LinkConfig: "LTE", "GEO satellite", ... per direction where
 // real links are asymmetric. The built-in ones are common/protocol/presets/builtin.json,
 // compiled into linkem::builtin_presets; users keep their own in a file of the same format.
-// A scenario file is linkemd's --config file (the same file works with `linkemd --config`):
-// the GUI opens and saves it, linkemctl can apply one.
+// A link file is linkemd's --config file (the same file works with `linkemd --config`):
+// the GUI opens and saves it, linkemctl can apply one. (A scenario, parameters that change
+// over time, is scenario_file.hpp's.)
 //
 // Preset file format (JSON):
 //   {"presets": [
@@ -46,16 +47,16 @@ std::vector<Preset> presets_from_json(const nlohmann::json& file);
 /// The inverse (writes every link key per direction: a_to_b and b_to_a objects).
 nlohmann::json presets_to_json(const std::vector<Preset>& presets);
 
-/// A scenario file's JSON (linkemd's --config format): the link parameters of both
+/// A link file's JSON (linkemd's --config format): the link parameters of both
 /// directions as "a_to_b"/"b_to_a" objects (every key; b_to_a only with two directions),
 /// on top of `base`'s other keys (port_a, lcores, ... are kept; top-level link keys of
 /// `base` are removed, since the objects now say everything).
-nlohmann::json scenario_to_json(const LinkConfig& link, unsigned directions,
-                                const nlohmann::json& base);
-/// The link parameters of a scenario (config) file: top-level link keys for both
+nlohmann::json link_file_to_json(const LinkConfig& link, unsigned directions,
+                                 const nlohmann::json& base);
+/// The link parameters of a link (config) file: top-level link keys for both
 /// directions, a_to_b/b_to_a objects for one, on top of the defaults; keys that are not
 /// link parameters (port_a, lcores, burst, ...) are ignored. Throws ParamError with the
 /// dotted field ("b_to_a.jitter_us") when a link parameter is wrong.
-LinkConfig scenario_from_json(const nlohmann::json& file, unsigned directions);
+LinkConfig link_file_from_json(const nlohmann::json& file, unsigned directions);
 
 }  // namespace linkem

@@ -49,6 +49,13 @@ enum class Method : std::uint8_t {
     load_config,
     get_traffic,
     set_traffic,
+    load_scenario,
+    start_scenario,
+    pause_scenario,
+    resume_scenario,
+    stop_scenario,
+    seek_scenario,
+    get_scenario,
     shutdown,
 };
 
@@ -69,7 +76,14 @@ inline constexpr MethodSpec kMethods[] = {
     {Method::save_config, "save_config", false},
     {Method::load_config, "load_config", false},
     {Method::get_traffic, "get_traffic", false},
-    {Method::set_traffic, "set_traffic", true},  // params: traffic settings
+    {Method::set_traffic, "set_traffic", true},        // params: traffic settings
+    {Method::load_scenario, "load_scenario", true},    // params: scenario | path | name
+    {Method::start_scenario, "start_scenario", true},  // params: position_s, optional
+    {Method::pause_scenario, "pause_scenario", false},
+    {Method::resume_scenario, "resume_scenario", false},
+    {Method::stop_scenario, "stop_scenario", false},
+    {Method::seek_scenario, "seek_scenario", true},  // params: position_s
+    {Method::get_scenario, "get_scenario", false},
     {Method::shutdown, "shutdown", false},
 };
 inline constexpr std::size_t kMethodCount = std::size(kMethods);

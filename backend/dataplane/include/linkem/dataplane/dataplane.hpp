@@ -30,6 +30,7 @@
 #include "linkem/counters.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/scenario.hpp"
 #include "linkem/stats.hpp"
 #include "linkem/telemetry.hpp"
 
@@ -154,6 +155,14 @@ class Dataplane {
     /// and the parameters now in force (with the seeds in use).
     std::pair<std::uint64_t, LinkConfig> update(
         const std::function<LinkConfig(const LinkConfig&)>& f);
+    /// update(), after which each direction's parameters follow a scenario: those in force
+    /// for a packet that arrives at t are tracks.dir[k].at(t - origin_ns), changed by the
+    /// lcore as the packets arrive (Emulator::follow), without further generations. f gives
+    /// the parameters to publish (those at the position the scenario is at). Any later
+    /// update() without tracks stops following.
+    std::pair<std::uint64_t, LinkConfig> update(
+        const std::function<LinkConfig(const LinkConfig&)>& f,
+        std::shared_ptr<const ScenarioTracks> tracks, TimeNs origin_ns);
     /// True once every direction runs with generation >= gen (false after the timeout).
     bool wait_applied(std::uint64_t gen, std::chrono::milliseconds timeout) const;
     /// The parameters in force (last applied, with each direction's seed in use).
