@@ -354,6 +354,7 @@ void Controller::publish_delay() {
                 d.lateness.merge(r.lateness);
             }
             d.samples_dropped = reports.back().samples_dropped;
+            d.params_generation = reports.back().params_generation;
         }
         d.samples = std::move(batch_.samples[k]);
         any = any || !d.samples.empty();
