@@ -1,20 +1,12 @@
-// The data behind linkem-gui's charts: a time-windowed store of the telemetry of both
-// directions (docs/protocol.md, section 4), independent of Qt.
+// The delay samples behind linkem-gui's charts and readouts, independent of Qt: per
+// direction a SampleRing (every sample of the last 5 minutes, exactly as received, packed)
+// and a ColumnDecimator (the minimum and maximum of each pixel column of the time window).
 //
-// Memory. Delay samples are kept for kRetentionNs (5 minutes, the longest time window)
-// exactly as received (integer ns) in chunks of up to kChunkSamples: the newest chunk of a
-// ring is open (plain int64 arrays), a sealed one is bit-packed by frame of reference
-// (SampleRing). On 2026-12-02, `linkem-gui-store-bench` (6 000 000 samples a ring like
-// linkem-gui-bench --prefill's: delays 20 ms +- ~4 ms, lateness 0 .. 20 us) measured 5.12
-// bytes a sample in a full ring and 3.23 in a measured one with an arrival every 50 us,
-// 7.12 and 5.23 with arrivals 50 +- 25 us apart (the float store before: 16 and 8). At the
-// protocol's maximum of 20 000 samples/s per direction (and as many measured ones) a full
-// 5-minute store of such samples is 2 x 6 000 000 x (7.12 + 5.23) bytes = 148 MB (141 MiB);
-// `scripts/bench-gui.sh --seconds 60 --prefill 300` (offscreen, its prefill's arrivals
-// 50 +- 25 us apart; 05:56, e14f707) saw a store of 148 MiB (5.89 million samples a
-// direction) and VmHWM 261.6 MiB. A hard cap of
-// kMaxSamplesPerDirection drops the oldest chunks beyond it. Interval summaries (20/s) and
-// rates (one per `stats` message) are small beside it.
+// Memory: samples are kept for kRetentionNs (5 minutes, the longest time window) in chunks of
+// up to kChunkSamples: the newest chunk of a ring is open (plain int64 arrays), a sealed one
+// is bit-packed by frame of reference (SampleRing). A hard cap of kMaxSamplesPerDirection
+// drops the oldest chunks beyond it. Bytes a sample and the store at the protocol's maximum
+// rate: docs/performance.md ("linkem-gui's delay-sample store").
 #pragma once
 
 #include <algorithm>
@@ -26,9 +18,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "linkem/protocol.hpp"
+#include "linkem/telemetry.hpp"
+#include "running_stats.hpp"
 
 // The store's readers are small functions called per sample from templates: inlined always
 // (GCC and Clang), so that what a caller does not use (e.g. the time) is not computed.
@@ -36,46 +27,16 @@
 
 namespace linkem::gui {
 
-/// j[key] as an integer: an integer (unsigned ones clamped to INT64_MAX) or a finite number
-/// within +-9e18, truncated; false, and out untouched, when absent or anything else.
-bool jsonInteger(const nlohmann::json& j, const char* key, std::int64_t& out);
-
 inline constexpr std::int64_t kNsPerS = 1'000'000'000;
 inline constexpr std::int64_t kRetentionNs = 300 * kNsPerS;
 inline constexpr std::size_t kChunkSamples = 4096;
 inline constexpr std::size_t kMaxSamplesPerDirection = 20'000 * 300 + 2 * kChunkSamples;
-using proto::kDirectionKeys;
-
-/// Count, mean, sum of squared deviations (Welford), minimum and maximum; mergeable
-/// (Chan et al.). sd() is the population standard deviation, as the protocol's summaries.
-struct Moments {
-    std::uint64_t n = 0;
-    double mean = 0, m2 = 0;
-    double min = std::numeric_limits<double>::infinity();
-    double max = -std::numeric_limits<double>::infinity();
-
-    void add(double x) {
-        ++n;
-        const double d = x - mean;
-        mean += d / static_cast<double>(n);
-        m2 += d * (x - mean);
-        if (x < min) min = x;
-        if (x > max) max = x;
-    }
-    void merge(const Moments& o);
-    /// A protocol summary {count,min_ns,max_ns,mean_ns,sd_ns}, scaled by `scale` (e.g.
-    /// 1e-3 for microseconds). A summary with count 0 or missing keys gives n = 0.
-    static Moments fromSummary(const nlohmann::json& j, double scale);
-    double sd() const;
-};
 
 /// One sampled packet as the protocol gives it (integer ns): its arrival (data-plane ns)
 /// and its delays; the charts read them in microseconds.
 struct DelayPoint {
     std::int64_t t_ns = 0;
     std::int64_t delay_ns = 0, scheduled_ns = 0, actual_ns = 0;
-    double delay_us() const { return static_cast<double>(delay_ns) * 1e-3; }
-    double scheduled_us() const { return static_cast<double>(scheduled_ns) * 1e-3; }
     double actual_us() const { return static_cast<double>(actual_ns) * 1e-3; }
 };
 
@@ -125,11 +86,14 @@ class SampleRing {
             stridedIn(c, lo, hi, run, period, phase, f);
         stridedIn(open_, lo, hi, run, period, phase, f);
     }
-    /// Moments of actual_us over the samples with lo <= t_ns <= hi: chunks wholly inside
+    /// Statistics of actual_ns over the samples with lo <= t_ns <= hi: chunks wholly inside
     /// add their own summary, only the chunks at the edges are scanned.
-    Moments actual(std::int64_t lo, std::int64_t hi) const;
+    RunningStats actual(std::int64_t lo, std::int64_t hi) const;
+    /// The same of the wait, scheduled_ns - delay_ns (the spacer's queueing and the wait
+    /// behind an earlier packet); empty in a ring made with full = false.
+    RunningStats wait(std::int64_t lo, std::int64_t hi) const;
     /// Samples with lo <= t_ns <= hi (same rule as actual()).
-    std::size_t count(std::int64_t lo, std::int64_t hi) const { return actual(lo, hi).n; }
+    std::size_t count(std::int64_t lo, std::int64_t hi) const { return actual(lo, hi).count; }
 
     static constexpr std::size_t kTimeCheckpoint = 64;
 
@@ -156,7 +120,7 @@ class SampleRing {
     }
     struct Sealed {
         std::int64_t t0 = 0, min_t = 0, max_t = 0;
-        Moments actual;
+        RunningStats actual, wait;  // ns
         // frames of reference: actual, time step, actual - scheduled, scheduled - delay
         std::int64_t a_min = 0, dt_min = 0, late_min = 0, sd_min = 0;
         std::uint32_t count = 0;
@@ -199,7 +163,7 @@ class SampleRing {
     };
     struct Open {
         std::int64_t min_t = 0, max_t = 0;
-        Moments actual;
+        RunningStats actual, wait;             // ns
         std::vector<std::int64_t> t, a, d, s;  // d and s in a full ring only
 
         std::size_t n() const { return t.size(); }
@@ -208,7 +172,7 @@ class SampleRing {
             a.clear();
             d.clear();
             s.clear();
-            actual = Moments{};
+            actual = wait = RunningStats{};
         }
         LINKEM_STORE_INLINE std::int64_t timeAt(std::size_t i) const { return t[i]; }
         LINKEM_STORE_INLINE std::int64_t actualAt(std::size_t i) const { return a[i]; }
@@ -266,7 +230,8 @@ class SampleRing {
         }
     }
     template <class C>
-    static void actualIn(const C& c, std::int64_t lo, std::int64_t hi, Moments& m);
+    static void statsIn(const C& c, std::int64_t lo, std::int64_t hi, bool of_wait,
+                        RunningStats& m);
     void seal();
     std::deque<Sealed> sealed_;
     Open open_;
@@ -320,103 +285,6 @@ class ColumnDecimator {
     };
     std::int64_t w_ = 0, first_ = 0;
     std::deque<Column> cols_;
-};
-
-/// One `delay` message's interval of one direction.
-struct Interval {
-    std::int64_t start_ns = 0, end_ns = 0;
-    Moments delay_us;     // the drawn delay of every packet queued in the interval
-    Moments lateness_us;  // departure - scheduled departure of every packet that left
-    Moments measured_us;  // the built-in traffic's measured one-way delay (n 0 if none)
-};
-
-/// Rates of one direction between two `stats` messages (at the later one's t_ns).
-struct RatePoint {
-    std::int64_t t_ns = 0;
-    double in_bps = 0, out_bps = 0, in_pps = 0, out_pps = 0;
-    double drops_per_s[4] = {0, 0, 0, 0};  // kDropCauses order
-};
-inline constexpr const char* kDropCauses[4] = {"drops_loss", "drops_policer", "drops_spacer",
-                                               "drops_buffer_full"};
-
-/// The target in force from since_ns on (set by setLink).
-struct Target {
-    std::int64_t since_ns = std::numeric_limits<std::int64_t>::min();
-    double mean_us = 0, jitter_us = 0;
-    std::string distribution = "normal";
-    std::string strategy = "correlated";
-};
-
-/// A histogram of actual delays as a probability density per microsecond.
-struct Histogram {
-    double lo_us = 0, bin_us = 0;
-    std::vector<double> density;  // per bin, 1/us; sum(density) * bin_us = fraction in range
-    std::uint64_t samples = 0;    // samples in the window (the normalisation)
-    std::uint64_t used = 0;       // samples binned (every k-th when the window holds many)
-    double hi_us() const { return lo_us + bin_us * static_cast<double>(density.size()); }
-};
-
-/// The configured distribution's probability density (1/us) at x_us, for mean and sd as
-/// common/src/distributions.cpp parameterises it: normal; uniform on mean -+ sqrt(3) sd;
-/// gamma with shape mean^2/sd^2 and scale sd^2/mean; lognormal with sigma^2 = ln(1 + cv^2),
-/// mu = ln(mean) - sigma^2/2. Constant (or sd 0) has no density: returns 0 (drawn as a
-/// spike at the mean).
-double distributionDensity(const std::string& distribution, double mean_us, double sd_us,
-                           double x_us);
-
-/// Everything received, for both directions.
-class ChartData {
-  public:
-    struct Direction {
-        SampleRing samples;
-        SampleRing measured{false};  // built-in traffic: t = send_ns, actual_us = measured delay
-        std::deque<Interval> intervals;
-        std::deque<RatePoint> rates;
-        std::deque<Target> targets;                  // oldest first; the last is in force
-        ColumnDecimator actual_cols, measured_cols;  // of the last keep_ns (setColumns)
-        nlohmann::json last_stats = nlohmann::json::object();
-        // previous `stats` counters, for the rates
-        bool have_prev = false;
-        std::int64_t prev_t_ns = 0;
-        double prev[8] = {};  // packets_in, bytes_in, packets_out, bytes_out, drops x4
-    };
-
-    void addStats(const nlohmann::json& msg);
-    void addDelay(const nlohmann::json& msg);
-    void setLink(const nlohmann::json& link);
-    void clear();
-
-    /// Newest data-plane time seen in any message (0 before the first).
-    std::int64_t latestNs() const { return latest_ns_; }
-    bool hasData() const { return have_data_; }
-    const Direction& dir(int d) const { return dirs_[d]; }
-    Direction& dir(int d) { return dirs_[d]; }
-
-    /// Decimation columns of column_ns for the last keep_ns (the time window): rebuilt
-    /// from the stored samples when column_ns or keep_ns changes, then kept up to date.
-    void setColumns(std::int64_t column_ns, std::int64_t keep_ns);
-    std::int64_t columnNs() const { return column_ns_; }
-
-    Histogram histogram(int d, std::int64_t lo, std::int64_t hi, std::size_t max_used) const;
-
-    /// The oldest time at which something drawn changed since the last call (a sample or
-    /// measured sample added to the columns, an interval's start, a rate point), then
-    /// forgets it; INT64_MAX when nothing changed.
-    std::int64_t takeOldestChange() {
-        const std::int64_t t = oldest_change_;
-        oldest_change_ = std::numeric_limits<std::int64_t>::max();
-        return t;
-    }
-
-  private:
-    void touch(std::int64_t t_ns);
-    void trim();
-    Direction dirs_[2];
-    std::int64_t latest_ns_ = 0;
-    bool have_data_ = false;
-    std::int64_t column_ns_ = 0, keep_ns_ = 0;
-    std::int64_t oldest_change_ = std::numeric_limits<std::int64_t>::max();
-    void changed(std::int64_t t) { oldest_change_ = std::min(oldest_change_, t); }
 };
 
 }  // namespace linkem::gui
