@@ -1,6 +1,11 @@
 // One numeric link parameter as a slider and a spin box with its unit, its range and
 // default from hello's link_params_schema, the value linkemd applied shown back, and
 // linkemd's error at the field when it refused a value.
+//
+// The slider covers the parameter's working range (SliderScale, gui/model/slider_scale.hpp):
+// one position a pixel, never more than 3x per 100 pixels; a short slider covers a window of
+// the range that follows the value. The arrow keys step by one position (about 1 %), Page
+// Up/Down by ten; the spin box takes any value within the schema's limits.
 #pragma once
 
 #include <QLabel>
@@ -10,22 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "slider_scale.hpp"
+
 class QDoubleSpinBox;
 
 namespace linkem::gui {
-
-/// Slider positions 0..steps onto [min, max]: linear for a narrow range; log-like where the
-/// range spans decades: position 0 is `min` (0 for a delay), positions 1..steps go
-/// logarithmically from `low` (the smallest non-zero value worth a position: 1 us for a
-/// delay, 1 kbit/s for a rate, 1e-6 for a probability) to `max`.
-struct SliderScale {
-    double min = 0, max = 1, low = 0;
-    int steps = 1000;
-    bool log = false;
-    static SliderScale make(double min, double max, double low, int steps = 1000);
-    double value(int position) const;
-    int position(double value) const;
-};
 
 /// How a key's value is shown: the schema's unit scaled for people (us -> ms, bit/s ->
 /// Mbit/s); the JSON key and its unit stay those of the config file.
@@ -33,8 +27,7 @@ struct DisplayUnit {
     QString suffix;  // " ms", " Mbit/s", ""
     double per = 1;  // JSON units per displayed unit (1000 us per ms)
     int decimals = 3;
-    double low = 0;  // see SliderScale::low, in JSON units
-    static DisplayUnit for_key(const std::string& key, const std::string& unit);
+    static DisplayUnit forUnit(const std::string& unit);
 };
 
 class ParamControl : public QWidget {
@@ -56,23 +49,36 @@ class ParamControl : public QWidget {
     void setError(const QString& message);
     QString error() const { return error_; }
     bool dragging() const;
+    /// The mean delay in force (us): the jitter's working range follows it.
+    void setMeanDelay(double us);
+    /// Hides the small "= value applied" beside the spin box (the stage shows its own).
+    void setAppliedShown(bool on);
 
     QSlider* slider() const { return slider_; }
     QDoubleSpinBox* spinBox() const { return spin_; }
     QLabel* label() const { return label_; }
+    const SliderScale& scale() const { return scale_; }
 
   signals:
     /// The user chose a value (JSON units).
     void edited(const std::string& key, double value);
 
+  protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
   private:
     void fromSlider(int position);
     void fromSpin(double shown);
     void showValue(double value);
+    /// Fits the slider's scale to its length now, around `value`.
+    void refit(double value);
+    int sliderPixels() const;
     QString text(double value) const;
 
     std::string key_;
     DisplayUnit unit_;
+    double schema_min_ = 0, schema_max_ = 1;
+    WorkingRange range_;
     SliderScale scale_;
     QLabel* label_ = nullptr;
     QSlider* slider_ = nullptr;

@@ -1,6 +1,7 @@
 // The controls of one direction (A→B or B→A): sliders with spin boxes for the numeric
 // parameters, combo boxes with a one-line explanation each for the enums, the
-// Gilbert-Elliott parameters when that loss model is chosen, the seed.
+// Gilbert-Elliott loss when that model is chosen (as average loss and mean burst length, and
+// as p and r), the seed.
 #pragma once
 
 #include <map>
@@ -13,6 +14,8 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+
+class QDoubleSpinBox;
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +46,10 @@ class DirectionPanel : public QGroupBox {
     ParamControl* control(const std::string& key) const;
     QComboBox* combo(const std::string& key) const;
     QLineEdit* seedEdit() const { return seed_; }
+    /// Gilbert-Elliott as users ask for it: average loss (0..1) and mean burst length
+    /// (packets); editing them sends ge_p and ge_r.
+    QDoubleSpinBox* geAverageLoss() const { return ge_loss_; }
+    QDoubleSpinBox* geMeanBurst() const { return ge_burst_; }
 
   signals:
     void edited(int direction, const std::string& key, const nlohmann::json& value);
@@ -51,6 +58,8 @@ class DirectionPanel : public QGroupBox {
     void addCombo(QFormLayout* form, const std::string& key, const nlohmann::json& schema,
                   const QString& label);
     void updateVisibility();
+    void showGeFigures();
+    void fromGeFigures();
 
     int direction_;
     std::map<std::string, ParamControl*> controls_;
@@ -58,6 +67,8 @@ class DirectionPanel : public QGroupBox {
     std::map<std::string, QLabel*> combo_help_;
     std::map<std::string, QLabel*> combo_errors_;
     QWidget* ge_box_ = nullptr;
+    QDoubleSpinBox *ge_loss_ = nullptr, *ge_burst_ = nullptr;
+    QLabel* ge_note_ = nullptr;
     QWidget* bernoulli_ = nullptr;
     QLineEdit* seed_ = nullptr;
     QLabel* seed_error_ = nullptr;

@@ -85,7 +85,18 @@ struct Client::Worker {
 
     void set_state(State s, const QString& detail) {
         state_ = s;
-        emit owner_->stateFromThread(static_cast<int>(s), detail);
+        Delivery d;
+        d.kind = Delivery::Kind::state;
+        d.state = static_cast<int>(s);
+        d.text = detail;
+        emit owner_->delivered(d);
+    }
+    void reply(std::uint64_t id, Reply r) {
+        Delivery d;
+        d.kind = Delivery::Kind::reply;
+        d.id = id;
+        d.reply = std::move(r);
+        emit owner_->delivered(d);
     }
 
     void handle(Connect& c) {
@@ -133,8 +144,7 @@ struct Client::Worker {
     }
     void handle(Request& r) {
         if (!dealer_) {
-            emit owner_->replyFromThread(
-                r.id, Reply{false, {}, "disconnected", "not connected to linkemd", {}});
+            reply(r.id, Reply{false, {}, "disconnected", "not connected to linkemd", {}});
             return;
         }
         send(r.id, r.method, r.params, false);
@@ -164,9 +174,8 @@ struct Client::Worker {
     void close() {
         for (auto& [id, f] : in_flight_)
             if (!f.internal)
-                emit owner_->replyFromThread(
-                    id,
-                    Reply{false, {}, "disconnected", "the connection to linkemd was closed", {}});
+                reply(id,
+                      Reply{false, {}, "disconnected", "the connection to linkemd was closed", {}});
         in_flight_.clear();
         hello_id_ = 0;
         if (dealer_) dealer_.close();
@@ -227,7 +236,7 @@ struct Client::Worker {
                 out.message = QString::fromStdString(r.error->message);
                 out.field = QString::fromStdString(r.error->field);
             }
-            emit owner_->replyFromThread(id, out);
+            reply(id, std::move(out));
         }
     }
 
@@ -246,7 +255,11 @@ struct Client::Worker {
         last_telemetry_ = Clock::now();
         if (first) {
             set_state(State::connected, "connected to " + endpoints_.control);
-            emit owner_->helloFromThread(r.result, restarted);
+            Delivery d;
+            d.kind = Delivery::Kind::hello;
+            d.body = r.result;
+            d.restarted = restarted;
+            emit owner_->delivered(d);
         }
     }
 
@@ -277,7 +290,11 @@ struct Client::Worker {
                 continue;
             }
             if (state_ != State::connected) continue;
-            emit owner_->telemetry(QString::fromStdString(parts[0].to_string()), body);
+            Delivery d;
+            d.kind = Delivery::Kind::telemetry;
+            d.text = QString::fromStdString(parts[0].to_string());
+            d.body = std::move(body);
+            emit owner_->delivered(d);
         }
     }
 
@@ -291,13 +308,12 @@ struct Client::Worker {
             }
             lost = true;
             if (!it->second.internal)
-                emit owner_->replyFromThread(it->first,
-                                             Reply{false,
-                                                   {},
-                                                   "timeout",
-                                                   QString("no reply from linkemd within %1 ms")
-                                                       .arg(request_timeout_ms.load()),
-                                                   {}});
+                reply(it->first, Reply{false,
+                                       {},
+                                       "timeout",
+                                       QString("no reply from linkemd within %1 ms")
+                                           .arg(request_timeout_ms.load()),
+                                       {}});
             if (it->first == hello_id_) hello_id_ = 0;
             it = in_flight_.erase(it);
         }
@@ -305,7 +321,7 @@ struct Client::Worker {
             // Lazy Pirate: the old socket may hold requests for a peer that is gone.
             for (auto& [id, f] : in_flight_)
                 if (!f.internal)
-                    emit owner_->replyFromThread(
+                    reply(
                         id,
                         Reply{false, {}, "disconnected", "the connection to linkemd was lost", {}});
             in_flight_.clear();
@@ -350,9 +366,8 @@ Client::Client(QObject* parent) : QObject(parent) {
     qRegisterMetaType<nlohmann::json>();
     qRegisterMetaType<linkem::gui::Reply>();
     qRegisterMetaType<linkem::gui::Client::State>();
-    connect(this, &Client::replyFromThread, this, &Client::onReply, Qt::QueuedConnection);
-    connect(this, &Client::stateFromThread, this, &Client::onState, Qt::QueuedConnection);
-    connect(this, &Client::helloFromThread, this, &Client::onHello, Qt::QueuedConnection);
+    qRegisterMetaType<linkem::gui::Delivery>();
+    connect(this, &Client::delivered, this, &Client::onDelivered, Qt::QueuedConnection);
     worker_ = std::make_unique<Worker>(this);
 }
 
@@ -388,23 +403,30 @@ std::uint64_t Client::request(const QString& method, const json& params, QObject
     return id;
 }
 
-void Client::onReply(std::uint64_t id, const Reply& reply) {
-    const auto it = pending_.find(id);
-    if (it == pending_.end()) return;
-    Pending p = std::move(it->second);
-    pending_.erase(it);
-    if (p.has_context && !p.context) return;
-    p.done(reply);
-}
-
-void Client::onState(int s, const QString& detail) {
-    state_ = static_cast<State>(s);
-    emit stateChanged(state_, detail);
-}
-
-void Client::onHello(const json& result, bool restarted) {
-    hello_ = result;
-    emit helloReceived(result, restarted);
+void Client::onDelivered(const Delivery& d) {
+    switch (d.kind) {
+        case Delivery::Kind::reply: {
+            const auto it = pending_.find(d.id);
+            if (it == pending_.end()) return;
+            Pending p = std::move(it->second);
+            pending_.erase(it);
+            if (p.has_context && !p.context) return;
+            p.done(d.reply);
+            return;
+        }
+        case Delivery::Kind::state:
+            state_ = static_cast<State>(d.state);
+            emit stateChanged(state_, d.text);
+            return;
+        case Delivery::Kind::hello:
+            hello_ = d.body;
+            emit helloReceived(d.body, d.restarted);
+            return;
+        case Delivery::Kind::telemetry:
+            // what the thread read before a disconnect is not shown after it
+            if (state_ == State::connected) emit telemetry(d.text, d.body);
+            return;
+    }
 }
 
 }  // namespace linkem::gui

@@ -5,6 +5,8 @@
 #include <QRegularExpressionValidator>
 #include <QVBoxLayout>
 
+#include "gilbert_elliott.hpp"
+
 namespace linkem::gui {
 
 using nlohmann::json;
@@ -63,7 +65,11 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
         l->setToolTip(c->toolTip());
         into->addRow(l, c);
         connect(c, &ParamControl::edited, this, [this](const std::string& k, double v) {
-            if (!updating_) emit edited(direction_, k, v);
+            if (updating_) return;
+            emit edited(direction_, k, v);
+            if (k.starts_with("ge_")) showGeFigures();
+            if (k == "mean_delay_us")
+                if (auto* j = control("jitter_us")) j->setMeanDelay(v);
         });
         return c;
     };
@@ -80,6 +86,35 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     ge_box_ = new QWidget(this);
     auto* ge_form = new QFormLayout(ge_box_);
     ge_form->setContentsMargins(16, 0, 0, 0);
+    // What users ask for: the average loss and how long a burst lasts; p and r follow.
+    ge_loss_ = new QDoubleSpinBox(ge_box_);
+    ge_loss_->setObjectName("ge_average_loss");
+    ge_loss_->setRange(0, 100);
+    ge_loss_->setDecimals(4);
+    ge_loss_->setSuffix(" %");
+    ge_loss_->setKeyboardTracking(false);
+    ge_loss_->setToolTip(
+        "average loss: the share of packets lost in the long run, "
+        "(1 - π_bad)·loss in good + π_bad·loss in bad with π_bad = p / (p + r); sets ge_p");
+    ge_burst_ = new QDoubleSpinBox(ge_box_);
+    ge_burst_->setObjectName("ge_mean_burst");
+    ge_burst_->setRange(1, 1e6);
+    ge_burst_->setDecimals(2);
+    ge_burst_->setSuffix(" packets");
+    ge_burst_->setKeyboardTracking(false);
+    ge_burst_->setToolTip(
+        "mean burst length: packets a stay in the bad state lasts on average (1 / r); with "
+        "loss 1 in bad and 0 in good, the mean length of a run of losses; sets ge_r");
+    ge_form->addRow("average loss", ge_loss_);
+    ge_form->addRow("mean burst", ge_burst_);
+    ge_note_ = new QLabel(ge_box_);
+    ge_note_->setObjectName("ge_note");
+    ge_note_->setWordWrap(true);
+    ge_note_->setStyleSheet("color: #c00000;");
+    ge_note_->hide();
+    ge_form->addRow(ge_note_);
+    connect(ge_loss_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
+    connect(ge_burst_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
     add_param("ge_p", false, ge_form, "p: good→bad");
     add_param("ge_r", false, ge_form, "r: bad→good");
     add_param("ge_loss_good", false, ge_form, "loss in good");
@@ -180,12 +215,50 @@ void DirectionPanel::updateVisibility() {
         h->setEnabled(!st || st->currentData().toString() == "correlated");
 }
 
+// Average loss and mean burst length from the p, r and loss probabilities shown.
+void DirectionPanel::showGeFigures() {
+    auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
+    const GeFigures f = geFigures(v("ge_p"), v("ge_r"), v("ge_loss_good"), v("ge_loss_bad"));
+    const bool was = updating_;
+    updating_ = true;
+    ge_loss_->setValue(f.average_loss * 100);
+    ge_burst_->setValue(std::max(1.0, f.mean_burst));
+    updating_ = was;
+}
+
+// p and r for the average loss and mean burst length typed in.
+void DirectionPanel::fromGeFigures() {
+    if (updating_) return;
+    auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
+    const auto t = geTransitions(ge_loss_->value() / 100, ge_burst_->value(), v("ge_loss_good"),
+                                 v("ge_loss_bad"));
+    if (!t) {
+        ge_note_->setText(QString("an average loss of %1 % cannot be reached with loss %2 % in "
+                                  "good and %3 % in bad (and bursts of %4 packets)")
+                              .arg(ge_loss_->value())
+                              .arg(v("ge_loss_good") * 100)
+                              .arg(v("ge_loss_bad") * 100)
+                              .arg(ge_burst_->value()));
+        ge_note_->show();
+        return;
+    }
+    ge_note_->hide();
+    updating_ = true;
+    if (auto* p = control("ge_p")) p->spinBox()->setValue(t->p);
+    if (auto* r = control("ge_r")) r->spinBox()->setValue(t->r);
+    updating_ = false;
+    emit edited(direction_, "ge_p", t->p);
+    emit edited(direction_, "ge_r", t->r);
+}
+
 void DirectionPanel::showLink(const json& p, const std::function<bool(const std::string&)>& skip) {
     if (!p.is_object()) return;
     updating_ = true;
     for (auto& [key, c] : controls_)
         if (p.contains(key) && p[key].is_number() && !skip(key))
             c->setApplied(p[key].get<double>());
+    if (p.contains("mean_delay_us") && p["mean_delay_us"].is_number())
+        if (auto* j = control("jitter_us")) j->setMeanDelay(p["mean_delay_us"].get<double>());
     for (auto& [key, combo] : combos_)
         if (p.contains(key) && p[key].is_string() && !skip(key)) {
             const int i = combo->findData(QString::fromStdString(p[key].get<std::string>()));
@@ -194,6 +267,7 @@ void DirectionPanel::showLink(const json& p, const std::function<bool(const std:
     if (p.contains("seed") && !skip("seed") && !seed_->hasFocus())
         seed_->setText(QString::number(p["seed"].get<std::uint64_t>()));
     updating_ = false;
+    showGeFigures();
     updateVisibility();
 }
 

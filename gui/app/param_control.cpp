@@ -4,70 +4,32 @@
 #include <cmath>
 
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QGridLayout>
-#include <QHBoxLayout>
+#include <QStyle>
+#include <QStyleOptionSlider>
 
 namespace linkem::gui {
 
 using nlohmann::json;
 
-SliderScale SliderScale::make(double min, double max, double low, int steps) {
-    SliderScale s;
-    s.min = min;
-    s.max = max;
-    s.steps = steps;
-    s.low = std::max(low, min);
-    // Log-like when the non-zero part of the range spans at least three decades.
-    s.log = s.low > 0 && max / s.low >= 1000;
-    return s;
-}
-
-double SliderScale::value(int p) const {
-    p = std::clamp(p, 0, steps);
-    if (!log) return min + (max - min) * p / steps;
-    if (min < low) {  // position 0 is min (0), 1..steps log from low to max
-        if (p == 0) return min;
-        return low * std::pow(max / low, static_cast<double>(p - 1) / (steps - 1));
-    }
-    return low * std::pow(max / low, static_cast<double>(p) / steps);
-}
-
-int SliderScale::position(double v) const {
-    if (!log) {
-        if (max <= min) return 0;
-        return std::clamp(static_cast<int>(std::lround((v - min) / (max - min) * steps)), 0, steps);
-    }
-    if (min < low) {
-        if (v <= min || v < low * 0.5) return 0;
-        const double f = std::log(std::max(v, low) / low) / std::log(max / low);
-        return std::clamp(1 + static_cast<int>(std::lround(f * (steps - 1))), 1, steps);
-    }
-    const double f = std::log(std::max(v, low) / low) / std::log(max / low);
-    return std::clamp(static_cast<int>(std::lround(f * steps)), 0, steps);
-}
-
-DisplayUnit DisplayUnit::for_key(const std::string& key, const std::string& unit) {
+DisplayUnit DisplayUnit::forUnit(const std::string& unit) {
     DisplayUnit u;
     if (unit == "us") {
         u.suffix = " ms";
         u.per = 1000;
         u.decimals = 3;
-        u.low = 1;  // 1 us: 0.1 ms sits well inside the slider's low end
     } else if (unit == "bit/s") {
         u.suffix = " Mbit/s";
         u.per = 1e6;
         u.decimals = 3;
-        u.low = 1e3;
     } else if (unit == "probability") {
         u.suffix = "";
         u.decimals = 6;
-        u.low = 1e-6;
     } else {
         u.suffix = unit.empty() ? "" : " " + QString::fromStdString(unit);
         u.decimals = 0;
-        u.low = 1;
     }
-    (void)key;
     return u;
 }
 
@@ -87,7 +49,6 @@ QString pretty(const std::string& key) {
     if (k == "ge_loss_good") return "GE loss in good";
     if (k == "ge_loss_bad") return "GE loss in bad";
     if (k == "loss_probability") return "loss";
-    if (k == "rate") return "rate";
     std::replace(k.begin(), k.end(), '_', ' ');
     return QString::fromStdString(k);
 }
@@ -97,9 +58,11 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     : QWidget(parent), key_(key) {
     setObjectName(QString::fromStdString(key));
     const std::string unit = schema.value("unit", "");
-    unit_ = DisplayUnit::for_key(key, unit);
-    const double min = schema.value("min", 0.0), max = schema.value("max", 1.0);
-    scale_ = SliderScale::make(min, max, unit_.low);
+    unit_ = DisplayUnit::forUnit(unit);
+    schema_min_ = schema.value("min", 0.0);
+    schema_max_ = schema.value("max", 1.0);
+    applied_ = schema.value("default", 0.0);
+    range_ = workingRange(key, schema_min_, schema_max_, 0);
 
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
@@ -109,18 +72,18 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     spin_ = new QDoubleSpinBox(this);
     spin_->setObjectName(QString::fromStdString(key) + "_spin");
     spin_->setDecimals(unit_.decimals);
-    spin_->setRange(min / unit_.per, max / unit_.per);
+    spin_->setRange(schema_min_ / unit_.per, schema_max_ / unit_.per);
     spin_->setSuffix(unit_.suffix);
     spin_->setKeyboardTracking(false);  // typing "20" sends 20, not 2 first
     spin_->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
     spin_->setAccelerated(true);
-    spin_->setMinimumWidth(112);
     label_->setBuddy(spin_);
     const QString help = QString::fromStdString(schema.value("help", ""));
     tooltip_ = QString("<b>%1</b> (%2)<br>%3<br>range %4 .. %5%6, default %7%6")
                    .arg(QString::fromStdString(key),
                         unit.empty() ? QString("count") : QString::fromStdString(unit), help)
-                   .arg(text(min), text(max), unit_.suffix, text(schema.value("default", 0.0)));
+                   .arg(text(schema_min_), text(schema_max_), unit_.suffix,
+                        text(schema.value("default", 0.0)));
     setToolTip(tooltip_);
     spin_->setToolTip(tooltip_);
     grid->addWidget(label_, 0, 0);
@@ -128,26 +91,30 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     if (slider) {
         slider_ = new QSlider(Qt::Horizontal, this);
         slider_->setObjectName(QString::fromStdString(key) + "_slider");
-        slider_->setRange(0, scale_.steps);
         slider_->setSingleStep(1);
-        slider_->setPageStep(scale_.steps / 20);
-        slider_->setMinimumWidth(70);
+        slider_->setPageStep(10);
+        slider_->setMinimumWidth(100);
         slider_->setToolTip(
             tooltip_ +
-            (scale_.log ? "<br><i>log-like scale: each step multiplies the value</i>" : ""));
+            QString("<br><i>the slider covers %1 .. %2%3 (3× per 100 pixels at "
+                    "most; type other values)</i>")
+                .arg(text(range_.zero ? 0 : range_.low), text(range_.high), unit_.suffix));
         slider_->setFocusPolicy(Qt::StrongFocus);
+        slider_->installEventFilter(this);
         grid->addWidget(slider_, 0, col++);
         connect(slider_, &QSlider::valueChanged, this, &ParamControl::fromSlider);
+        connect(slider_, &QSlider::sliderReleased, this, [this] {
+            if (!scale_.comfortable(shown())) refit(shown());
+        });
     }
     grid->addWidget(spin_, 0, col++);
     applied_label_ = new QLabel(this);
     applied_label_->setObjectName(QString::fromStdString(key) + "_applied");
     applied_label_->setToolTip("the value linkemd applied (get_link / set_link's answer)");
-    applied_label_->setMinimumWidth(72);
     QFont f = applied_label_->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
     applied_label_->setFont(f);
-    applied_label_->setProperty("linkem_small", true);  // scaled with the projector mode
+    applied_label_->setProperty("linkem_small", true);  // follows the layout's font
     applied_label_->setStyleSheet("color: palette(mid);");
     grid->addWidget(applied_label_, 0, col++);
     error_label_ = new QLabel(this);
@@ -158,7 +125,7 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     grid->addWidget(error_label_, 1, 0, 1, col);
     grid->setColumnStretch(1, 1);
     connect(spin_, &QDoubleSpinBox::valueChanged, this, &ParamControl::fromSpin);
-    applied_ = schema.value("default", 0.0);
+    refit(applied_);
     showValue(applied_);
 }
 
@@ -174,10 +141,57 @@ double ParamControl::shown() const {
     return spin_->value() * unit_.per;
 }
 
+int ParamControl::sliderPixels() const {
+    // The pixels the handle travels: the groove less the handle, as QSlider maps them.
+    QStyleOptionSlider opt;
+    opt.initFrom(slider_);
+    opt.orientation = Qt::Horizontal;
+    opt.minimum = slider_->minimum();
+    opt.maximum = slider_->maximum();
+    opt.sliderPosition = slider_->sliderPosition();
+    opt.sliderValue = slider_->value();
+    opt.subControls = QStyle::SC_All;
+    const QRect groove =
+        slider_->style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderGroove, slider_);
+    const QRect handle =
+        slider_->style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderHandle, slider_);
+    return std::max(20, groove.width() - handle.width());
+}
+
+void ParamControl::refit(double around) {
+    if (!slider_) return;
+    scale_ = SliderScale::fit(range_, sliderPixels(), around);
+    updating_ = true;
+    slider_->setRange(0, scale_.steps);
+    slider_->setValue(scale_.position(shown()));
+    updating_ = false;
+}
+
+bool ParamControl::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == slider_ && e->type() == QEvent::Resize && !dragging()) refit(shown());
+    return QWidget::eventFilter(watched, e);
+}
+
+void ParamControl::setMeanDelay(double us) {
+    if (key_ != "jitter_us") return;
+    const WorkingRange r = workingRange(key_, schema_min_, schema_max_, us);
+    if (r.high == range_.high && r.low == range_.low) return;
+    range_ = r;
+    if (!dragging()) refit(shown());
+}
+
+void ParamControl::setAppliedShown(bool on) {
+    applied_label_->setVisible(on);
+}
+
 void ParamControl::showValue(double v) {
     updating_ = true;
     spin_->setValue(v / unit_.per);
-    if (slider_) slider_->setValue(scale_.position(v));
+    updating_ = false;
+    if (!slider_) return;
+    if (!scale_.comfortable(v)) refit(v);
+    updating_ = true;
+    slider_->setValue(scale_.position(v));
     updating_ = false;
 }
 
@@ -193,7 +207,7 @@ void ParamControl::fromSlider(int position) {
     // Round to what the spin box shows, so that the value sent is the value seen.
     const double q = std::pow(10.0, unit_.decimals);
     v = std::round(v / unit_.per * q) / q * unit_.per;
-    v = std::clamp(v, scale_.min, scale_.max);
+    v = std::clamp(v, schema_min_, schema_max_);
     updating_ = true;
     spin_->setValue(v / unit_.per);
     updating_ = false;
@@ -203,9 +217,12 @@ void ParamControl::fromSlider(int position) {
 void ParamControl::fromSpin(double shown_value) {
     if (updating_) return;
     const double v = shown_value * unit_.per;
-    updating_ = true;
-    if (slider_) slider_->setValue(scale_.position(v));
-    updating_ = false;
+    if (slider_) {
+        if (!scale_.comfortable(v)) refit(v);
+        updating_ = true;
+        slider_->setValue(scale_.position(v));
+        updating_ = false;
+    }
     emit edited(key_, v);
 }
 

@@ -1,6 +1,8 @@
 // The GUI's connection to linkemd (docs/protocol.md): a client thread owns the ZeroMQ
-// sockets (a DEALER for control requests, a SUB for telemetry) and talks to the UI thread
-// only through queued signals, so the UI never waits on the network.
+// sockets (a DEALER for control requests, a SUB for telemetry). Everything it has for the UI
+// (replies, state changes, hello, telemetry) travels one way: as a Delivery through one
+// queued signal to this object on the UI thread, which emits the public signals there and
+// runs the reply callbacks. The UI never waits on the network.
 //
 // The thread says hello first, then keeps the connection alive by itself: a request without
 // a reply within the timeout, or telemetry silence answered by no hello, marks the
@@ -41,6 +43,17 @@ struct Reply {
     QString code, message, field;
 };
 
+/// One thing the client thread hands the UI thread.
+struct Delivery {
+    enum class Kind { reply, state, hello, telemetry } kind = Kind::telemetry;
+    std::uint64_t id = 0;  // reply
+    Reply reply;
+    int state = 0;           // state: a Client::State
+    QString text;            // state: the detail; telemetry: the topic
+    nlohmann::json body;     // hello: the result; telemetry: the message
+    bool restarted = false;  // hello
+};
+
 class Client : public QObject {
     Q_OBJECT
   public:
@@ -79,16 +92,14 @@ class Client : public QObject {
     /// One telemetry message of this instance ("stats", "delay", "event", or others).
     void telemetry(const QString& topic, const nlohmann::json& body);
 
-    // Internal: from the client thread to the UI thread.
-    void replyFromThread(std::uint64_t id, const linkem::gui::Reply& reply);
-    void stateFromThread(int state, const QString& detail);
-    void helloFromThread(const nlohmann::json& result, bool restarted);
+    /// Emitted on the client thread for everything it hands over (queued to the UI thread,
+    /// which turns it into the signals above and the reply callbacks). A benchmark may
+    /// connect to it directly to see when a message arrived.
+    void delivered(const linkem::gui::Delivery& d);
 
   private:
     struct Worker;
-    void onReply(std::uint64_t id, const Reply& reply);
-    void onState(int state, const QString& detail);
-    void onHello(const nlohmann::json& result, bool restarted);
+    void onDelivered(const Delivery& d);
 
     struct Pending {
         QPointer<QObject> context;
@@ -106,3 +117,4 @@ class Client : public QObject {
 
 Q_DECLARE_METATYPE(nlohmann::json)
 Q_DECLARE_METATYPE(linkem::gui::Reply)
+Q_DECLARE_METATYPE(linkem::gui::Delivery)
