@@ -88,13 +88,13 @@ command -v taskset >/dev/null && PIN0=(taskset -c 0)
 PORTS=(--port-a "net_null0,size=$SIZE" --port-b "net_null1,size=$SIZE")
 LINK=(--mean-delay 1ms --jitter 200us --seed 42)
 echo "# linkem control benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# linkemd: $LINKEMD; ${SIZE} B frames on two net_null ports, --lcores shared, --mbufs $MBUFS"
+echo "# linkemd: $LINKEMD; ${SIZE} B frames on two net_null ports, --workers shared, --mbufs $MBUFS"
 [[ ${#RT[@]} -gt 0 ]] && echo "# real-time scheduling: ${RT[*]}"
 
 if [[ $DO_RTT == 1 ]]; then
     name=roundtrip
     echo "# $name: $CHANGES set_link changes"
-    timeout -s INT -k 10 600 "${RT[@]}" "$LINKEMD" "${PORTS[@]}" --lcores shared --mbufs "$MBUFS" \
+    timeout -s INT -k 10 600 "${RT[@]}" "$LINKEMD" "${PORTS[@]}" --workers shared --mbufs "$MBUFS" \
         --mean-delay 100us --seed 42 --control "ipc://$WORK/c-$name" --telemetry "ipc://$WORK/t-$name" \
         --stats-interval 0 -- --file-prefix "lkbctl-$$-$name" >"$WORK/$name.log" 2>"$WORK/$name.err" </dev/null &
     pid=$!
@@ -116,7 +116,7 @@ if [[ $DO_RATIO == 1 ]]; then
             [[ $mode == on ]] && extra=(--control "ipc://$WORK/c-$name" --telemetry "ipc://$WORK/t-$name"
                                         --delay-samples-per-s 20000)
             echo "#   $name"
-            timeout -s INT -k 10 $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" "${PORTS[@]}" --lcores shared \
+            timeout -s INT -k 10 $((TOTAL + 60)) "${RT[@]}" "$LINKEMD" "${PORTS[@]}" --workers shared \
                 --mbufs "$MBUFS" "${LINK[@]}" "${extra[@]}" --stats-json --stats-interval 1s \
                 --duration "${TOTAL}s" -- --file-prefix "lkbctl-$$-$name" \
                 >"$WORK/$name.log" 2>"$WORK/$name.err" </dev/null &
@@ -160,7 +160,7 @@ if [[ $SLICES -gt 0 ]]; then
     [[ ${#RT[@]} -gt 0 ]] && RTP=${RT[2]}
     $PY "$HERE/control/interleave.py" --linkemd "$LINKEMD" --slices "$SLICES" --slice "$SLICE" \
         --work "$WORK" --rt "$RTP" \
-        --common="${PORTS[*]} --lcores shared --mbufs $MBUFS ${LINK[*]}" \
+        --common="${PORTS[*]} --workers shared --mbufs $MBUFS ${LINK[*]}" \
         --a="--control ipc://$WORK/c-int --telemetry ipc://$WORK/t-int --delay-samples-per-s 20000" \
         --b="--no-control" --a-subscriber "ipc://$WORK/t-int" | tee "$WORK/interleaved.json" |
         $PY -c 'import json, sys

@@ -96,7 +96,7 @@ for size in $SIZES; do
         # correlated, ... The duration leaves room for the last slice.
         total=$(python3 -c "print(int($WARMUP + ($SLICES + 1) * $SLICE + 3))")
         cmd=("${RT[@]}" "$LINKEMD" --port-a "net_null0,size=$size" --port-b "net_null1,size=$size$B_RX"
-             --lcores shared --mbufs "$MBUFS" --burst "$BURST" --seed 42 --stats-json
+             --workers shared --mbufs "$MBUFS" --burst "$BURST" --seed 42 --stats-json
              --stats-interval 100ms --duration "${total}s" --config "$DIR/link.json"
              --mean-delay 10ms --jitter "$JITTER" "${extra[@]}" -- --file-prefix "lkswitch-$$-$tag")
         echo "# $tag: ${cmd[*]}"

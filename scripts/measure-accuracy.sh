@@ -20,6 +20,7 @@
 #   scripts/measure-accuracy.sh --ports veth [--pps 10000,50000] [--patterns cbr[,sine]]
 #                               [--seconds 60] [--jitters ...] [--seed 1] [--rt 50]
 #                               [--sender-rt 40] [--probe PATH|python] [--json F]
+#                               [--strategies correlated,smooth]
 #
 # Two network namespaces joined by veth pairs through linkemd (net_af_packet); a UDP sender
 # and receiver measure each frame's one-way delay from kernel receive stamps: the build's

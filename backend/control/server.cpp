@@ -11,7 +11,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "linkem/client.hpp"
+#include "linkem/curve.hpp"
 
 namespace linkem::control {
 
@@ -31,12 +31,12 @@ std::string hex(const std::string& bytes) {
 }
 
 // The key of a certificate file ("public-key" or "secret-key"), decoded from Z85 to 32
-// bytes: read as linkemctl and the GUI read them (linkem/client.hpp).
+// bytes: read as linkemctl and the GUI read them (linkem/curve.hpp).
 std::string zcert_key(const std::string& path, const std::string& which) {
-    client::KeyPair k;
+    curve::KeyPair k;
     try {
-        k = client::read_certificate(path);
-    } catch (const client::SetupError& e) {
+        k = curve::read_certificate(path);
+    } catch (const curve::KeyFileError& e) {
         throw ServerError(e.what());
     }
     const std::string& z85 = which == "secret-key" ? k.secret_key : k.public_key;
@@ -210,7 +210,8 @@ void Server::handle_control() {
             const proto::Request req = proto::parse_request(parts[first].to_string_view());
             id = req.id;
             method = req.method;
-            if (req.method == "hello" && req.params.contains("client")) {
+            if (proto::find_method(req.method)->method == proto::Method::hello &&
+                req.params.contains("client")) {
                 const json& c = req.params["client"];
                 if (!c.is_string() || c.get<std::string>().size() > proto::kMaxClientName)
                     throw proto::ProtocolError(
@@ -224,11 +225,9 @@ void Server::handle_control() {
             }
             const json result = backend_.handle(req, source_of(identity));
             reply = proto::encode_result(id, result);
-            ++answered_;
         } catch (const proto::ProtocolError& e) {
             if (!e.id().is_null()) id = e.id();
             reply = proto::encode_error(id, e.error());
-            ++refused_;
             event(proto::Event{"request_refused", "warning",
                                "request " + (method.empty() ? std::string("(unparsed)") : method) +
                                    " from " + source_of(identity) +
@@ -241,7 +240,6 @@ void Server::handle_control() {
                                    (e.field().empty() ? "" : e.field() + ": ") + e.message(),
                                    e.field()};
             reply = proto::encode_error(id, err);
-            ++refused_;
             event(proto::Event{
                 "request_refused", "warning",
                 "request " + method + " from " + source_of(identity) + " refused: " + err.message,
@@ -253,7 +251,6 @@ void Server::handle_control() {
             // gone): the client learns so, and the server goes on serving.
             const proto::Error err{proto::ErrorCode::failed, method + " failed: " + e.what(), ""};
             reply = proto::encode_error(id, err);
-            ++refused_;
             event(proto::Event{
                 "request_refused", "warning",
                 "request " + method + " from " + source_of(identity) + " failed: " + e.what(),

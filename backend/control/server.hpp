@@ -81,10 +81,6 @@ class Server {
     const std::string& control_endpoint() const { return control_bound_; }
     const std::string& telemetry_endpoint() const { return telemetry_bound_; }
 
-    /// Requests answered and refused since start (for tests and logs).
-    std::uint64_t answered() const { return answered_; }
-    std::uint64_t refused() const { return refused_; }
-
   private:
     struct Sockets;
     void handle_control();
@@ -99,7 +95,6 @@ class Server {
     std::map<std::string, std::uint64_t> seq_;
     std::map<std::string, std::string> names_;  // ROUTER identity -> hello's client name
     std::vector<std::string> allowed_keys_;     // CURVE: 32-byte client public keys
-    std::uint64_t answered_ = 0, refused_ = 0;
 };
 
 }  // namespace linkem::control

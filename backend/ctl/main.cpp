@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/cli_link_flags.hpp"
+#include "linkem/cli_traffic_flags.hpp"
 #include "linkem/client.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/protocol.hpp"
@@ -366,37 +367,17 @@ int keygen(const Settings& s, const std::string& dir, const std::string& name, b
 }
 
 struct TrafficFlags {
-    std::string pattern, rate, frame_size, period;
+    TrafficFlagText text;  // [i] for traffic_flags()[i]
     bool on = false, off = false;
 };
 
 int traffic(const Settings& s, const TrafficFlags& f) {
-    json update = json::object();
     if (f.on && f.off) throw Usage("--on and --off: give one of them");
-    if (!f.pattern.empty()) {
-        update["pattern"] = f.pattern;  // linkemd checks the name (cbr, poisson, sine)
-        update["running"] = true;       // as linkemd --traffic starts it
-    }
-    if (!f.rate.empty()) {
-        const auto r = parse_rate(f.rate);
-        if (!r)
-            throw Usage("--traffic-rate: '" + f.rate + "' is not " + std::string(kRateForm) +
-                        ", e.g. 100Mbit");
-        update["rate_bps"] = *r;
-    }
-    if (!f.frame_size.empty()) {
-        const auto b = parse_bytes(f.frame_size);
-        if (!b)
-            throw Usage("--frame-size: '" + f.frame_size + "' is not " + std::string(kBytesForm) +
-                        ", e.g. 1518");
-        update["frame_size_bytes"] = *b;
-    }
-    if (!f.period.empty()) {
-        const auto d = parse_duration(f.period);
-        if (!d)
-            throw Usage("--period: '" + f.period + "' is not " + std::string(kDurationForm) +
-                        ", e.g. 30s");
-        update["period_us"] = static_cast<double>(*d) / kNsPerUs;
+    json update;
+    try {
+        update = traffic_update_from_flags(f.text);  // linkemd checks the ranges
+    } catch (const FlagError& e) {
+        throw Usage(e.what());
     }
     if (f.on) update["running"] = true;
     if (f.off) update["running"] = false;
@@ -524,14 +505,7 @@ int main(int argc, char** argv) {
     auto* c_traffic = app.add_subcommand(
         "traffic", "show or change linkemd's built-in traffic (virtual ports); no flags: show");
     TrafficFlags tf;
-    c_traffic->add_option("--traffic", tf.pattern, "pattern: cbr, poisson or sine (starts it)")
-        ->type_name("NAME");
-    c_traffic->add_option("--traffic-rate", tf.rate, "rate (sine: its peak), e.g. 100Mbit")
-        ->type_name("RATE");
-    c_traffic->add_option("--frame-size", tf.frame_size, "frame size, 64..1518 bytes with FCS")
-        ->type_name("BYTES");
-    c_traffic->add_option("--period", tf.period, "period of the sine traffic, e.g. 30s")
-        ->type_name("DURATION");
+    add_traffic_flag_options(*c_traffic, tf.text, "", {{"pattern", "(starts it)"}});
     c_traffic->add_flag("--on", tf.on, "start sending");
     c_traffic->add_flag("--off", tf.off, "stop sending");
 

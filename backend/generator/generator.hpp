@@ -1,6 +1,6 @@
 // linkemd's built-in traffic: a source that sends numbered, timestamped frames into the
 // emulator's ports and a sink that receives them where they come out and measures their
-// one-way delay, loss and order (linkem/traffic_meter.hpp). It runs on virtual ports
+// one-way delay, loss and order (traffic_meter.hpp). It runs on virtual ports
 // (dp::VirtualPort: the source fills the port's receive ring as a NIC would, the sink takes
 // what the data plane transmitted), on a thread of its own that sleeps between frames, so
 // it needs no CPU of its own at demo rates; it hands its reports to the control thread
@@ -15,7 +15,7 @@
 
 #include "linkem/spsc_ring.hpp"
 #include "linkem/traffic.hpp"
-#include "linkem/traffic_meter.hpp"
+#include "traffic_meter.hpp"
 
 namespace linkem::dp {
 class VirtualPort;

@@ -1,6 +1,7 @@
 #include "controller.hpp"
 
 #include "linkem/presets.hpp"
+#include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
 
 #include <unistd.h>
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <utility>
 
 namespace linkem::linkemd {
 
@@ -28,7 +31,7 @@ void log(const std::string& msg) {
     throw proto::ProtocolError(proto::Error{code, message, field});
 }
 
-// Methods without parameters refuse any.
+// Methods without parameters (proto::MethodSpec::takes_params) refuse any.
 void no_params(const proto::Request& r) {
     if (!r.params.empty())
         refuse(ErrorCode::invalid_params,
@@ -43,7 +46,7 @@ std::vector<std::string> restart_needed(const Options& running, const Options& n
     std::vector<std::string> out;
     if (a.port_a != b.port_a) out.push_back("port_a");
     if (a.port_b != b.port_b) out.push_back("port_b");
-    if (a.layout != b.layout) out.push_back("lcores");
+    if (a.workers != b.workers) out.push_back("workers");
     if (a.burst != b.burst) out.push_back("burst");
     if (next.mbufs_given && a.mbufs != b.mbufs) out.push_back("mbufs");
     if (a.delay_samples_per_s != b.delay_samples_per_s) out.push_back("delay_samples_per_s");
@@ -67,48 +70,60 @@ void Controller::attach(control::Server* server) {
 }
 
 json Controller::handle(const proto::Request& r, const std::string& source) {
-    if (r.method == "hello") {
-        for (const auto& [key, value] : r.params.items())
-            if (key != "client")
-                refuse(ErrorCode::invalid_params, "unknown parameter '" + key + "'; known: client",
-                       "params." + key);
-        return hello();
-    }
-    if (r.method == "get_link") {
-        no_params(r);
-        return link_result(dp_.generation(), dp_.link());
-    }
-    if (r.method == "set_link") return set_link(r.params, source);
-    if (r.method == "get_stats") {
-        no_params(r);
-        // A request served before the first tick: publish the first message now, so that
-        // the reply is still the newest `stats` message.
-        if (last_stats_.is_null()) publish_stats();
-        return last_stats_;
-    }
-    if (r.method == "save_config") {
-        no_params(r);
-        return save_config();
-    }
-    if (r.method == "load_config") {
-        no_params(r);
-        return load_config(source);
-    }
-    if (r.method == "get_traffic") {
-        no_params(r);
-        return traffic_result();
-    }
-    if (r.method == "set_traffic") return set_traffic(r.params, source);
-    if (r.method == "shutdown") {
-        no_params(r);
-        if (!options_.control.allow_remote_shutdown)
-            refuse(ErrorCode::not_permitted,
-                   "shutdown is not allowed; start linkemd with --allow-remote-shutdown");
-        log("shutdown requested by " + source + ", stopping");
-        shutdown_ = true;
-        return json::object();
-    }
-    refuse(ErrorCode::unknown_method, "unknown method '" + r.method + "'", "method");
+    // One handler per row of the protocol's method table (proto::kMethods), in its order.
+    using Handler = json (*)(Controller&, const proto::Request&, const std::string&);
+    using M = proto::Method;
+    static constexpr std::pair<M, Handler> kHandlers[] = {
+        {M::hello,
+         [](Controller& c, const proto::Request& r, const std::string&) {
+             for (const auto& [key, value] : r.params.items())
+                 if (key != "client")
+                     refuse(ErrorCode::invalid_params,
+                            "unknown parameter '" + key + "'; known: client", "params." + key);
+             return c.hello();
+         }},
+        {M::get_link,
+         [](Controller& c, const proto::Request&, const std::string&) {
+             return c.link_result(c.dp_.generation(), c.dp_.link());
+         }},
+        {M::set_link, [](Controller& c, const proto::Request& r,
+                         const std::string& source) { return c.set_link(r.params, source); }},
+        {M::get_stats,
+         [](Controller& c, const proto::Request&, const std::string&) {
+             // A request served before the first tick: publish the first message now, so
+             // that the reply is still the newest `stats` message.
+             if (c.last_stats_.is_null()) c.publish_stats();
+             return c.last_stats_;
+         }},
+        {M::save_config,
+         [](Controller& c, const proto::Request&, const std::string&) { return c.save_config(); }},
+        {M::load_config, [](Controller& c, const proto::Request&,
+                            const std::string& source) { return c.load_config(source); }},
+        {M::get_traffic, [](Controller& c, const proto::Request&,
+                            const std::string&) { return c.traffic_result(); }},
+        {M::set_traffic, [](Controller& c, const proto::Request& r,
+                            const std::string& source) { return c.set_traffic(r.params, source); }},
+        {M::shutdown,
+         [](Controller& c, const proto::Request&, const std::string& source) {
+             if (!c.options_.control.allow_remote_shutdown)
+                 refuse(ErrorCode::not_permitted,
+                        "shutdown is not allowed; start linkemd with --allow-remote-shutdown");
+             log("shutdown requested by " + source + ", stopping");
+             c.shutdown_ = true;
+             return json::object();
+         }},
+    };
+    static_assert(std::size(kHandlers) == proto::kMethodCount);
+    static_assert([] {
+        for (std::size_t i = 0; i < proto::kMethodCount; ++i)
+            if (kHandlers[i].first != proto::kMethods[i].method) return false;
+        return true;
+    }());
+
+    const proto::MethodSpec* m = proto::find_method(r.method);
+    if (!m) refuse(ErrorCode::unknown_method, "unknown method '" + r.method + "'", "method");
+    if (!m->takes_params) no_params(r);
+    return kHandlers[static_cast<std::size_t>(m->method)].second(*this, r, source);
 }
 
 json Controller::hello() const {
@@ -131,6 +146,7 @@ json Controller::hello() const {
             {"directions", std::move(dirs)},
             {"ports", std::move(ports)},
             {"params_generation", dp_.generation()},
+            {"methods", proto::method_names()},
             {"link_params_schema", link_params_schema()},
             {"telemetry",
              {{"endpoint", server_ ? server_->telemetry_endpoint() : ""},

@@ -52,7 +52,7 @@ int run(const CommandLine& cl, const Options& o) {
     const unsigned n_dirs = dc.port_b.empty() ? 1 : 2;
     const bool virt = virtual_ports(o);
     dp::EalOptions eo;
-    eo.worker_lcores = dp::worker_lcores_needed(dc.layout, n_dirs);
+    eo.worker_lcores = dp::worker_lcores_needed(dc.workers, n_dirs);
     eo.memory_mib = dp::eal_memory_mib(dc.mbufs);
     for (const std::string& port : {dc.port_a, dc.port_b})
         if (!port.empty() && !virt) {
@@ -65,10 +65,11 @@ int run(const CommandLine& cl, const Options& o) {
     // Virtual ports: created here, so that they outlive the data plane that uses them.
     std::optional<dp::VirtualPort> virt_a, virt_b;
     if (virt) {
-        virt_a.emplace(eal, "lk_a");
+        const unsigned queues = dp::queues_per_port(dc.workers);
+        virt_a.emplace(eal, "lk_a", 8192, 16383, dp::VirtualPort::FramePool::rx_queue, queues);
         dc.port_a = virt_a->name();
         if (n_dirs == 2) {
-            virt_b.emplace(eal, "lk_b");
+            virt_b.emplace(eal, "lk_b", 8192, 16383, dp::VirtualPort::FramePool::rx_queue, queues);
             dc.port_b = virt_b->name();
         }
         log("virtual ports " + dc.port_a + (n_dirs == 2 ? " and " + dc.port_b : std::string()) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -11,7 +12,11 @@
 #include <CLI/CLI.hpp>
 
 #include "linkem/cli_link_flags.hpp"
+#include "linkem/cli_traffic_flags.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/link_params_json.hpp"
+#include "linkem/traffic_flags.hpp"
+#include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem::linkemd {
@@ -21,10 +26,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kDirKey[2] = {"a_to_b", "b_to_a"};
-// Where a link parameter came from, when not from a flag: the config file's top level (both
-// directions) or its a_to_b / b_to_a object.
-constexpr const char* kFileBoth = "file, both directions";
-constexpr const char* kFileDir = "file, one direction";
 
 bool parse_u64(const std::string& s, std::uint64_t& out) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -61,27 +62,21 @@ std::string string_key(const std::string& where, const json& v) {
     return v.get<std::string>();
 }
 
-}  // namespace
-
-std::optional<CommandLine> parse_command_line(int argc, char** argv) {
-    CommandLine cl;
-    int n = argc;
+// Arguments after "--" go to the EAL: they are moved to `eal`. Returns how many of argv are
+// linkemd's own.
+int split_eal_args(int argc, char** argv, std::vector<std::string>& eal) {
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--") {
-            n = i;
             for (int j = i + 1; j < argc; ++j)
-                cl.eal_args.emplace_back(argv[j]);
-            break;
+                eal.emplace_back(argv[j]);
+            return i;
         }
     }
-    CLI::App app{"linkemd: DPDK link emulator data plane (delay, jitter, rate limits, loss)",
-                 "linkemd"};
-    app.footer(
-        std::string(kLinkFlagFooter) +
-        "\n"
-        "Arguments after `--` go to the DPDK EAL unchanged (e.g. -- --file-prefix x).\n"
-        "Signals: SIGINT/SIGTERM stop (final counters are printed), SIGHUP re-reads --config.\n"
-        "Exit codes: 0 ok, 1 DPDK/port failure, 2 bad arguments or config.");
+    return argc;
+}
+
+// Ports.
+void add_port_flags(CLI::App& app, CommandLine& cl) {
     app.add_option("--port-a", cl.port_a,
                    "port A: DPDK device/devargs (net_null0, net_tap0,iface=lk0, 0000:3b:00.0) "
                    "or a network interface (veth1)")
@@ -90,8 +85,10 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_option("--port-b", cl.port_b, "port B; omitted: single-port mode (back out of A)")
         ->type_name("DEV")
         ->group("Ports");
-    // The per-direction variants are listed once, in the footer.
-    add_link_flag_options(app, cl.params, "Link parameters (both directions)");
+}
+
+// The config file.
+void add_config_flags(CLI::App& app, CommandLine& cl) {
     app.add_option("--config", cl.config,
                    "JSON config file: the flags' names as JSON keys (mean_delay_us, ...; at the "
                    "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one); flags "
@@ -101,11 +98,18 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_flag("--print-config", cl.print_config,
                  "print the effective config as JSON and exit (no EAL start)")
         ->group("Config");
-    app.add_option("--lcores", cl.lcores,
-                   "shared (one lcore for both directions; default below 4 CPUs) or 1, 2, 3 "
-                   "lcores per direction")
-        ->type_name("LAYOUT")
+}
+
+// Threads and I/O.
+void add_thread_flags(CLI::App& app, CommandLine& cl) {
+    app.add_option("--workers", cl.workers,
+                   "shared (one lcore for both directions; default below 4 CPUs) or N lcores per "
+                   "direction (1..64, default 1), each with its own queue pair and emulator; "
+                   "flows spread over the queues by RSS (net_af_packet: hash fanout)")
+        ->type_name("shared|N")
         ->group("Threads and I/O");
+    // The earlier name (it collides with the EAL's --lcores): shared and 1 still work.
+    app.add_option("--lcores", cl.lcores)->group("");
     app.add_option("--burst", cl.burst, "rx/tx burst size, 1..512 (default 16)")
         ->type_name("N")
         ->group("Threads and I/O");
@@ -116,6 +120,10 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
                  "queue whole mbufs instead of exchanging packet buffers (slower; for "
                  "comparison)")
         ->group("Threads and I/O");
+}
+
+// Run control and output.
+void add_output_flags(CLI::App& app, CommandLine& cl) {
     app.add_option("--stats-interval", cl.stats_interval, "periodic stats (default 1s; 0: none)")
         ->type_name("DURATION")
         ->group("Run control and output");
@@ -124,6 +132,10 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_option("--duration", cl.duration, "stop after this long (default: until SIGINT)")
         ->type_name("DURATION")
         ->group("Run control and output");
+}
+
+// Control and telemetry (docs/protocol.md).
+void add_control_flags(CLI::App& app, CommandLine& cl) {
     const char* kControl = "Control and telemetry (docs/protocol.md)";
     app.add_option("--control", cl.control,
                    std::string("control socket (ROUTER) to bind: tcp://HOST:PORT or ipc://PATH "
@@ -164,30 +176,45 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     app.add_flag("--allow-remote-shutdown", cl.allow_remote_shutdown,
                  "let clients stop linkemd (the shutdown method)")
         ->group(kControl);
+}
+
+// Built-in traffic and the demo.
+void add_traffic_flags(CLI::App& app, CommandLine& cl) {
     const char* kTraffic = "Built-in traffic (virtual ports only) and the demo";
     app.add_flag("--demo", cl.demo,
                  "run the demo: virtual ports (no root, no NIC), built-in traffic, a link of "
                  "20ms +- 4ms correlated delay, a 200Mbit/s spacer and 0.5% loss; other flags "
                  "and --config still apply on top")
         ->group(kTraffic);
-    app.add_option("--traffic", cl.traffic,
-                   "built-in traffic pattern: cbr, poisson or sine (starts the generator; needs "
-                   "--port-a virtual [--port-b virtual] or --demo)")
-        ->type_name("NAME")
-        ->group(kTraffic);
-    app.add_option("--traffic-rate", cl.traffic_rate,
-                   "rate of the built-in traffic (sine: its peak), e.g. 100Mbit (default 10 000 "
-                   "frames/s of --frame-size)")
-        ->type_name("RATE")
-        ->group(kTraffic);
-    app.add_option("--frame-size", cl.frame_size,
-                   "frame size of the built-in traffic, 64..1518 "
-                   "bytes with FCS (default 1518)")
-        ->type_name("BYTES")
-        ->group(kTraffic);
-    app.add_option("--period", cl.period, "period of the sine traffic (default 30s)")
-        ->type_name("DURATION")
-        ->group(kTraffic);
+    add_traffic_flag_options(
+        app, cl.traffic, kTraffic,
+        {{"pattern", "(starts the generator; needs --port-a virtual [--port-b virtual] or --demo)"},
+         {"rate_bps", "(default 10 000 frames/s of --frame-size)"},
+         {"frame_size_bytes", "(64..1518; default 1518)"},
+         {"period_us", "(default 30s)"}});
+}
+
+}  // namespace
+
+std::optional<CommandLine> parse_command_line(int argc, char** argv) {
+    CommandLine cl;
+    const int n = split_eal_args(argc, argv, cl.eal_args);
+    CLI::App app{"linkemd: DPDK link emulator data plane (delay, jitter, rate limits, loss)",
+                 "linkemd"};
+    app.footer(
+        std::string(kLinkFlagFooter) +
+        "\n"
+        "Arguments after `--` go to the DPDK EAL unchanged (e.g. -- --file-prefix x).\n"
+        "Signals: SIGINT/SIGTERM stop (final counters are printed), SIGHUP re-reads --config.\n"
+        "Exit codes: 0 ok, 1 DPDK/port failure, 2 bad arguments or config.");
+    add_port_flags(app, cl);
+    // The per-direction variants are listed once, in the footer.
+    add_link_flag_options(app, cl.params, "Link parameters (both directions)");
+    add_config_flags(app, cl);
+    add_thread_flags(app, cl);
+    add_output_flags(app, cl);
+    add_control_flags(app, cl);
+    add_traffic_flags(app, cl);
     bool show_version = false;
     app.add_flag("--version", show_version, "print linkemd's version and exit");
     try {
@@ -213,17 +240,56 @@ const char* version() {
     return LINKEM_VERSION;
 }
 
-Options build_options(const CommandLine& cl) {
-    const std::vector<LinkParamFlag>& flags = link_param_flags();
-    Options o;
-    o.stats_json = cl.stats_json;
-    o.print_config = cl.print_config;
-    o.eal_args = cl.eal_args;
-    o.config_path = cl.config;
+namespace {
 
-    // The config file.
+// --workers or "workers" (a number may be given as a JSON number); the earlier --lcores /
+// "lcores" take shared and 1 with a note, and say what replaced their pipeline layouts.
+dp::Workers workers_option(const CommandLine& cl, const json& file, const std::string& src) {
+    std::string v, where;
+    bool old_name = false;
+    if (!cl.workers.empty()) {
+        v = cl.workers;
+        where = "--workers";
+    } else if (!cl.lcores.empty()) {
+        v = cl.lcores;
+        where = "--lcores";
+        old_name = true;
+    } else if (file.contains("workers")) {
+        where = src + ": workers";
+        v = file["workers"].is_number_unsigned()
+                ? std::to_string(file["workers"].get<std::uint64_t>())
+                : string_key(where, file["workers"]);
+    } else if (file.contains("lcores")) {
+        where = src + ": lcores";
+        v = string_key(where, file["lcores"]);
+        old_name = true;
+    } else {
+        return dp::default_workers(dp::Eal::usable_cpus());
+    }
+    if (old_name && (v == "2" || v == "3"))
+        throw UsageError(
+            where + " " + v +
+            ": the pipeline layouts (2 and 3 lcores per direction) are gone: they "
+            "forwarded less than one lcore per direction; use --workers N (\"workers\" "
+            "in a config file): N lcores per direction, each with its own queue");
+    if (old_name && v != "shared" && v != "1")
+        throw UsageError(where + ": '" + v + "' is not allowed; allowed 'shared' or '1' (now " +
+                         "--workers shared|N)");
+    const auto w = dp::parse_workers(v);
+    if (!w)
+        throw UsageError(where + ": '" + v + "' is not allowed; allowed 'shared' or 1 .. " +
+                         std::to_string(dp::kMaxWorkers) + " (workers per direction)");
+    if (old_name)
+        std::fprintf(stderr, "linkemd: %s is now called %s\n", where.c_str(),
+                     where.starts_with("--") ? "--workers" : "\"workers\"");
+    return *w;
+}
+
+// The config file's JSON ({} without --config; `src` names it in messages). Refuses keys
+// it does not know.
+json read_config_file(const CommandLine& cl, const std::string& src) {
+    const std::vector<LinkParamFlag>& flags = link_param_flags();
     json file = json::object();
-    const std::string src = "config " + cl.config;
     if (!cl.config.empty()) {
         std::ifstream in(cl.config);
         if (!in) throw UsageError(src + ": cannot open the file");
@@ -237,6 +303,7 @@ Options build_options(const CommandLine& cl) {
             static const auto known = {"port_a",
                                        "traffic",
                                        "port_b",
+                                       "workers",
                                        "lcores",
                                        "burst",
                                        "stats_interval_us",
@@ -263,21 +330,22 @@ Options build_options(const CommandLine& cl) {
                 throw UsageError(src + ": " + key + ": expected an object of link parameters");
         }
     }
+    return file;
+}
 
-    // The demo: settings under the file's and the flags'.
-    o.demo = cl.demo;
-    if (cl.demo) {
-        const json demo = {{"port_a", kVirtualPort},        {"port_b", kVirtualPort},
-                           {"mean_delay_us", 20000},        {"jitter_us", 4000},
-                           {"limiter", "spacer"},           {"rate_bps", 200e6},
-                           {"loss_model", "bernoulli"},     {"loss_probability", 0.005},
-                           {"traffic", {{"running", true}}}};
-        for (const auto& [key, value] : demo.items())
-            if (!file.contains(key)) file[key] = value;
-    }
+// The demo: settings under the file's and the flags'.
+void add_demo_settings(json& file) {
+    const json demo = {
+        {"port_a", kVirtualPort},    {"port_b", kVirtualPort},    {"mean_delay_us", 20000},
+        {"jitter_us", 4000},         {"limiter", "spacer"},       {"rate_bps", 200e6},
+        {"loss_model", "bernoulli"}, {"loss_probability", 0.005}, {"traffic", {{"running", true}}}};
+    for (const auto& [key, value] : demo.items())
+        if (!file.contains(key)) file[key] = value;
+}
 
-    // Ports.
-    dp::DataplaneConfig& dc = o.dataplane;
+// Ports. Returns the number of directions (1: single-port mode).
+unsigned ports_section(const CommandLine& cl, const json& file, const std::string& src,
+                       dp::DataplaneConfig& dc) {
     dc.port_a = !cl.port_a.empty()        ? cl.port_a
                 : file.contains("port_a") ? string_key(src + ": port_a", file["port_a"])
                                           : "";
@@ -301,19 +369,13 @@ Options build_options(const CommandLine& cl) {
         throw UsageError(std::string(e.what()) +
                          (e.field() == "port_a" ? " (--port-a)" : " (--port-b)"));
     }
+    return n_dirs;
+}
 
-    // Threads, burst, stats.
-    if (!cl.lcores.empty() || file.contains("lcores")) {
-        const std::string v =
-            !cl.lcores.empty() ? cl.lcores : string_key(src + ": lcores", file["lcores"]);
-        const auto l = dp::parse_layout(v);
-        if (!l)
-            throw UsageError((cl.lcores.empty() ? src + ": lcores" : std::string("--lcores")) +
-                             ": '" + v + "' is not allowed; allowed 'shared', '1', '2', '3'");
-        dc.layout = *l;
-    } else {
-        dc.layout = dp::default_layout(dp::Eal::usable_cpus());
-    }
+// Threads, burst, mbufs.
+void threads_section(const CommandLine& cl, const json& file, const std::string& src, Options& o) {
+    dp::DataplaneConfig& dc = o.dataplane;
+    dc.workers = workers_option(cl, file, src);
     if (!cl.burst.empty())
         dc.burst = static_cast<unsigned>(integer_option("--burst", cl.burst, 1, dp::kMaxBurst));
     else if (file.contains("burst"))
@@ -335,6 +397,10 @@ Options build_options(const CommandLine& cl) {
             throw UsageError(src + ": hold_mbufs: expected true or false");
         dc.hold_mbufs = file["hold_mbufs"].get<bool>();
     }
+}
+
+// Periodic stats and the run's duration.
+void output_section(const CommandLine& cl, const json& file, const std::string& src, Options& o) {
     if (!cl.stats_interval.empty()) {
         if (cl.stats_interval == "0") {
             o.stats_interval = 0;
@@ -354,9 +420,19 @@ Options build_options(const CommandLine& cl) {
     }
     if (o.stats_interval > 0 && o.stats_interval < kNsPerMs)
         throw UsageError("stats_interval: must be 0 (none) or at least 1ms");
+    if (!cl.duration.empty()) {
+        const auto d = parse_duration(cl.duration);
+        if (!d || *d <= 0)
+            throw UsageError("--duration: '" + cl.duration + "' is not positive, or not " +
+                             std::string(kDurationForm) + ", e.g. 10s");
+        o.duration = *d;
+    }
+}
 
-    // Control and telemetry: flags win over the file.
+// Control and telemetry: flags win over the file.
+void control_section(const CommandLine& cl, const json& file, const std::string& src, Options& o) {
     ControlOptions& co = o.control;
+    dp::DataplaneConfig& dc = o.dataplane;
     auto text = [&](const std::string& flag_value, const char* key, std::string& out) {
         if (!flag_value.empty())
             out = flag_value;
@@ -400,81 +476,64 @@ Options build_options(const CommandLine& cl) {
             throw UsageError((e == &co.control ? "control" : std::string("telemetry")) + ": '" +
                              *e +
                              "' is not a ZeroMQ endpoint; allowed tcp://HOST:PORT or ipc://PATH");
-    // Built-in traffic: the file's "traffic" object, then the flags. A pattern given on the
-    // command line starts it.
-    {
-        TrafficSpec& ts = o.traffic.spec;
-        ts.rate_bps = 10000 * ts.bits_per_packet();  // 10 000 frames/s by default
-        try {
-            if (file.contains("traffic")) {
-                if (!file["traffic"].is_object())
-                    throw UsageError(src +
-                                     ": traffic: expected an object (running, pattern, "
-                                     "rate_bps, frame_size_bytes, period_us)");
-                const json& t = file["traffic"];
-                if (t.contains("frame_size_bytes") && !t.contains("rate_bps")) {
-                    // Keep 10 000 frames/s when only the frame size is given.
-                    o.traffic = traffic_from_json(json{{"frame_size_bytes", t["frame_size_bytes"]}},
-                                                  o.traffic);
-                    ts.rate_bps = 10000 * ts.bits_per_packet();
-                }
-                o.traffic = traffic_from_json(t, o.traffic);
-            }
-        } catch (const ParamError& e) {
-            throw UsageError(src + ": traffic." + e.field() + ": " + e.message());
-        }
-        json flags = json::object();
-        auto flag = [&](const std::string& v, const char* name, const char* key, auto parse) {
-            if (v.empty()) return;
-            const auto x = parse(v);
-            if (!x)
-                throw UsageError(std::string(name) + ": '" + v + "' is not allowed (see --help)");
-            flags[key] = *x;
-        };
-        if (!cl.traffic.empty()) {
-            flags["pattern"] = cl.traffic;
-            flags["running"] = true;
-        }
-        flag(cl.traffic_rate, "--traffic-rate", "rate_bps", parse_rate);
-        flag(cl.frame_size, "--frame-size", "frame_size_bytes", parse_bytes);
-        flag(cl.period, "--period", "period_us", [](const std::string& v) -> std::optional<double> {
-            const auto d = parse_duration(v);
-            if (!d) return std::nullopt;
-            return static_cast<double>(*d) / kNsPerUs;
-        });
-        if (flags.contains("frame_size_bytes") && !flags.contains("rate_bps") &&
-            !(file.contains("traffic") && file["traffic"].contains("rate_bps")))
-            flags["rate_bps"] = 10000 * 8.0 * flags["frame_size_bytes"].get<double>();
-        try {
-            o.traffic = traffic_from_json(flags, o.traffic);
-        } catch (const ParamError& e) {
-            const std::map<std::string, std::string> name = {{"pattern", "--traffic"},
-                                                             {"rate_bps", "--traffic-rate"},
-                                                             {"frame_size_bytes", "--frame-size"},
-                                                             {"period_us", "--period"}};
-            const auto it = name.find(e.field());
-            throw UsageError((it != name.end() ? it->second : e.field()) + " [" + e.field() +
-                             "]: " + e.message());
-        }
-        if (o.traffic.running && dc.port_a != kVirtualPort)
-            throw UsageError(
-                "--traffic: the built-in traffic runs on virtual ports only; give --port-a "
-                "virtual --port-b virtual (or --demo), or send your own traffic through the "
-                "ports");
-    }
     if (co.enabled && co.control == co.telemetry)
         throw UsageError("control and telemetry: both are '" + co.control +
                          "'; give them different endpoints");
-    if (!cl.duration.empty()) {
-        const auto d = parse_duration(cl.duration);
-        if (!d || *d <= 0)
-            throw UsageError("--duration: '" + cl.duration + "' is not positive, or not " +
-                             std::string(kDurationForm) + ", e.g. 10s");
-        o.duration = *d;
-    }
+}
 
-    // Link parameters per direction, as on the command line: the file's top-level ones (both
-    // directions), then its a_to_b / b_to_a, then flags for both, then flags for one.
+// Built-in traffic: the file's "traffic" object, then the flags. A pattern given on the
+// command line starts it.
+void traffic_section(const CommandLine& cl, const json& file, const std::string& src, Options& o) {
+    const dp::DataplaneConfig& dc = o.dataplane;
+    TrafficSpec& ts = o.traffic.spec;
+    ts.rate_bps = 10000 * ts.bits_per_packet();  // 10 000 frames/s by default
+    try {
+        if (file.contains("traffic")) {
+            if (!file["traffic"].is_object())
+                throw UsageError(src +
+                                 ": traffic: expected an object (running, pattern, "
+                                 "rate_bps, frame_size_bytes, period_us)");
+            const json& t = file["traffic"];
+            if (t.contains("frame_size_bytes") && !t.contains("rate_bps")) {
+                // Keep 10 000 frames/s when only the frame size is given.
+                o.traffic =
+                    traffic_from_json(json{{"frame_size_bytes", t["frame_size_bytes"]}}, o.traffic);
+                ts.rate_bps = 10000 * ts.bits_per_packet();
+            }
+            o.traffic = traffic_from_json(t, o.traffic);
+        }
+    } catch (const ParamError& e) {
+        throw UsageError(src + ": traffic." + e.field() + ": " + e.message());
+    }
+    json flags;
+    try {
+        flags = traffic_update_from_flags(cl.traffic);
+    } catch (const FlagError& e) {
+        throw UsageError(e.what());
+    }
+    if (flags.contains("frame_size_bytes") && !flags.contains("rate_bps") &&
+        !(file.contains("traffic") && file["traffic"].contains("rate_bps")))
+        flags["rate_bps"] = 10000 * 8.0 * flags["frame_size_bytes"].get<double>();
+    try {
+        o.traffic = traffic_from_json(flags, o.traffic);
+    } catch (const ParamError& e) {
+        std::string flag = e.field();
+        for (const TrafficFlag& f : traffic_flags())
+            if (f.key == e.field()) flag = f.flag;
+        throw UsageError(flag + " [" + e.field() + "]: " + e.message());
+    }
+    if (o.traffic.running && dc.port_a != kVirtualPort)
+        throw UsageError(
+            "--traffic: the built-in traffic runs on virtual ports only; give --port-a "
+            "virtual --port-b virtual (or --demo), or send your own traffic through the "
+            "ports");
+}
+
+// Link parameters per direction, as on the command line: the file's top-level ones (both
+// directions), then its a_to_b / b_to_a, then flags for both, then flags for one.
+void link_section(const CommandLine& cl, const json& file, const std::string& src, unsigned n_dirs,
+                  dp::DataplaneConfig& dc) {
+    const std::vector<LinkParamFlag>& flags = link_param_flags();
     if (n_dirs == 1) {
         if (file.contains("b_to_a"))
             throw UsageError(src +
@@ -495,42 +554,24 @@ Options build_options(const CommandLine& cl) {
         throw UsageError(e.what());
     }
     for (unsigned d = 0; d < n_dirs; ++d) {
-        json merged = json::object();
-        std::map<std::string, std::string> source;  // key -> kFileBoth, kFileDir or a flag
-        for (const auto& [key, value] : file.items()) {
-            if (!link_param_flag(key)) continue;
-            merged[key] = value;
-            source[key] = kFileBoth;
-        }
-        if (file.contains(kDirKey[d])) {
-            for (const auto& [key, value] : file[kDirKey[d]].items()) {
-                merged[key] = value;
-                source[key] = kFileDir;
-            }
-        }
-        for (const auto& [key, value] : flag_update.items()) {
-            if (value.is_object()) continue;
-            merged[key] = value;
-            source[key] = link_flag_name(*link_param_flag(key), 0);
-        }
-        if (flag_update.contains(kDirKey[d])) {
-            for (const auto& [key, value] : flag_update[kDirKey[d]].items()) {
-                merged[key] = value;
-                source[key] = link_flag_name(*link_param_flag(key), 1 + static_cast<int>(d));
-            }
-        }
+        // Layer 0: the file; layer 1: the flags.
+        std::map<std::string, KeyOrigin> origin;
+        const json merged = layered_link_keys({&file, &flag_update}, d, &origin);
         try {
             LinkParams p = link_params_from_json(merged);
             (d == 0 ? dc.link.a_to_b : dc.link.b_to_a) = p;
         } catch (const ParamError& e) {
             std::string where = std::string(kDirKey[d]) + "." + e.field();
-            const auto it = source.find(e.field());
-            if (it != source.end() && it->second == kFileDir) {
+            const auto it = origin.find(e.field());
+            if (it != origin.end() && it->second.layer == 0 && it->second.own) {
                 where = src + ": " + where;
-            } else if (it != source.end() && it->second == kFileBoth) {
+            } else if (it != origin.end() && it->second.layer == 0) {
                 where = src + ": " + e.field() + " (both directions)";
-            } else if (it != source.end()) {
-                where += " (" + it->second + ")";
+            } else if (it != origin.end()) {
+                where += " (" +
+                         link_flag_name(*link_param_flag(e.field()),
+                                        it->second.own ? 1 + static_cast<int>(d) : 0) +
+                         ")";
             } else if (const LinkParamFlag* f = link_param_flag(e.field())) {
                 where += " (" + link_flag_name(*f, 0) + " / " +
                          link_flag_name(*f, 1 + static_cast<int>(d)) + ")";
@@ -542,7 +583,29 @@ Options build_options(const CommandLine& cl) {
         }
     }
     if (n_dirs == 1) dc.link.b_to_a = dc.link.a_to_b;
-    if (!o.mbufs_given) dc.mbufs = dp::default_mbufs(dc.link, n_dirs);
+}
+
+}  // namespace
+
+Options build_options(const CommandLine& cl) {
+    Options o;
+    o.stats_json = cl.stats_json;
+    o.print_config = cl.print_config;
+    o.eal_args = cl.eal_args;
+    o.config_path = cl.config;
+    o.demo = cl.demo;
+    const std::string src = "config " + cl.config;
+    json file = read_config_file(cl, src);
+    if (cl.demo) add_demo_settings(file);
+    const unsigned n_dirs = ports_section(cl, file, src, o.dataplane);
+    threads_section(cl, file, src, o);
+    output_section(cl, file, src, o);
+    control_section(cl, file, src, o);
+    traffic_section(cl, file, src, o);
+    link_section(cl, file, src, n_dirs, o.dataplane);
+    if (!o.mbufs_given)
+        o.dataplane.mbufs =
+            dp::default_mbufs(o.dataplane.link, n_dirs, dp::queues_per_port(o.dataplane.workers));
     return o;
 }
 
@@ -551,7 +614,7 @@ json to_json(const Options& o) {
     json j = json::object();
     j["port_a"] = dc.port_a;
     if (!dc.port_b.empty()) j["port_b"] = dc.port_b;
-    j["lcores"] = std::string(dp::to_string(dc.layout));
+    j["workers"] = dp::to_string(dc.workers);
     j["burst"] = dc.burst;
     j["stats_interval_us"] = static_cast<double>(o.stats_interval) / kNsPerUs;
     j["mbufs"] = dc.mbufs;

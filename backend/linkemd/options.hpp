@@ -29,13 +29,13 @@ class UsageError : public std::runtime_error {
 
 /// The raw command line, kept to redo the layering on reload.
 struct CommandLine {
-    std::string port_a, port_b, config, lcores, burst, mbufs, stats_interval, duration;
+    std::string port_a, port_b, config, workers, lcores, burst, mbufs, stats_interval, duration;
     bool stats_json = false, print_config = false, hold_mbufs = false;
     // Control and telemetry (docs/protocol.md).
     std::string control, telemetry, telemetry_hz, delay_samples_per_s, curve_secret, curve_allow;
     bool no_control = false, insecure_listen = false, allow_remote_shutdown = false;
-    // Built-in traffic and the demo.
-    std::string traffic, traffic_rate, frame_size, period;
+    // Built-in traffic and the demo: [i] for traffic_flags()[i]; empty = not given.
+    std::vector<std::string> traffic;
     bool demo = false;
     // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
     std::vector<std::array<std::string, 3>> params;
@@ -55,7 +55,7 @@ struct ControlOptions {
 };
 
 struct Options {
-    dp::DataplaneConfig dataplane;          // ports, layout, burst, mbufs (never 0), link
+    dp::DataplaneConfig dataplane;          // ports, workers, burst, mbufs (never 0), link
     DurationNs stats_interval = kNsPerSec;  // 0: no periodic stats
     std::optional<DurationNs> duration;
     bool stats_json = false;

@@ -13,6 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "linkem/link_flags.hpp"
+#include "linkem/link_params_json.hpp"
+#include "linkem/traffic_flags.hpp"
 #include "linkem/units.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
@@ -32,19 +35,6 @@ DurationNs need_duration(const std::string& flag, const std::string& v) {
     if (!d)
         throw UsageError(flag, "'" + v + "' is not " + std::string(kDurationForm) + ", e.g. 10ms");
     return *d;
-}
-
-double need_rate(const std::string& flag, const std::string& v) {
-    const auto r = parse_rate(v);
-    if (!r)
-        throw UsageError(flag, "'" + v + "' is not " + std::string(kRateForm) + ", e.g. 10Gbit");
-    return *r;
-}
-
-std::uint64_t need_bytes(const std::string& flag, const std::string& v) {
-    const auto b = parse_bytes(v);
-    if (!b) throw UsageError(flag, "'" + v + "' is not " + std::string(kBytesForm) + ", e.g. 1518");
-    return *b;
 }
 
 double need_number(const std::string& flag, const std::string& v, double lo, double hi) {
@@ -68,16 +58,6 @@ std::uint64_t need_uint(const std::string& flag, const std::string& v, std::uint
     return *x;
 }
 
-template <class E>
-E need_enum(const std::string& flag, const std::string& v, std::initializer_list<E> values) {
-    std::vector<std::string> names;
-    for (E e : values) {
-        if (v == to_string(e)) return e;
-        names.emplace_back(to_string(e));
-    }
-    throw UsageError(flag, "'" + v + "' is not allowed; allowed: " + join(names));
-}
-
 // Every option is read as a string and converted here, so that every error names the flag
 // in one format.
 struct RawOptions {
@@ -96,11 +76,18 @@ struct FlagDef {
     std::string value_name;  // shown in --help
 };
 
-// The link parameters' flags come from liblinkem_common (same names as linkemd); these
+// The link parameters' flags come from liblinkem_protocol (same names as linkemd); these
 // notes say where linkem-sim's defaults differ from LinkParams'.
 const std::map<std::string, std::string> kLinkNotes = {
     {"mean_delay_us", "; default here 10ms"},
     {"seed", "; run i uses seed+i; default here 1"},
+};
+
+const std::map<std::string, std::string> kTrafficNotes = {
+    {"pattern", "(default cbr)"},
+    {"rate_bps", "(default 10Gbit)"},
+    {"frame_size_bytes", "(default 1518)"},
+    {"period_us", "(default 30s)"},
 };
 
 const std::vector<FlagDef>& flag_defs() {
@@ -113,15 +100,15 @@ const std::vector<FlagDef>& flag_defs() {
                              (note == kLinkNotes.end() ? "" : note->second) + "  [" + f.key + "]",
                          f.value_name});
         }
+        // The offered traffic: the flags of linkemd's built-in traffic.
+        for (const TrafficFlag& f : traffic_flags()) {
+            const auto note = kTrafficNotes.find(f.key);
+            v.push_back({f.flag, "traffic." + f.key,
+                         f.help + (note == kTrafficNotes.end() ? "" : " " + note->second),
+                         f.value_name});
+        }
         const std::vector<FlagDef> sim = {
-            // Traffic and run.
-            {"--traffic", "traffic.pattern", "cbr | poisson | sine (default cbr)", "NAME"},
-            {"--traffic-rate", "traffic.rate_bps",
-             "rate of the offered traffic (sine: peak rate), e.g. 10Gbit (default 10Gbit)", "RATE"},
-            {"--frame-size", "traffic.frame_size_bytes", "frame size in bytes (default 1518)",
-             "BYTES"},
-            {"--period", "traffic.period_us", "period of the sine traffic (default 30s)",
-             "DURATION"},
+            // The run.
             {"--duration", "duration_us", "simulated time of arrivals per run (default 60s)",
              "DURATION"},
             {"--utilization", "utilization",
@@ -133,7 +120,9 @@ const std::vector<FlagDef>& flag_defs() {
             {"--trace-interval", "", "one trace sample per this much time (default 1ms)",
              "DURATION"},
             // Sweeps.
-            {"--sweep", "", "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11",
+            {"--sweep", "",
+             "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11; smooth smooth-dist "
+             "smooth-acf smooth-ks",
              "FIGURE"},
             {"--traffic-rates", "",
              "sweep traffic rates, comma-separated (default 0.1G,1G,10G,100G)", "RATE,..."},
@@ -147,18 +136,6 @@ const std::vector<FlagDef>& flag_defs() {
     }();
     return kFlags;
 }
-
-// Flags that were renamed: using one is an error that names the new flag.
-struct Renamed {
-    const char* flag;
-    const char* message;
-};
-constexpr Renamed kRenamed[] = {
-    {"--limiter-rate",
-     "was renamed to --rate (the limiter's rate_bps, as in linkemd), e.g. --limiter spacer "
-     "--rate 9Gbit; the traffic's rate is --traffic-rate"},
-    {"--rates", "was renamed to --traffic-rates, e.g. --traffic-rates 0.1Gbit,1Gbit"},
-};
 
 }  // namespace
 
@@ -182,12 +159,6 @@ CliOptions parse_cli(int argc, const char* const* argv) {
                f.flag, [&raw, flag = f.flag](const std::string& v) { raw.values[flag] = v; },
                f.help)
             ->type_name(f.value_name);
-    for (const Renamed& r : kRenamed)
-        app.add_option_function<std::string>(
-               r.flag,
-               [&raw, flag = std::string(r.flag)](const std::string& v) { raw.values[flag] = v; })
-            ->expected(0, 1)
-            ->group("");
     CliOptions o;
     app.add_flag("--json", o.json, "print one JSON object instead of the table");
     app.add_flag("--paper-durations", o.paper_durations,
@@ -205,9 +176,6 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError("", std::string(e.what()) + " (see --help)");
     }
 
-    for (const Renamed& r : kRenamed)
-        if (raw.get(r.flag)) throw UsageError(r.flag, r.message);
-
     SimConfig& c = o.cfg;
     LinkParams& p = c.link;
     p.mean_delay = 10 * kNsPerMs;
@@ -223,14 +191,26 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         }
     }
 
-    if (auto v = raw.get("--traffic"))
-        c.traffic.pattern = need_enum(
-            "--traffic", *v, {TrafficPattern::cbr, TrafficPattern::poisson, TrafficPattern::sine});
-    if (auto v = raw.get("--traffic-rate")) c.traffic.rate_bps = need_rate("--traffic-rate", *v);
-    if (auto v = raw.get("--frame-size"))
+    TrafficFlagText traffic_text;
+    for (const TrafficFlag& f : traffic_flags())
+        traffic_text.push_back(raw.get(f.flag).value_or(""));
+    nlohmann::json traffic;
+    try {
+        traffic = traffic_update_from_flags(traffic_text);  // ranges: validate_config
+    } catch (const FlagError& e) {
+        throw UsageError(e.flag(), e.message());
+    }
+    if (traffic.contains("pattern"))
+        for (TrafficPattern t :
+             {TrafficPattern::cbr, TrafficPattern::poisson, TrafficPattern::sine})
+            if (traffic["pattern"] == to_string(t)) c.traffic.pattern = t;
+    if (traffic.contains("rate_bps")) c.traffic.rate_bps = traffic["rate_bps"].get<double>();
+    if (traffic.contains("frame_size_bytes"))
         c.traffic.frame_bytes = static_cast<std::uint32_t>(
-            std::min<std::uint64_t>(need_bytes("--frame-size", *v), UINT32_MAX));
-    if (auto v = raw.get("--period")) c.traffic.period = need_duration("--period", *v);
+            std::min<std::uint64_t>(traffic["frame_size_bytes"].get<std::uint64_t>(), UINT32_MAX));
+    if (traffic.contains("period_us"))
+        c.traffic.period =
+            static_cast<DurationNs>(std::llround(traffic["period_us"].get<double>() * kNsPerUs));
     if (auto v = raw.get("--duration")) {
         c.duration = need_duration("--duration", *v);
         o.duration_given = true;

@@ -209,15 +209,6 @@ class InversionCounter {
     std::size_t mask_ = 0;
 };
 
-/// Brute-force O(n^2) reference for tests: inversions of `seqs` (in departure order).
-inline std::uint64_t count_inversions_naive(const std::vector<std::uint64_t>& seqs) {
-    std::uint64_t n = 0;
-    for (std::size_t i = 0; i < seqs.size(); ++i)
-        for (std::size_t j = i + 1; j < seqs.size(); ++j)
-            n += seqs[i] > seqs[j];
-    return n;
-}
-
 /// min / mean / max of a trace (alpha, rate), mean as a plain running sum.
 struct TraceSummary {
     double min = std::numeric_limits<double>::quiet_NaN();

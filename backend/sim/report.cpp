@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "linkem/link_params_json.hpp"
 #include "linkem/units.hpp"
 
 namespace linkem::sim {
@@ -63,6 +64,8 @@ const std::vector<MetricDef>& metric_defs() {
         {"drops_buffer_full", "",
          [](const R& r) { return static_cast<double>(r.drops_buffer_full); }},
         {"delays_clamped", "", [](const R& r) { return static_cast<double>(r.delays_clamped); }},
+        {"waited", "", [](const R& r) { return static_cast<double>(r.waited); }},
+        {"waited_pct", "%", [](const R& r) { return r.waited_pct; }},
         {"rate_intervals", "", [](const R& r) { return static_cast<double>(r.rate_intervals); }},
         {"alpha_min", "", [](const R& r) { return r.alpha_min; }},
         {"alpha_mean", "", [](const R& r) { return r.alpha_mean; }},
@@ -95,6 +98,7 @@ nlohmann::json to_json(const RunResult& r) {
                         {"drops_spacer", r.drops_spacer},
                         {"drops_buffer_full", r.drops_buffer_full},
                         {"delays_clamped", r.delays_clamped},
+                        {"waited", r.waited},
                         {"rate_intervals", r.rate_intervals}})
         j[k] = v;
     return j;

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 #include "metrics.hpp"
 
 namespace linkem::sim {
@@ -29,7 +30,7 @@ struct SimPacketTraits {
     }
 };
 
-using SimEmulator = Emulator<SimPacket, SimPacketTraits>;
+using SimEmulator = Emulator<SimPacket, SimPacketTraits, HugePageCalendarQueue>;
 
 constexpr std::size_t kBurst = 64;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -127,6 +128,10 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     r.drops_spacer = c.drops_spacer;
     r.drops_buffer_full = c.drops_buffer_full;
     r.delays_clamped = c.delays_clamped;
+    r.waited = emu.waited();
+    r.waited_pct = c.packets_in
+                       ? 100.0 * static_cast<double>(r.waited) / static_cast<double>(c.packets_in)
+                       : kNaN;
 
     const double desired_mean = static_cast<double>(lp.mean_delay) * 1e-3;
     const double desired_jitter = static_cast<double>(sigma_ps) * 1e-6;

@@ -44,6 +44,8 @@ struct RunResult {
     std::uint64_t packets_in = 0, packets_out = 0;
     std::uint64_t drops_loss = 0, drops_policer = 0, drops_spacer = 0, drops_buffer_full = 0;
     std::uint64_t delays_clamped = 0;
+    std::uint64_t waited = 0;  // packets that waited behind their predecessor (FIFO)
+    double waited_pct = 0;     // of the packets in
 
     double mean_delay_us = 0, jitter_us = 0;  // achieved (jitter = sample standard deviation)
     double min_delay_us = 0, max_delay_us = 0;

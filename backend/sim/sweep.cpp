@@ -15,6 +15,7 @@
 #include "linkem/delayer.hpp"
 #include "linkem/distributions.hpp"
 #include "linkem/rng.hpp"
+#include "linkem/smooth_delay.hpp"
 #include "report.hpp"
 
 namespace linkem::sim {
@@ -45,7 +46,8 @@ const char* const kCsvHeader =
     "figure,strategy,distribution,rate_gbps,mean_delay_ms,jitter_ms,half_life_ms,utilization,"
     "duration_s,runs,packets_in,mean_dev_pct,mean_dev_pct_ci,mean_dev_ms,mean_dev_ms_ci,"
     "jitter_dev_pct,jitter_dev_pct_ci,jitter_dev_ms,jitter_dev_ms_ci,passage_ms,passage_ms_ci,"
-    "passages,swaps_per_packet,swaps_per_packet_ci,drops,delays_clamped,alpha_mean,sim_mpps";
+    "passages,swaps_per_packet,swaps_per_packet_ci,drops,delays_clamped,alpha_mean,sim_mpps,"
+    "waited_pct,waited_pct_ci";
 
 // "$n": gnuplot's value of column n. (Built with append: GCC 12 warns falsely
 // (-Wrestrict) on "$" + std::to_string(n).)
@@ -100,7 +102,8 @@ void write_row(std::ostream& os, const std::string& fig, const SimConfig& c,
        << ',' << pair([](const RunResult& r) { return r.swaps_per_packet; }, 1) << ','
        << num(drops / n) << ',' << num(clamped / n) << ','
        << num(stat([](const RunResult& r) { return r.alpha_mean; }).mean) << ','
-       << num(wall > 0 ? packets / wall * 1e-6 : 0) << '\n';
+       << num(wall > 0 ? packets / wall * 1e-6 : 0) << ','
+       << pair([](const RunResult& r) { return r.waited_pct; }, 1) << '\n';
 }
 
 // ---- fig11: sample generation rate per distribution ------------------------------------
@@ -148,11 +151,158 @@ int run_fig11(const SimConfig& base, const SweepSettings& s, std::ostream& csv, 
     return 0;
 }
 
+// ---- smooth-acf: autocorrelation of the delay in time ----------------------------------
+
+// The delay series sampled every t_h / 16 of arrival time for `duration` (default 600 s per
+// run): smooth straight from its process (it is a function of time), correlated at the
+// base traffic rate (one EMA step per packet, the value at each sampling instant). The
+// sample autocorrelation at lags 0..5 t_h, against 0.5^(tau/t_h) (correlated's law) and
+// (1 + a tau) e^(-a tau) (smooth's, a t_h = 1.678).
+int run_smooth_acf(const SimConfig& base, const SweepSettings& s, std::ostream& csv,
+                   std::ostream& err) {
+    const double th = static_cast<double>(base.link.half_life);
+    const double mean = static_cast<double>(base.link.mean_delay);
+    const double sd = base.link.jitter > 0 ? static_cast<double>(base.link.jitter) : 3e6;
+    const double dt = th / 16;
+    const DurationNs dur = s.duration > 0 ? s.duration : 600 * kNsPerSec;
+    const std::size_t n = static_cast<std::size_t>(static_cast<double>(dur) / dt);
+    const int runs = s.runs > 0 ? s.runs : 3;
+    const double pps = base.traffic.rate_bps / base.traffic.bits_per_packet();
+    constexpr int kMaxLag = 80;  // 5 t_h
+    csv << "figure,strategy,distribution,lag_th,acf,acf_ci,target_exp,target_smooth\n";
+    for (Strategy st : {Strategy::smooth, Strategy::correlated}) {
+        std::vector<std::vector<double>> acf(kMaxLag + 1);
+        for (int r = 0; r < runs; ++r) {
+            Delayer d;
+            d.configure(Delayer::Config{st, base.link.distribution, mean, sd, th});
+            if (st == Strategy::correlated) d.on_rate(pps);
+            Rng rng(s.seed + static_cast<std::uint64_t>(r));
+            std::vector<double> x(n);
+            const double per_sample = dt * 1e-9 * pps;  // packets between samples
+            double owed = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto t = static_cast<TimeNs>(static_cast<double>(i) * dt);
+                if (st == Strategy::smooth) {
+                    x[i] = d.next(rng, t);
+                } else {
+                    owed += per_sample;
+                    double v = 0;
+                    for (; owed >= 1; owed -= 1)
+                        v = d.next(rng, t);
+                    x[i] = i ? v : d.next(rng, t);
+                }
+            }
+            long double m = 0;
+            for (double v : x)
+                m += v;
+            m /= static_cast<long double>(n);
+            long double c0 = 0;
+            for (double v : x)
+                c0 += (v - m) * (v - m);
+            for (int lag = 0; lag <= kMaxLag; ++lag) {
+                long double c = 0;
+                for (std::size_t i = static_cast<std::size_t>(lag); i < n; ++i)
+                    c += (x[i] - m) * (x[i - lag] - m);
+                acf[lag].push_back(static_cast<double>(c / c0));
+            }
+        }
+        for (int lag = 0; lag <= kMaxLag; ++lag) {
+            const double tau = lag / 16.0, a = SmoothDelay::kShape;
+            const Stat st_lag = summarize(acf[lag]);
+            csv << "smooth-acf," << to_string(st) << ',' << to_string(base.link.distribution) << ','
+                << num(tau) << ',' << num(st_lag.mean) << ',' << num(st_lag.ci95) << ','
+                << num(std::pow(0.5, tau)) << ',' << num((1 + a * tau) * std::exp(-a * tau))
+                << '\n';
+        }
+        if (!s.quiet)
+            err << "linkem-sim: smooth-acf: " << to_string(st) << " done (" << runs << " x " << n
+                << " samples)\n";
+    }
+    return 0;
+}
+
+// ---- smooth-ks: distance of the delay's marginal from the configured law ------------------
+
+double target_cdf(Distribution d, double mean, double sd, double y) {
+    switch (d) {
+        case Distribution::uniform: {
+            const double h = std::sqrt(3.0) * sd;
+            return std::clamp((y - (mean - h)) / (2 * h), 0.0, 1.0);
+        }
+        case Distribution::gamma:
+            return regularized_gamma_p(mean * mean / (sd * sd), y * mean / (sd * sd));
+        case Distribution::lognormal: {
+            if (y <= 0) return 0;
+            const double s = std::sqrt(std::log1p(sd * sd / (mean * mean)));
+            return normal_cdf((std::log(y) - (std::log(mean) - 0.5 * s * s)) / s);
+        }
+        default:
+            return normal_cdf((y - mean) / sd);
+    }
+}
+
+// Kolmogorov-Smirnov distance of delays sampled 10 t_h apart (independent: rho < 1e-6 for
+// smooth, 2^-10 for correlated) from the configured law; `samples` of them per distribution
+// (default 20000: the i.i.d. noise level is then 0.87/sqrt(n) = 0.006 on average).
+// correlated at the base traffic rate steps its EMA once per packet in between.
+int run_smooth_ks(const SimConfig& base, const SweepSettings& s, std::ostream& csv,
+                  std::ostream& err) {
+    const double th = static_cast<double>(base.link.half_life);
+    const double mean = static_cast<double>(base.link.mean_delay);
+    const double sd = base.link.jitter > 0 ? static_cast<double>(base.link.jitter) : 3e6;
+    const std::size_t n = s.runs > 0 ? static_cast<std::size_t>(s.runs) * 1000 : 20000;
+    const double pps = base.traffic.rate_bps / base.traffic.bits_per_packet();
+    csv << "figure,strategy,distribution,samples,ks,ks_crit_1pct,mean_dev_pct,jitter_dev_pct\n";
+    for (Distribution dist : kDistributions) {
+        for (Strategy st : {Strategy::smooth, Strategy::correlated}) {
+            Delayer d;
+            d.configure(Delayer::Config{st, dist, mean, sd, th});
+            if (st == Strategy::correlated) d.on_rate(pps);
+            Rng rng(s.seed), offsets(s.seed ^ 0x5bd1e995);
+            const auto per = static_cast<std::uint64_t>(10 * th * 1e-9 * pps);
+            std::vector<double> x(n);
+            TimeNs t = 0;
+            for (auto& v : x) {
+                t += static_cast<TimeNs>(10 * th * (1 + 0.1 * offsets.uniform()));
+                if (st == Strategy::smooth) {
+                    v = d.next(rng, t);
+                } else {
+                    for (std::uint64_t k = 0; k < per; ++k)
+                        v = d.next(rng, t);
+                }
+            }
+            long double m = 0, m2 = 0;
+            for (double v : x)
+                m += v;
+            m /= static_cast<long double>(n);
+            for (double v : x)
+                m2 += (v - m) * (v - m);
+            const double sd_got = std::sqrt(static_cast<double>(m2 / (n - 1)));
+            std::sort(x.begin(), x.end());
+            double ks = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const double f = target_cdf(dist, mean, sd, x[i]);
+                ks = std::max({ks, f - static_cast<double>(i) / static_cast<double>(n),
+                               static_cast<double>(i + 1) / static_cast<double>(n) - f});
+            }
+            csv << "smooth-ks," << to_string(st) << ',' << to_string(dist) << ',' << n << ','
+                << num(ks) << ',' << num(1.63 / std::sqrt(static_cast<double>(n))) << ','
+                << num(100 * (static_cast<double>(m) - mean) / mean) << ','
+                << num(100 * (sd_got - sd) / sd) << '\n';
+            if (!s.quiet)
+                err << "linkem-sim: smooth-ks: " << to_string(st) << ' ' << to_string(dist)
+                    << " KS " << num(ks) << '\n';
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 const std::vector<std::string>& sweep_names() {
-    static const std::vector<std::string> kNames = {"fig1", "fig3", "fig4", "fig5",  "fig6",
-                                                    "fig7", "fig8", "fig9", "fig10", "fig11"};
+    static const std::vector<std::string> kNames = {
+        "fig1", "fig3",  "fig4",  "fig5",   "fig6",        "fig7",       "fig8",
+        "fig9", "fig10", "fig11", "smooth", "smooth-dist", "smooth-acf", "smooth-ks"};
     return kNames;
 }
 
@@ -164,7 +314,8 @@ bool is_sweep(const std::string& name) {
 DurationNs default_duration(const SimConfig& cfg) {
     // The passage time of the correlated normal series is about 4.7 t_h (measured, see
     // docs/simulation.md); 60 of them, at least 2 s, at most 30 s.
-    if (cfg.link.strategy != Strategy::correlated) return 2 * kNsPerSec;
+    if (cfg.link.strategy != Strategy::correlated && cfg.link.strategy != Strategy::smooth)
+        return 2 * kNsPerSec;
     const double d = 60 * 4.7 * static_cast<double>(cfg.link.half_life);
     return std::clamp(static_cast<DurationNs>(d), 2 * kNsPerSec, 30 * kNsPerSec);
 }
@@ -217,6 +368,14 @@ std::vector<SimConfig> sweep_points(const std::string& name, const SimConfig& ba
     } else if (name == "fig9" || name == "fig10") {
         for (Distribution d : kDistributions)
             add(Strategy::correlated, d, 10, 3, 21, 0);
+    } else if (name == "smooth") {  // Fig. 4's grid at t_h 21 ms, smooth beside correlated
+        for (Strategy st : {Strategy::smooth, Strategy::correlated})
+            for (double j : kJittersMs)
+                add(st, normal, 10, j, 21, 0);
+    } else if (name == "smooth-dist") {  // Fig. 10's grid, smooth beside correlated
+        for (Strategy st : {Strategy::smooth, Strategy::correlated})
+            for (Distribution d : kDistributions)
+                add(st, d, 10, 3, 21, 0);
     }
     return pts;
 }
@@ -224,6 +383,8 @@ std::vector<SimConfig> sweep_points(const std::string& name, const SimConfig& ba
 int run_sweep(const std::string& name, const SimConfig& base, const SweepSettings& s,
               std::ostream& csv, std::ostream& err) {
     if (name == "fig11") return run_fig11(base, s, csv, err);
+    if (name == "smooth-acf") return run_smooth_acf(base, s, csv, err);
+    if (name == "smooth-ks") return run_smooth_ks(base, s, csv, err);
     const std::vector<SimConfig> pts = sweep_points(name, base, s);
     const int runs = s.runs > 0 ? s.runs : (s.paper_durations ? 10 : 3);
     const std::size_t n_jobs = pts.size() * static_cast<std::size_t>(runs);
@@ -369,6 +530,23 @@ void grid_series(const std::string& name, std::vector<Series>& series, std::vect
             title = "Fig. 10: accuracy by distribution (mean 10 ms, jitter 3 ms)";
             panels = {mean_pct, jit_pct};
         }
+    } else if (name == "smooth") {
+        title = "smooth (solid) beside correlated (dashed), t_h 21 ms, mean 10 ms";
+        by_jitter(" && " + cs + " eq \"smooth\"", "smooth, ", 0);
+        by_jitter(" && " + cs + " eq \"correlated\"", "correlated, ", 1);
+        panels = {mean_pct, jit_pct, {"Packets that waited (%)", "waited_pct", true}};
+    } else if (name == "smooth-dist") {
+        title = "smooth (solid) beside correlated (dashed) by distribution, jitter 3 ms";
+        for (int k = 0; k < 2; ++k) {
+            const std::string st = k == 0 ? "smooth" : "correlated";
+            for (std::size_t d = 0; d < kDistributions.size(); ++d) {
+                const std::string dn(to_string(kDistributions[d]));
+                series.push_back({st + ", " + dn,
+                                  "(" + cd + " eq \"" + dn + "\" && " + cs + " eq \"" + st + "\")",
+                                  static_cast<int>(d), k});
+            }
+        }
+        panels = {mean_pct, jit_pct};
     }
 }
 
@@ -379,6 +557,23 @@ void write_plot_script(const std::string& name, const std::string& csv_path,
     static const char* const kColors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a"};
     os << "set datafile separator ','\n"
        << "set datafile missing ''\n";
+    if (name == "smooth-acf") {
+        os << "set terminal pngcairo size 900,550 noenhanced font ',10'\n"
+           << "set output '" << png_path << "'\n"
+           << "set title 'Autocorrelation of the delay in time (t_h = half-life)'\n"
+           << "set xlabel 'Lag (t_h)'\nset ylabel 'Autocorrelation'\nset grid\n"
+           << "set xrange [0:5]\nset yrange [-0.1:1]\nset key top right\n"
+           << "plot '" << csv_path
+           << "' every ::1 using ($4):(strcol(2) eq 'smooth' ? $5 : 1/0) with points pt 7 "
+              "ps 0.6 lc rgb '#1b9e77' title 'smooth, measured', \\\n"
+           << "     '' every ::1 using ($4):(strcol(2) eq 'correlated' ? $5 : 1/0) with points "
+              "pt 5 ps 0.6 lc rgb '#d95f02' title 'correlated, measured', \\\n"
+           << "     '' every ::1 using ($4):(strcol(2) eq 'smooth' ? $8 : 1/0) with lines lw 1.5 "
+              "lc rgb '#1b9e77' title '(1 + a tau) e^(-a tau), a t_h = 1.678', \\\n"
+           << "     '' every ::1 using ($4):(strcol(2) eq 'smooth' ? $7 : 1/0) with lines lw 1.5 "
+              "dt 2 lc rgb '#d95f02' title '0.5^(tau / t_h)'\n";
+        return;
+    }
     if (name == "fig11") {
         os << "set terminal pngcairo size 900,550 noenhanced\n"
            << "set output '" << png_path << "'\n"

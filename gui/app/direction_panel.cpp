@@ -22,6 +22,9 @@ QString explain(const std::string& key, const std::string& v) {
         if (v == "reordered")
             return "independent delays, each packet leaves at its own time: the distribution "
                    "is exact, but packets overtake each other (out-of-order)";
+        if (v == "smooth")
+            return "the delay glides smoothly in time (half-life sets how fast), whatever the "
+                   "packet rate: order kept and the mean, jitter and distribution you set";
     }
     if (key == "distribution") {
         if (v == "normal") return "bell curve around the mean; delays below 0 are sent at 0";

@@ -123,9 +123,7 @@ void ChartsPanel::arrange() {
     auto* grid = new QGridLayout(grid_host_);
     grid->setContentsMargins(0, 0, 0, 0);
     const bool desk = arrangement_ == Arrangement::desk;
-    for (ChartRenderer* r : {static_cast<ChartRenderer*>(delay_.get()),
-                             static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()})
-        r->view()->setVisible(desk);
+    delay_->view()->setVisible(desk);
     for (int d = 0; d < 2; ++d) {
         const bool on = !desk && (show_ == 0 || show_ == d + 1);
         lane_box_[d]->setVisible(on);
@@ -138,9 +136,13 @@ void ChartsPanel::arrange() {
     // the histogram, throughput and drops: side by side, or in tabs when they would be too
     // narrow for their titles and legends
     const bool tabs = desk && grid_host_->width() < kThreeAcrossPx;
-    for (ChartRenderer* r : {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()})
-        r->view()->setParent(grid_host_);
     tabs_->clear();
+    // a new parent hides a widget (and a tab page left hidden stays so): each view is shown
+    // again unless the tabs take it
+    for (ChartRenderer* r : {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()}) {
+        r->view()->setParent(grid_host_);
+        r->view()->setVisible(desk && !tabs);
+    }
     tabs_->setVisible(tabs);
     if (desk) {
         // the delay across the top, the histogram, throughput and drops below it

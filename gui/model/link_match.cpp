@@ -1,5 +1,7 @@
 #include "link_match.hpp"
 
+#include "linkem/link_params_json.hpp"
+
 namespace linkem::gui {
 
 bool sameLink(const LinkConfig& a, const LinkConfig& b, unsigned directions) {

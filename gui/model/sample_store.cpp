@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 namespace linkem::gui {
 
 using nlohmann::json;

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "linkem/traffic.hpp"
+#include "linkem/traffic_json.hpp"
 
 namespace linkem::gui::test {
 

@@ -396,16 +396,16 @@ class Runner:
         acc["longest_stall_ms"] = s1["a_to_b"].get("longest_stall_ns", 0) / 1e6
         return acc
 
-    def sim_trace(self, pattern, pps, jitter_ms, n):
+    def sim_trace(self, pattern, pps, jitter_ms, n, strategy="correlated"):
         """linkem-sim's delay (ns) of each of its first n packets. The trace keeps one row per
         nanosecond of departure time: a packet that order-keeping sends in the same
         nanosecond as the one before it has no row of its own; its delay is that departure
         minus its arrival (the correlated strategy keeps order, so rows come in arrival
         order)."""
         a = self.a
-        path = f"{self.tmp}/sim-{pattern}-{pps}-{jitter_ms}.csv"
+        path = f"{self.tmp}/sim-{strategy}-{pattern}-{pps}-{jitter_ms}.csv"
         rate = pps * 8 * FRAME * (2 if pattern == "sine" else 1)
-        run([self.sim, "--strategy", "correlated", "--mean-delay", "10ms", "--jitter",
+        run([self.sim, "--strategy", strategy, "--mean-delay", "10ms", "--jitter",
              f"{jitter_ms}ms", "--half-life", "21ms", "--traffic", pattern, "--traffic-rate",
              f"{rate / 1e6:.9g}Mbit", "--frame-size", str(FRAME), "--period", f"{PERIOD_S:g}s",
              "--duration", f"{n / pps + 1.0:.6f}s", "--seed", str(a.seed), "--trace", path,
@@ -462,6 +462,9 @@ def main_run(argv):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jitters", default="0.1,0.3,1,3", help="ms")
     ap.add_argument("--patterns", default="cbr")
+    ap.add_argument("--strategies", default="correlated",
+                    help="comma-separated, each point run once per strategy (e.g. "
+                         "correlated,smooth)")
     ap.add_argument("--no-sim", action="store_true")
     ap.add_argument("--rt", type=int)
     ap.add_argument("--sender-rt", type=int, help="run the UDP sender SCHED_FIFO at this "
@@ -478,6 +481,10 @@ def main_run(argv):
         sys.exit("measure-accuracy: --pps takes integers (frames/s), --jitters numbers (ms), "
                  "comma-separated")
     patterns = a.patterns.split(",")
+    strategies = a.strategies.split(",")
+    if not set(strategies) <= {"correlated", "smooth", "uncorrelated", "reordered"}:
+        sys.exit("measure-accuracy: --strategies takes correlated, smooth, uncorrelated, "
+                 f"reordered (comma-separated), not '{a.strategies}'")
     if (a.seconds < 1 or a.warmup < 0.2 or not all(100 <= p <= 100000 for p in pps_list)
             or not all(x > 0 for x in jitters) or not set(patterns) <= {"cbr", "sine"}):
         sys.exit("measure-accuracy: --seconds >= 1, --warmup >= 0.2, --pps 100 .. 100000 "
@@ -524,82 +531,93 @@ def main_run(argv):
                      "robust_sd_ns": (q(0.75) - q(0.25)) / 1.349, **R.accounting(p)}
         for pattern in patterns:
             for j in jitters:
-                print(f"measure-accuracy: veth, {pattern} {pps} frames/s, jitter {j:g} ms, "
-                      f"{a.seconds:g} s ...", file=sys.stderr, flush=True)
-                p = R.point(pattern, pps, ["--strategy", "correlated", "--mean-delay", "10ms",
-                                           "--jitter", f"{j}ms", "--half-life", "21ms",
-                                           "--seed", str(a.seed)])
-                acc = R.accounting(p)
-                skip = int(a.warmup * pps)
-                by_seq = {}
-                for s, d in zip(p["seqs"], p["delays"]):
-                    by_seq.setdefault(s, d)
-                v = [by_seq[s] for s in sorted(by_seq) if s >= skip]
-                m, sd = mean_sd(v)
-                J = j * 1e6
-                if m is None:  # nothing arrived after the warm-up: the accounting says why
-                    rows.append({"pattern": pattern, "pps": pps, "jitter_ms": j,
-                                 "seconds": a.seconds, "seed": a.seed, "mean_dev_pct": None,
-                                 "jitter_dev_pct": None, **acc,
-                                 "sender": p["send"], "receiver": p["recv"],
-                                 "probe": probe_name})
-                    print(f"measure-accuracy:   no frame after the warm-up: {acc}",
-                          file=sys.stderr, flush=True)
-                    continue
-                bm, bsd = base[pps]["median_ns"], base[pps]["robust_sd_ns"]
-                m_link = m - bm
-                sd_link = math.sqrt(max(sd * sd - bsd * bsd, 0.0))
-                r = {"pattern": pattern, "pps": pps, "jitter_ms": j, "seconds": a.seconds,
-                     "seed": a.seed, "raw_mean_ns": m, "raw_sd_ns": sd, "mean_ns": m_link,
-                     "sd_ns": sd_link, "mean_dev_pct": 100 * (m_link - MEAN_NS) / MEAN_NS,
-                     "jitter_dev_pct": 100 * (sd_link - J) / J, "baseline": base[pps],
-                     "cpu": p["cpu"], "lcores": p["lcores"], **acc,
-                     "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
-                     "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"],
-                     "probe": probe_name}
-                if not a.no_sim:
-                    # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet. Until
-                    # the rate estimator's first interval closes (T_min, 10 ms) the emulator
-                    # holds its first delay and draws none: in linkemd that is the first probe
-                    # (the next one comes later than T_min), in linkem-sim the flow's first
-                    # `hold` packets. So UDP packet k meets the same draw as linkem-sim's
-                    # packet k + off + hold - 1.
-                    off = p["s0"]["a_to_b"]["packets_in"]
-                    arrivals = (sine_schedule(pps, 4 * pps // 100 + 2) if pattern == "sine"
-                                else [k / pps for k in range(4 * pps // 100 + 2)])
-                    hold = sum(1 for t in arrivals if t - arrivals[0] < T_MIN_S)
-                    off = off + hold - 1 if off >= 1 else hold
-                    simd = R.sim_trace(pattern, pps, j, off + p["count"])
-                    sv = [simd[off + s] for s in sorted(by_seq)
-                          if s >= skip and off + s < len(simd) and simd[off + s] is not None]
-                    sm, ssd = mean_sd(sv)
-                    r["sim_mean_dev_pct"] = 100 * (sm - MEAN_NS) / MEAN_NS if sm else None
-                    r["sim_jitter_dev_pct"] = 100 * (ssd - J) / J if sm else None
-                    r["probes"] = p["s0"]["a_to_b"]["packets_in"]
-                    r["sim_offset"] = off
-                    lag_corr = {}
-                    seq_ok = [s for s in sorted(by_seq) if s >= skip]
-                    for lag in range(max(0, off - 2), off + 3):
-                        pairs = [(by_seq[s], simd[lag + s]) for s in seq_ok[:200000]
-                                 if lag + s < len(simd) and simd[lag + s] is not None]
-                        lag_corr[lag] = pearson([x for x, _ in pairs], [y for _, y in pairs])
-                    r["corr_by_lag"] = {str(l): c for l, c in lag_corr.items()}
-                    pairs = [(by_seq[s], simd[off + s]) for s in seq_ok
-                             if off + s < len(simd) and simd[off + s] is not None]
-                    r["corr"] = pearson([x for x, _ in pairs], [y for _, y in pairs])
-                    # Spearman's: frames held in a stall are outliers for Pearson's, not here.
-                    r["rank_corr"] = pearson(ranks([x for x, _ in pairs]),
-                                             ranks([y for _, y in pairs]))
-                    r["corr_pairs"] = len(pairs)
-                rows.append(r)
-                print(f"measure-accuracy:   mean {fmt(r['mean_dev_pct'])} %, jitter "
-                      f"{fmt(r['jitter_dev_pct'])} %, sim {fmt(r.get('sim_mean_dev_pct'))} / "
-                      f"{fmt(r.get('sim_jitter_dev_pct'))} %, corr {corr_text(r)}, lost "
-                      f"{r['lost']}, unexplained {r['unexplained_in']}/{r['unexplained_out']}, "
-                      f"sender late {sender_late(r)}, "
-                      f"stalls {fmt(r['stall_pct'])} %", file=sys.stderr, flush=True)
+                for strategy in strategies:
+                    print(f"measure-accuracy: veth, {strategy}, {pattern} {pps} frames/s, "
+                      f"jitter {j:g} ms, "
+                          f"{a.seconds:g} s ...", file=sys.stderr, flush=True)
+                    p = R.point(pattern, pps, ["--strategy", strategy, "--mean-delay", "10ms",
+                                               "--jitter", f"{j}ms", "--half-life", "21ms",
+                                               "--seed", str(a.seed)])
+                    acc = R.accounting(p)
+                    skip = int(a.warmup * pps)
+                    by_seq = {}
+                    for s, d in zip(p["seqs"], p["delays"]):
+                        by_seq.setdefault(s, d)
+                    v = [by_seq[s] for s in sorted(by_seq) if s >= skip]
+                    m, sd = mean_sd(v)
+                    J = j * 1e6
+                    if m is None:  # nothing arrived after the warm-up: the accounting says why
+                        rows.append({"strategy": strategy, "pattern": pattern, "pps": pps, "jitter_ms": j,
+                                     "seconds": a.seconds, "seed": a.seed, "mean_dev_pct": None,
+                                     "jitter_dev_pct": None, **acc,
+                                     "sender": p["send"], "receiver": p["recv"],
+                                     "probe": probe_name})
+                        print(f"measure-accuracy:   no frame after the warm-up: {acc}",
+                              file=sys.stderr, flush=True)
+                        continue
+                    bm, bsd = base[pps]["median_ns"], base[pps]["robust_sd_ns"]
+                    m_link = m - bm
+                    sd_link = math.sqrt(max(sd * sd - bsd * bsd, 0.0))
+                    r = {"strategy": strategy, "pattern": pattern, "pps": pps, "jitter_ms": j, "seconds": a.seconds,
+                         "seed": a.seed, "raw_mean_ns": m, "raw_sd_ns": sd, "mean_ns": m_link,
+                         "sd_ns": sd_link, "mean_dev_pct": 100 * (m_link - MEAN_NS) / MEAN_NS,
+                         "jitter_dev_pct": 100 * (sd_link - J) / J, "baseline": base[pps],
+                         "cpu": p["cpu"], "lcores": p["lcores"], **acc,
+                         "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
+                         "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"],
+                         "probe": probe_name}
+                    if not a.no_sim and strategy != "correlated":
+                        # smooth's delay is a function of the time since the first packet
+                        # (linkemd's first probe, linkem-sim's first frame): the same law,
+                        # over the same number of frames, but not aligned frame by frame.
+                        simd = R.sim_trace(pattern, pps, j, p["count"], strategy)
+                        sv = [d for d in simd[skip:] if d is not None]
+                        sm, ssd = mean_sd(sv)
+                        r["sim_mean_dev_pct"] = 100 * (sm - MEAN_NS) / MEAN_NS if sm else None
+                        r["sim_jitter_dev_pct"] = 100 * (ssd - J) / J if sm else None
+                    elif not a.no_sim:
+                        # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet. Until
+                        # the rate estimator's first interval closes (T_min, 10 ms) the emulator
+                        # holds its first delay and draws none: in linkemd that is the first probe
+                        # (the next one comes later than T_min), in linkem-sim the flow's first
+                        # `hold` packets. So UDP packet k meets the same draw as linkem-sim's
+                        # packet k + off + hold - 1.
+                        off = p["s0"]["a_to_b"]["packets_in"]
+                        arrivals = (sine_schedule(pps, 4 * pps // 100 + 2) if pattern == "sine"
+                                    else [k / pps for k in range(4 * pps // 100 + 2)])
+                        hold = sum(1 for t in arrivals if t - arrivals[0] < T_MIN_S)
+                        off = off + hold - 1 if off >= 1 else hold
+                        simd = R.sim_trace(pattern, pps, j, off + p["count"])
+                        sv = [simd[off + s] for s in sorted(by_seq)
+                              if s >= skip and off + s < len(simd) and simd[off + s] is not None]
+                        sm, ssd = mean_sd(sv)
+                        r["sim_mean_dev_pct"] = 100 * (sm - MEAN_NS) / MEAN_NS if sm else None
+                        r["sim_jitter_dev_pct"] = 100 * (ssd - J) / J if sm else None
+                        r["probes"] = p["s0"]["a_to_b"]["packets_in"]
+                        r["sim_offset"] = off
+                        lag_corr = {}
+                        seq_ok = [s for s in sorted(by_seq) if s >= skip]
+                        for lag in range(max(0, off - 2), off + 3):
+                            pairs = [(by_seq[s], simd[lag + s]) for s in seq_ok[:200000]
+                                     if lag + s < len(simd) and simd[lag + s] is not None]
+                            lag_corr[lag] = pearson([x for x, _ in pairs], [y for _, y in pairs])
+                        r["corr_by_lag"] = {str(l): c for l, c in lag_corr.items()}
+                        pairs = [(by_seq[s], simd[off + s]) for s in seq_ok
+                                 if off + s < len(simd) and simd[off + s] is not None]
+                        r["corr"] = pearson([x for x, _ in pairs], [y for _, y in pairs])
+                        # Spearman's: frames held in a stall are outliers for Pearson's, not here.
+                        r["rank_corr"] = pearson(ranks([x for x, _ in pairs]),
+                                                 ranks([y for _, y in pairs]))
+                        r["corr_pairs"] = len(pairs)
+                    rows.append(r)
+                    print(f"measure-accuracy:   mean {fmt(r['mean_dev_pct'])} %, jitter "
+                          f"{fmt(r['jitter_dev_pct'])} %, sim {fmt(r.get('sim_mean_dev_pct'))} / "
+                          f"{fmt(r.get('sim_jitter_dev_pct'))} %, corr {corr_text(r)}, lost "
+                          f"{r['lost']}, unexplained {r['unexplained_in']}/{r['unexplained_out']}, "
+                          f"sender late {sender_late(r)}, "
+                          f"stalls {fmt(r['stall_pct'])} %", file=sys.stderr, flush=True)
 
-    print(f"Through veth pairs (net_af_packet): correlated, mean 10 ms, half-life 21 ms, seed "
+    print(f"Through veth pairs (net_af_packet): {', '.join(strategies)}, mean 10 ms, half-life 21 ms, seed "
           f"{a.seed}, {FRAME}-byte frames, {a.seconds:g} s per point after {a.warmup:g} s "
           f"warm-up" + ("" if a.rt is None else f", linkemd SCHED_FIFO {a.rt}") +
           f", UDP sender and receiver: {probe_name}" +
@@ -615,14 +633,14 @@ def main_run(argv):
               f"({b['ring_drops']}, {b['socket_drops']}) | {b['unexplained_in']} / "
               f"{b['unexplained_out']} | {b['stall_pct']:.2f} ({b['longest_stall_ms']:.1f}) |")
     print()
-    print("| traffic | frames/s | jitter | mean dev: paper | linkem-sim | linkemd | jitter dev: "
-          "paper | linkem-sim | linkemd | corr. with sim (rank) | rate (k/s) | lost (ring, socket) "
-          "| reordered | stalls % (longest ms) | sender late % (max ms) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| strategy | traffic | frames/s | jitter | mean dev: paper | linkem-sim | linkemd | "
+          "jitter dev: paper | linkem-sim | linkemd | corr. with sim (rank) | rate (k/s) | "
+          "lost (ring, socket) | reordered | stalls % (longest ms) | sender late % (max ms) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         j = r["jitter_ms"]
         pm, pj = PAPER.get((r["pattern"], int(j) if j == int(j) else j), (None, None))
-        print(f"| {r['pattern']} | {r['pps']} | {j:g} ms | {fmt(pm)} | "
+        print(f"| {r['strategy']} | {r['pattern']} | {r['pps']} | {j:g} ms | {fmt(pm)} | "
               f"{fmt(r.get('sim_mean_dev_pct'))} | {fmt(r['mean_dev_pct'])} | {fmt(pj)} | "
               f"{fmt(r.get('sim_jitter_dev_pct'))} | {fmt(r['jitter_dev_pct'])} | "
               f"{corr_text(r)} | {rate_k(r)} | {r['lost']} ({r['ring_drops']}, "

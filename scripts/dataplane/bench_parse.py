@@ -2,12 +2,14 @@
 """Parses forwarder logs for scripts/bench-dataplane.sh (Debian python3, stdlib only).
 
   bench_parse.py testpmd LOG WARMUP_S LABEL SIZE LCORES [ROUND]  -> one JSON record
-  bench_parse.py linkemd LOG WARMUP_S LABEL SIZE LCORES [ROUND]  -> one JSON record
+  bench_parse.py linkemd LOG WARMUP_S LABEL SIZE LCORES [ROUND [WORKERS [RATE_BPS]]]
+                                                          -> one JSON record
   bench_parse.py table RESULTS.jsonl                      -> the comparison table
 
 A record holds the forwarded packets per second (both directions summed) averaged over the
 measurement window, the per-interval min/max (to show the noise of a shared machine) and
-what could have limited the rate (rx_nombuf: the mbuf pool ran dry).
+what could have limited the rate (rx_nombuf: the mbuf pool ran dry). WORKERS: linkemd's
+--workers; RATE_BPS: a spacer's rate, against which the bits sent per second are shown.
 """
 import json
 import re
@@ -73,6 +75,9 @@ def linkemd(log, warmup):
     def cnt(x, key):
         return sum((x.get(d) or {}).get(key, 0) for d in ("a_to_b", "b_to_a"))
 
+    def bits(x):
+        return 8 * sum((x.get(d) or {}).get("bytes_out", 0) for d in ("a_to_b", "b_to_a"))
+
     def nombuf(x):
         return sum((p or {}).get("rx_nombuf", 0) for p in (x.get("ports") or {}).values())
 
@@ -88,6 +93,7 @@ def linkemd(log, warmup):
     pin = cnt(last, "packets_in") - cnt(first, "packets_in")
     extra = {
         "mean_exact": mean,
+        "out_bps": (bits(last) - bits(first)) / dt if dt > 0 else None,
         "window_s": dt,
         "loss_frac": (cnt(last, "drops_loss") - cnt(first, "drops_loss")) / pin if pin else 0,
         "in_flight": cnt(last, "in_flight"),
@@ -107,11 +113,12 @@ def linkemd(log, warmup):
     return {"samples": rates, "rx_nombuf": nombuf(last) - nombuf(first), "extra": extra}
 
 
-def record(kind, log, warmup, label, size, lcores):
+def record(kind, log, warmup, label, size, lcores, workers="", rate_bps=None):
     r = testpmd(log, warmup) if kind == "testpmd" else linkemd(log, warmup)
     s = r["samples"]
     mean = r["extra"].get("mean_exact") or (statistics.fmean(s) if s else None)
     return {"forwarder": kind, "label": label, "size": size, "lcores": lcores,
+            "workers": workers, "rate_bps": rate_bps,
             "pps": mean, "pps_min": min(s) if s else None, "pps_max": max(s) if s else None,
             "n": len(s), "rx_nombuf": r["rx_nombuf"], **r["extra"]}
 
@@ -129,7 +136,8 @@ def table(path):
             if r["forwarder"] == "testpmd" and r["per"]}
     groups = {}
     for r in recs:
-        groups.setdefault((r["size"], r["label"]), []).append(r)
+        r.setdefault("workers", "")
+        groups.setdefault((r["size"], r["label"], r["workers"]), []).append(r)
     rounds = len({r["round"] for r in recs})
 
     def med(xs):
@@ -147,12 +155,25 @@ def table(path):
                 xs.append(r["per"] / b)
         return med(xs)
 
-    hdr = ("frame", "forwarder / mode", "Mpps/lcore", "vs testpmd",
-           "per-s min..max" if rounds == 1 else "rounds min..max", "rx_nombuf", "notes")
-    print("%-5s  %-34s %10s %10s %15s %9s  %s" % hdr)
-    for (size, label), rs in groups.items():
+    # Scaling: a mode's rate per lcore against the same mode's with the fewest lcores (the
+    # median over rounds of each); with --workers 1 2 4 8 that is total / (N x one worker's).
+    fewest = {}
+    for (size, label, _), rs in groups.items():
         per = med([r["per"] for r in rs])
+        n = rs[0]["lcores"]
+        if per and ((size, label) not in fewest or n < fewest[(size, label)][0]):
+            fewest[(size, label)] = (n, per)
+
+    hdr = ("frame", "forwarder / mode", "workers", "lcores", "total Mpps", "Mpps/lcore",
+           "vs testpmd", "scaling", "per-s min..max" if rounds == 1 else "rounds min..max",
+           "rx_nombuf", "notes")
+    print("%-5s  %-44s %7s %6s %10s %10s %10s %7s %15s %9s  %s" % hdr)
+    for (size, label, workers), rs in groups.items():
+        per = med([r["per"] for r in rs])
+        total = med([r["pps"] for r in rs])
         rel = ratio(rs, None)
+        few = fewest.get((size, label))
+        scaling = per / few[1] if per and few and few[0] < rs[0]["lcores"] else None
         last = rs[-1]
         notes = []
         if last.get("error"):
@@ -168,6 +189,10 @@ def table(path):
         stalled = med([r.get("stalled_frac") for r in rs])
         if stalled:
             notes.append("stalled %.1f%%" % (100 * stalled))
+        rate = last.get("rate_bps")
+        out = med([r.get("out_bps") for r in rs])
+        if rate and out:
+            notes.append("out %.4f Gbit/s = %.2f%% of the rate" % (out / 1e9, 100 * out / rate))
         if rounds == 1:
             lo, hi = last["pps_min"], last["pps_max"]
             spread = "%.1f..%.1f" % (lo / 1e6 / last["lcores"], hi / 1e6 / last["lcores"]) \
@@ -176,15 +201,29 @@ def table(path):
             xs = [r["per"] for r in rs if r["per"]]
             spread = "%.1f..%.1f" % (min(xs) / 1e6, max(xs) / 1e6) if xs else "-"
         nombuf = [r["rx_nombuf"] for r in rs if r["rx_nombuf"] is not None]
-        print("%-5s  %-34s %10s %10s %15s %9s  %s" % (
-            size, label[:34], "%.2f" % (per / 1e6) if per else "-",
-            "%.0f%%" % (100 * rel) if rel else "-", spread,
-            max(nombuf) if nombuf else "-", ", ".join(notes)))
+        print("%-5s  %-44s %7s %6s %10s %10s %10s %7s %15s %9s  %s" % (
+            size, label[:44], workers or "-", rs[0]["lcores"],
+            "%.2f" % (total / 1e6) if total else "-", "%.2f" % (per / 1e6) if per else "-",
+            "%.0f%%" % (100 * rel) if rel else "-", "%.2f" % scaling if scaling else "-",
+            spread, max(nombuf) if nombuf else "-", ", ".join(notes)))
     print()
     print("Targets (per data-plane lcore%s):" %
           ("" if rounds == 1 else "; medians over %d rounds of same-round ratios" % rounds))
+    for (size, label, workers), rs in groups.items():
+        few = fewest.get((size, label))
+        if few and few[0] < rs[0]["lcores"] and "one way" in label:
+            sc = med([r["per"] for r in rs]) / few[1]
+            print("  %sB: %s, %s workers: total = %.2f x (%d x the %d-lcore rate) (target >= 0.85)"
+                  ": %s" % (size, label[8:], workers, sc, rs[0]["lcores"] // few[0], few[0],
+                            "met" if sc >= 0.85 else "NOT met"))
+        rate, out = rs[-1].get("rate_bps"), med([r.get("out_bps") for r in rs])
+        if rate and out:
+            print("  %sB: %s, %s workers: out %.3f%% of the spacer's rate (target within 0.5%%)"
+                  ": %s" % (size, label[8:], workers, 100 * out / rate,
+                            "met" if abs(out / rate - 1) <= 0.005 else "NOT met"))
     for size in sorted({r["size"] for r in recs}):
-        csl = groups.get((size, "linkemd corr 10ms+-3ms + spacer + GE"))
+        csl = next((g for (sz, lb, _), g in groups.items()
+                    if sz == size and lb == "linkemd corr 10ms+-3ms + spacer + GE"), None)
         rel = ratio(csl, None) if csl else None
         if rel:
             print("  %sB: correlated + spacer + GE loss = %.0f%% of testpmd (target >= 50%%): %s"
@@ -192,7 +231,8 @@ def table(path):
         for r_lbl, c_lbl in (("linkemd reordered 10ms+-3ms", "linkemd correlated 10ms+-3ms"),
                              ("linkemd reord 10ms+-3ms + spacer + GE",
                               "linkemd corr 10ms+-3ms + spacer + GE")):
-            rr, cc = groups.get((size, r_lbl)), groups.get((size, c_lbl))
+            rr = next((g for (sz, lb, _), g in groups.items() if sz == size and lb == r_lbl), None)
+            cc = next((g for (sz, lb, _), g in groups.items() if sz == size and lb == c_lbl), None)
             rel = ratio(rr, cc) if rr and cc else None
             if rel:
                 print("  %sB: %s = %.0f%% of %s (target >= 90%%): %s"
@@ -204,9 +244,11 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "table":
         table(argv[2])
         return 0
-    if len(argv) in (7, 8) and argv[1] in ("testpmd", "linkemd"):
-        rec = record(argv[1], argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]))
-        rec["round"] = int(argv[7]) if len(argv) == 8 else 0
+    if 7 <= len(argv) <= 10 and argv[1] in ("testpmd", "linkemd"):
+        rate = float(argv[9]) if len(argv) == 10 and argv[9] else None
+        rec = record(argv[1], argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6]),
+                     argv[8] if len(argv) >= 9 else "", rate)
+        rec["round"] = int(argv[7]) if len(argv) >= 8 else 0
         print(json.dumps(rec))
         return 0
     print(__doc__, file=sys.stderr)

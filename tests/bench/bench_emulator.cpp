@@ -9,6 +9,8 @@
 // --paired-dp=N (default 0): the same in the data plane's regime (two directions of 2*10^5).
 // --paired-telemetry=N (default 0): in that regime, correlated with linkemd's telemetry
 // against without.
+// --paired-smooth=N (default 0): smooth against correlated, at 10^6 in flight and in the data
+// plane's regime (the target: smooth costs at most 10 % more per packet).
 //
 // Random interleaving runs the repetitions of all benchmarks in a shuffled order, so on a
 // shared machine whose load drifts during the run the scenarios that are compared (e.g.
@@ -37,7 +39,9 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_summary.hpp"
+#include "binary_heap_queue.hpp"
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 
 namespace {
 
@@ -178,13 +182,15 @@ void register_all() {
         {"reordered", {Strategy::reordered, false, false}, false},
         {"reordered_heap", {Strategy::reordered, false, false}, true},
         {"correlated_spacer_ge", {Strategy::correlated, false, true}, false},
+        {"smooth", {Strategy::smooth, false, false}, false},
     };
     for (const Entry& e : entries) {
         const std::string name = std::string("ingest_drain/") + e.name;
-        auto* b = e.heap ? benchmark::RegisterBenchmark(
-                               name.c_str(), BM_IngestDrain<linkem::BinaryHeapQueue>, name, e.sc)
-                         : benchmark::RegisterBenchmark(
-                               name.c_str(), BM_IngestDrain<linkem::CalendarQueue>, name, e.sc);
+        auto* b =
+            e.heap ? benchmark::RegisterBenchmark(
+                         name.c_str(), BM_IngestDrain<linkem::BinaryHeapQueue>, name, e.sc)
+                   : benchmark::RegisterBenchmark(
+                         name.c_str(), BM_IngestDrain<linkem::HugePageCalendarQueue>, name, e.sc);
         linkem::bench::with_min_max(b);
         b->Arg(1'000)->Arg(100'000)->Arg(1'000'000);
     }
@@ -209,16 +215,15 @@ double thread_cpu_seconds() {
 //                telemetry costs the emulation core; linkemd's ratio also counts the PMD's
 //                and the buffer exchange's work, which the telemetry does not change.
 void run_paired(int pairs, std::int64_t in_flight, int directions, const char* target,
-                bool telemetry = false) {
+                bool telemetry = false, Strategy first = Strategy::reordered) {
     constexpr int kSteps = 1 << 15;
-    using R = Runner<linkem::CalendarQueue>;
+    using R = Runner<linkem::HugePageCalendarQueue>;
     // "a" against "b": reordered against correlated, or correlated with telemetry against
     // without.
     std::vector<std::unique_ptr<R>> reordered, correlated;
     for (int d = 0; d < directions; ++d) {
         reordered.push_back(std::make_unique<R>(
-            Scenario{telemetry ? Strategy::correlated : Strategy::reordered, false, false},
-            in_flight));
+            Scenario{telemetry ? Strategy::correlated : first, false, false}, in_flight));
         if (telemetry) reordered.back()->enable_telemetry();
         correlated.push_back(
             std::make_unique<R>(Scenario{Strategy::correlated, false, false}, in_flight));
@@ -274,11 +279,12 @@ void run_paired(int pairs, std::int64_t in_flight, int directions, const char* t
                     quantile(ns_r, 0.5));
         return;
     }
-    std::printf("  %-44s %6.2f   %s (quartiles %.2f-%.2f)\n",
-                "reordered/correlated, median of pairs", quantile(ratio, 0.5), target,
+    const std::string name(linkem::to_string(first));
+    std::printf("  %-44s %6.3f   %s (quartiles %.3f-%.3f)\n",
+                (name + "/correlated, median of pairs").c_str(), quantile(ratio, 0.5), target,
                 quantile(ratio, 0.25), quantile(ratio, 0.75));
-    std::printf("  ns per packet, median: correlated=%.1f reordered=%.1f\n", quantile(ns_c, 0.5),
-                quantile(ns_r, 0.5));
+    std::printf("  ns per packet, median: correlated=%.1f %s=%.1f\n", quantile(ns_c, 0.5),
+                name.c_str(), quantile(ns_r, 0.5));
 }
 
 // Takes "--name=N" (0 <= N <= 100000) out of argv into *value. Returns false (after a
@@ -310,11 +316,12 @@ bool take_count_flag(int& argc, char** argv, const char* name, int* value) {
 
 int main(int argc, char** argv) {
     bool interleaved = false;
-    int paired = 100, paired_dp = 0, paired_telemetry = 0;
+    int paired = 100, paired_dp = 0, paired_telemetry = 0, paired_smooth = 0;
     // Our own flags, taken out before the library sees the arguments.
     if (!take_count_flag(argc, argv, "paired", &paired) ||
         !take_count_flag(argc, argv, "paired-dp", &paired_dp) ||
-        !take_count_flag(argc, argv, "paired-telemetry", &paired_telemetry))
+        !take_count_flag(argc, argv, "paired-telemetry", &paired_telemetry) ||
+        !take_count_flag(argc, argv, "paired-smooth", &paired_smooth))
         return 2;
     for (int i = 1; i < argc; ++i) {
         constexpr const char* kFlag = "--benchmark_enable_random_interleaving";
@@ -352,7 +359,7 @@ int main(int argc, char** argv) {
         }
         std::printf("  ns per packet at 1000000:");
         for (const char* s : {"constant", "correlated", "uncorrelated", "reordered",
-                              "reordered_heap", "correlated_spacer_ge"}) {
+                              "reordered_heap", "correlated_spacer_ge", "smooth"}) {
             if (const double v = ns(s, 1'000'000); v > 0) std::printf(" %s=%.1f", s, v);
         }
         std::printf("\n");
@@ -361,5 +368,9 @@ int main(int argc, char** argv) {
     if (paired_dp > 0) run_paired(paired_dp, 200'000, 2, "(info; linkemd's target: <= 1.11)");
     if (paired_telemetry > 0)
         run_paired(paired_telemetry, 200'000, 2, "(info; linkemd's target: >= 0.97)", true);
+    if (paired_smooth > 0) {
+        run_paired(paired_smooth, 1'000'000, 1, "target <= 1.10", false, Strategy::smooth);
+        run_paired(paired_smooth, 200'000, 2, "target <= 1.10", false, Strategy::smooth);
+    }
     return 0;
 }

@@ -138,7 +138,7 @@ def run():
     binary = sys.argv[1]
     with h.Linkemd(binary, "dataplane", [
             "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr",
-            "--frame-size", "512", "--traffic-rate", "40Mbit", "--lcores", "shared",
+            "--frame-size", "512", "--traffic-rate", "40Mbit", "--workers", "shared",
             "--strategy", "reordered", "--distribution", "normal", "--mean-delay", "5ms",
             "--jitter", "1ms", "--seed", "7", "--delay-samples-per-s", "5000"]) as lk:
         if lk.hello["directions"] != ["a_to_b", "b_to_a"]:

@@ -17,7 +17,7 @@ TEL="ipc://$WORK/telemetry"
 FWD_OUT="$WORK/fwd.out"
 FWD_ERR="$WORK/fwd.err"
 FWD_CMD=(timeout -s TERM 150 "$LINKEMD" --control "$CTL" --telemetry "$TEL" --port-a "$VA"
-         --port-b "$VB" --lcores shared --stats-json --stats-interval 1s
+         --port-b "$VB" --workers shared --stats-json --stats-interval 1s
          --distribution constant --mean-delay 10ms --seed 1 -- --file-prefix "linkem-it-$TAG")
 log "start: ${FWD_CMD[*]}"
 "${FWD_CMD[@]}" >"$FWD_OUT" 2>"$FWD_ERR" </dev/null &

@@ -1,7 +1,7 @@
 // The data plane in process, on ring-backed ports: the test injects frames that carry a
 // sequence number and their send time (now_ns(), the data plane's own TSC clock) and reads
 // back what the data plane transmitted. EAL: initialised once for the process, --no-huge,
-// unique --file-prefix, three worker lcores (layout "3" in single-port mode needs three).
+// unique --file-prefix, four worker lcores (two workers per direction need four).
 //
 // Timing tolerances are wide enough for this machine: 2 CPUs shared with builds, so the
 // busy-polling lcore and the test thread get preempted now and then; see each test.
@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <system_error>
@@ -24,6 +25,7 @@
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/dataplane/virtual_port.hpp"
+#include "pool_check.hpp"
 
 namespace linkem::dp {
 namespace {
@@ -36,7 +38,7 @@ class EalEnvironment : public ::testing::Environment {
     void SetUp() override {
         EalOptions o;
         o.program = "linkem_dataplane_tests";
-        o.worker_lcores = 3;
+        o.worker_lcores = 4;
         o.memory_mib = 768;
         o.file_prefix = "linkem-dptest-" + std::to_string(getpid());
         o.raw_args = {"--log-level", "lib.eal:warning"};
@@ -52,13 +54,16 @@ class EalEnvironment : public ::testing::Environment {
     std::unique_ptr<Eal> eal_;
 };
 
-// Frame: Ethernet header (local experimental EtherType), then seq, send time, flow tag.
+// Frame: Ethernet header (local experimental EtherType; the flow tag in the source
+// address, so that flows spread over a multi-queue port's queues), then seq, send time,
+// flow tag.
 constexpr std::size_t kSeqOff = 14, kTimeOff = 22, kTagOff = 30;
 
 void write_frame(std::span<std::uint8_t> f, std::uint64_t seq, TimeNs sent, std::uint32_t tag) {
     std::memset(f.data(), 0, 14);
     f[0] = 0x02;  // locally administered unicast
     f[6] = 0x02;
+    std::memcpy(f.data() + 7, &tag, 4);
     f[12] = 0x88;  // 0x88B5: local experimental
     f[13] = 0xB5;
     std::memcpy(f.data() + kSeqOff, &seq, 8);
@@ -339,7 +344,7 @@ DataplaneConfig two_port(const VirtualPort& a, const VirtualPort& b, const LinkP
     DataplaneConfig c;
     c.port_a = a.name();
     c.port_b = b.name();
-    c.layout = Layout::shared;
+    c.workers = Workers{.shared = true};
     // 2^16: a direction holds ~28 k packets, a second and more of the tests' flows, so a
     // data plane held back for a second by a loaded machine still has room for the backlog.
     c.mbufs = 65536;
@@ -459,7 +464,7 @@ TEST(Dataplane, ConservationBothDirections) {
     run_flows({&late}, 20 * kNsPerMs);
     ASSERT_TRUE(wait_ingested(dp, 0, fab.sent + late.sent));
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     const DataplaneStats s = dp.stats();
     expect_conservation(s, 2);
     const CounterSnapshot& c0 = s.dir[0].counters;
@@ -520,7 +525,7 @@ TEST(Dataplane, CorrelatedKeepsOrder) {
     Flow f(&a, &b, 20000, 20000);
     run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     expect_conservation(dp.stats(), 2);
@@ -544,7 +549,7 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
     dist.finish(run_flows({&ab, &ba}, 2000 * kNsPerMs, {}, &dp));
     dp.stop();
     std::vector<double> medians;
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     for (Flow* f : {&ab, &ba}) {
         SCOPED_TRACE(f == &ab ? "a_to_b, 64 B" : "b_to_a, 1000 B");
         ASSERT_EQ(f->got.size() + full_drops(dp, f == &ab ? 0 : 1), f->sent);
@@ -596,7 +601,7 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     const Gaps gaps = run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
     EXPECT_TRUE(in_order(f.got));
     std::vector<double> err;
@@ -737,7 +742,7 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     gaps += run_flows({&f2}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(f1.got.size(), 1000u);
     ASSERT_EQ(f2.got.size(), 1000u);
     EXPECT_TRUE(in_order(f1.got));
@@ -822,7 +827,7 @@ TEST(Dataplane, ExchangedAndHeldFramesBothForward) {
     Flow fab(&a, &b, 20000, 40000, 200), fba(&b, &a, 20000, 40000, 300);
     run_flows({&fab, &fba}, 1000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(fab.got.size() + full_drops(dp, 0), 20000u);
     ASSERT_EQ(fba.got.size() + full_drops(dp, 1), 20000u);
     EXPECT_TRUE(in_order(fab.got));
@@ -882,7 +887,7 @@ TEST(Dataplane, UnusualFramesOfTheOwnPoolComeOutWhole) {
     }
     const std::size_t changed = a.release_shared();
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
+    EXPECT_EQ(test::pool_check(dp), "");
     ASSERT_EQ(got.size(), sent.size());
     for (std::size_t i = 0; i < sent.size(); ++i)
         ASSERT_EQ(got[i], sent[i]) << "frame " << i << " (shape " << i / kPerShape << ")";
@@ -892,41 +897,243 @@ TEST(Dataplane, UnusualFramesOfTheOwnPoolComeOutWhole) {
     EXPECT_EQ(s.dir[0].counters.drops(), 0u);
 }
 
-// Every lcore layout forwards every packet, in order, no earlier than the delay; here in
-// single-port mode (packets go back out of the port they came in on).
-class LayoutTest : public ::testing::TestWithParam<Layout> {};
+// Every choice of workers forwards every packet, each flow in order, no earlier than the
+// delay; here in single-port mode (packets go back out of the port they came in on), six
+// flows spread over the port's queues.
+class WorkersTest : public ::testing::TestWithParam<Workers> {};
 
-TEST_P(LayoutTest, SinglePortForwardsInOrder) {
-    VirtualPort a(*g_eal, "lay" + std::string(to_string(GetParam())));
+TEST_P(WorkersTest, SinglePortForwardsEachFlowInOrder) {
+    const Workers w = GetParam();
+    VirtualPort a(*g_eal, "wk" + to_string(w), 8192, 16383, VirtualPort::FramePool::rx_queue,
+                  queues_per_port(w));
     DataplaneConfig cfg;
     cfg.port_a = a.name();
-    cfg.layout = GetParam();
-    cfg.mbufs = 8192;
+    cfg.workers = w;
+    cfg.mbufs = 8192 * queues_per_port(w);
     cfg.hold_mbufs = g_hold_mbufs;
     cfg.link.a_to_b.mean_delay = 1 * kNsPerMs;
     cfg.link.a_to_b.distribution = Distribution::constant;
     Dataplane dp(*g_eal, cfg);
     ASSERT_EQ(dp.directions(), 1u);
     dp.start();
-    Flow f(&a, &a, 5000, 5000);
-    run_flows({&f}, 2000 * kNsPerMs, {}, &dp);
+    std::vector<std::unique_ptr<Flow>> flows;
+    std::vector<Flow*> fs;
+    for (int i = 0; i < 6; ++i) {
+        flows.push_back(std::make_unique<Flow>(&a, &a, 1000, 1000));
+        fs.push_back(flows.back().get());
+    }
+    run_flows(fs, 2000 * kNsPerMs, {}, &dp);
     dp.stop();
-    EXPECT_EQ(dp.pool_check(), "");
-    ASSERT_EQ(f.got.size() + full_drops(dp, 0), f.sent);
-    EXPECT_TRUE(in_order(f.got));
-    for (const Probe& pr : f.got)
-        EXPECT_GE(pr.delay_ms(), 0.999) << pr.seq;
+    EXPECT_EQ(test::pool_check(dp), "");
+    std::uint64_t sent = 0, got = 0;
+    for (const Flow* f : fs) {
+        sent += f->sent;
+        got += f->got.size();
+        EXPECT_TRUE(in_order(f->got)) << "flow " << f->tag;
+        for (const Probe& pr : f->got)
+            EXPECT_GE(pr.delay_ms(), 0.999) << pr.seq;
+    }
+    ASSERT_EQ(got + full_drops(dp, 0), sent);
     const DataplaneStats s = dp.stats();
     EXPECT_EQ(s.ports, 1u);
     expect_conservation(s, 1);
+    EXPECT_EQ(s.dir[0].counters.packets_in, sent);
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, LayoutTest,
-                         ::testing::Values(Layout::shared, Layout::one, Layout::two, Layout::three),
+INSTANTIATE_TEST_SUITE_P(Workers, WorkersTest,
+                         ::testing::Values(Workers{.shared = true}, Workers{false, 1},
+                                           Workers{false, 2}, Workers{false, 3}),
                          [](const auto& info) {
-                             const std::string l(to_string(info.param));
-                             return l == "shared" ? l : "lcores_" + l;
+                             const std::string w = to_string(info.param);
+                             return w == "shared" ? w : "workers_" + w;
                          });
+
+// Frames of which flows a queue of `port` gets: a flow keeps to one queue.
+std::vector<unsigned> queues_of_flows(const VirtualPort& port, const std::vector<Flow*>& flows) {
+    std::vector<unsigned> q;
+    std::vector<std::uint8_t> frame(64);
+    for (const Flow* f : flows) {
+        write_frame(frame, 0, 0, f->tag);
+        q.push_back(port.queue_of(frame));
+    }
+    return q;
+}
+
+// Two workers per direction, both directions: flows spread over the queues each keep their
+// order through a correlated delay whose workers draw independently (so frames of different
+// queues do pass each other), every frame comes out once, and each direction's counters are
+// its workers' sums.
+TEST(Dataplane, WorkersPerDirectionKeepEachFlowAndConserve) {
+    constexpr unsigned kWorkers = 2;
+    VirtualPort a(*g_eal, "wpa", 8192, 16383, VirtualPort::FramePool::rx_queue, kWorkers);
+    VirtualPort b(*g_eal, "wpb", 8192, 16383, VirtualPort::FramePool::rx_queue, kWorkers);
+    LinkParams p;
+    p.strategy = Strategy::correlated;
+    p.mean_delay = 5 * kNsPerMs;
+    p.jitter = 2 * kNsPerMs;
+    p.half_life = 2 * kNsPerMs;
+    p.seed = 11;
+    DataplaneConfig cfg = two_port(a, b, p);
+    cfg.workers = Workers{false, kWorkers};
+    cfg.mbufs = 65536 * kWorkers;
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    std::vector<std::unique_ptr<Flow>> flows;
+    std::vector<Flow*> fs;
+    for (int i = 0; i < 8; ++i) {
+        flows.push_back(i % 2 == 0 ? std::make_unique<Flow>(&a, &b, 3000, 3000)
+                                   : std::make_unique<Flow>(&b, &a, 3000, 3000));
+        fs.push_back(flows.back().get());
+    }
+    const std::vector<unsigned> qa = queues_of_flows(a, fs);
+    EXPECT_NE(std::count(qa.begin(), qa.end(), 0u), 0) << "no flow on queue 0";
+    EXPECT_NE(std::count(qa.begin(), qa.end(), 1u), 0) << "no flow on queue 1";
+    run_flows(fs, 2000 * kNsPerMs, {}, &dp);
+    dp.stop();
+    EXPECT_EQ(test::pool_check(dp), "");
+    std::uint64_t sent[2] = {0, 0}, got[2] = {0, 0};
+    bool passed = false;  // frames of different flows that left in another order than sent
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+        const Flow* f = fs[i];
+        sent[i % 2] += f->sent;
+        got[i % 2] += f->got.size();
+        EXPECT_TRUE(in_order(f->got)) << "flow " << f->tag;
+    }
+    for (unsigned d = 0; d < 2; ++d)
+        EXPECT_EQ(got[d] + full_drops(dp, d), sent[d]) << "direction " << d;
+    // The workers' delay processes are independent: two flows of different queues, sent side
+    // by side, come out with different delays at some point (one a ms ahead of the other).
+    for (std::size_t i = 0; i + 2 < fs.size() && !passed; i += 2)
+        for (std::size_t j = i + 2; j < fs.size() && !passed; j += 2) {
+            if (qa[i] == qa[j]) continue;
+            const auto& x = fs[i]->got;
+            const auto& y = fs[j]->got;
+            for (std::size_t k = 0; k < std::min(x.size(), y.size()) && !passed; k += 100)
+                passed = std::abs(x[k].delay_ms() - y[k].delay_ms()) > 1.0;
+        }
+    EXPECT_TRUE(passed) << "the flows of the two workers saw the same delays";
+    const DataplaneStats fin = dp.stats();
+    expect_conservation(fin, 2);
+    for (unsigned d = 0; d < 2; ++d) {
+        EXPECT_EQ(fin.dir[d].counters.packets_in, sent[d]);
+        EXPECT_EQ(fin.dir[d].counters.packets_out + fin.dir[d].counters.drops(), sent[d]);
+        EXPECT_EQ(fin.dir[d].counters.in_flight, 0u);
+    }
+}
+
+// A parameter change reaches every worker of a direction under one generation: once
+// wait_applied() returns, the direction reports that generation (the oldest of its
+// workers'), and every flow's frames sent afterwards get the new delay.
+TEST(Dataplane, WorkersAdoptAChangeAsOneGeneration) {
+    constexpr unsigned kWorkers = 3;
+    VirtualPort a(*g_eal, "wga", 8192, 16383, VirtualPort::FramePool::rx_queue, kWorkers);
+    LinkParams p;
+    p.distribution = Distribution::constant;
+    p.mean_delay = 1 * kNsPerMs;
+    DataplaneConfig cfg;
+    cfg.port_a = a.name();
+    cfg.workers = Workers{false, kWorkers};
+    cfg.mbufs = 16384 * kWorkers;
+    cfg.hold_mbufs = g_hold_mbufs;
+    cfg.link = {p, p};
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    std::vector<std::unique_ptr<Flow>> flows;
+    std::vector<Flow*> fs;
+    for (int i = 0; i < 9; ++i) {
+        flows.push_back(std::make_unique<Flow>(&a, &a, 4000, 2000));
+        fs.push_back(flows.back().get());
+    }
+    std::uint64_t gen = 0;
+    TimeNs applied_at = 0;
+    run_flows(
+        fs, 2000 * kNsPerMs,
+        [&](TimeNs) {
+            if (gen == 0 && fs[0]->sent >= 1000) {
+                LinkParams q = p;
+                q.mean_delay = 4 * kNsPerMs;
+                gen = dp.apply({q, q});
+                EXPECT_TRUE(dp.wait_applied(gen, std::chrono::seconds(30)));
+                applied_at = now_ns();
+            }
+        },
+        &dp);
+    ASSERT_NE(gen, 0u);
+    // The workers report every 50 ms: the stats show the generation once all have reported.
+    const TimeNs until = now_ns() + 10 * kNsPerSec;
+    while (dp.stats().dir[0].params_generation < gen && now_ns() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(dp.stats().dir[0].params_generation, gen);
+    dp.stop();
+    std::size_t after = 0;
+    for (const Flow* f : fs) {
+        EXPECT_TRUE(in_order(f->got)) << "flow " << f->tag;
+        for (const Probe& pr : f->got)
+            if (pr.sent > applied_at) {
+                ++after;
+                EXPECT_GE(pr.delay_ms(), 3.999) << "flow " << f->tag << " frame " << pr.seq;
+            }
+    }
+    EXPECT_GT(after, 1000u);
+    EXPECT_EQ(test::pool_check(dp), "");
+}
+
+// Three workers share one spacer: frames offered far above its rate over many flows leave
+// at the link's rate in all, not at three times it. The lower bound is exact (the link's
+// time given out never overlaps, so the last frame cannot leave before the bytes before it
+// took the link); the upper bound, which the machine's stalls can stretch, is a timing bound.
+TEST(Dataplane, WorkersShareOneSpacer) {
+    constexpr unsigned kWorkers = 3;
+    VirtualPort a(*g_eal, "wsa", 8192, 16383, VirtualPort::FramePool::rx_queue, kWorkers);
+    LinkParams p;
+    p.distribution = Distribution::constant;
+    p.limiter = Limiter::spacer;
+    p.rate_bps = 40e6;
+    p.spacer_limit_bytes = std::uint64_t{64} << 20;
+    DataplaneConfig cfg;
+    cfg.port_a = a.name();
+    cfg.workers = Workers{false, kWorkers};
+    cfg.mbufs = 16384 * kWorkers;
+    cfg.hold_mbufs = g_hold_mbufs;
+    cfg.link = {p, p};
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    Disturbance dist(dp);
+    std::vector<std::unique_ptr<Flow>> flows;
+    std::vector<Flow*> fs;
+    for (int i = 0; i < 12; ++i) {
+        flows.push_back(std::make_unique<Flow>(&a, &a, 500, 1e9, 1000));  // all at once
+        fs.push_back(flows.back().get());
+    }
+    const Gaps gaps = run_flows(fs, 2000 * kNsPerMs, {}, &dp);
+    dist.finish(gaps);
+    dp.stop();
+    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
+    std::uint64_t frames = 0;
+    for (const Flow* f : fs) {
+        ASSERT_EQ(f->got.size(), f->count) << "flow " << f->tag;
+        EXPECT_TRUE(in_order(f->got));
+        frames += f->got.size();
+        for (const Probe& pr : f->got) {
+            first_sent = std::min(first_sent, pr.sent);
+            last_out = std::max(last_out, pr.received);
+        }
+    }
+    // Each 1000-byte frame is charged 1004 bytes (with its FCS): 201 us at 40 Mbit/s.
+    const double link_ns = 1004 * 8 / 40e6 * 1e9;
+    const double took = static_cast<double>(last_out - first_sent);
+    const double least = static_cast<double>(frames - 1) * link_ns;
+    std::printf(
+        "%llu frames through a shared 40 Mbit/s spacer in %.1f ms (the link's time for "
+        "them: %.1f ms)\n",
+        static_cast<unsigned long long>(frames), took / 1e6, least / 1e6);
+    EXPECT_GE(took, least - 2000);  // whole-ns rounding of each reservation
+    EXPECT_EQ(dp.stats().dir[0].counters.drops(), 0u);
+    EXPECT_EQ(test::pool_check(dp), "");
+    TIMING_BOUND_OR_SKIP("the workers' spacer keeps its rate to 0.5 %",
+                         dist.reason(0.002, Disturbance::Bound::centre));
+    EXPECT_LE(took, 1.005 * (least + link_ns));
+}
 
 // Invalid parameters are refused by apply() with the field named, and change nothing.
 TEST(Dataplane, ApplyRejectsInvalidParameters) {

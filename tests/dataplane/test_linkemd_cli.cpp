@@ -1,7 +1,7 @@
 // linkemd's command line and config file: bad input exits with code 2 and names the field;
 // --print-config shows the effective configuration without starting DPDK. One test runs
 // the binary for real on net_null ports (its own EAL, --no-huge) and reads --stats-json.
-// Scenario files written by liblinkem_common (presets.hpp) are read as the library means.
+// Scenario files written by liblinkem_protocol (presets.hpp) are read as the library means.
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "linkem/link_params_json.hpp"
 #include "linkem/presets.hpp"
 
 namespace {
@@ -202,7 +203,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "correlated"},
         BadCase{"SpacerWithoutRate", "--port-a net_null0 --limiter spacer", "rate_bps", "spacer"},
         BadCase{"BurstZero", "--port-a net_null0 --burst 0", "--burst", "1 .. 512"},
-        BadCase{"UnknownLayout", "--port-a net_null0 --lcores 4", "--lcores", "shared"},
+        BadCase{"TooManyWorkers", "--port-a net_null0 --workers 65", "--workers", "shared"},
+        BadCase{"PipelineLayoutGone", "--port-a net_null0 --lcores 3", "--lcores 3", "--workers N"},
         BadCase{"TooFewMbufs", "--port-a net_null0 --mbufs 100", "--mbufs", "8192"},
         BadCase{"BToAInSinglePortMode", "--port-a net_null0 --b-to-a-jitter 1ms", "--b-to-a-jitter",
                 "port B"},
@@ -275,21 +277,79 @@ TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
 // More polling lcores than usable CPUs: linkemd says so before it starts (and runs).
 TEST(LinkemdCli, WarnsWhenLcoresOutnumberCpus) {
     const Result r =
-        run("--port-a net_null0 --port-b net_null1 --lcores 3 --duration 200ms "
+        run("--port-a net_null0 --port-b net_null1 --workers 3 --duration 200ms "
             "--stats-interval 0 --mbufs 16384");
     ASSERT_EQ(r.code, 0) << r.err;
     const bool warned = r.err.find("polling lcores on") != std::string::npos;
     cpu_set_t set;
     ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
-    if (CPU_COUNT(&set) < 6)  // --lcores 3, two directions: 6 polling lcores
+    if (CPU_COUNT(&set) < 6)  // --workers 3, two directions: 6 polling lcores
         EXPECT_TRUE(warned) << r.err;
     else
         EXPECT_FALSE(warned) << r.err;
     const Result own =
-        run("--port-a net_null0 --port-b net_null1 --lcores shared "
+        run("--port-a net_null0 --port-b net_null1 --workers shared "
             "--duration 200ms --stats-interval 0 --mbufs 16384");
     ASSERT_EQ(own.code, 0) << own.err;
     EXPECT_EQ(own.err.find("polling lcores on"), std::string::npos) << own.err;
+}
+
+// The earlier name of --workers still takes its values shared and 1, and says so; in a
+// config file "workers" may be a number.
+TEST(LinkemdCli, LcoresIsTheEarlierNameOfWorkers) {
+    const Result r = run("--port-a net_null0 --port-b net_null1 --lcores 1 --print-config");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("--lcores is now called --workers"), std::string::npos) << r.err;
+    EXPECT_EQ(json::parse(r.out)["workers"], "1");
+    const std::string path =
+        write_config("workers.json", R"({"port_a": "net_null0", "workers": 4})");
+    const Result f = run("--config " + path + " --print-config");
+    std::remove(path.c_str());
+    ASSERT_EQ(f.code, 0) << f.err;
+    EXPECT_EQ(json::parse(f.out)["workers"], "4");
+}
+
+// Two workers on one net_null port's two queues, one direction, sharing one spacer: the
+// counters are the workers' sums and balance, the spacer drops what the link cannot take
+// (net_null offers far more), and the bytes out over the run's middle are the rate's. That
+// last figure is a timing bound: the workers' counters are read at the same instants of the
+// data plane's clock unless one of them is held up (a stall).
+TEST(LinkemdCli, WorkersOnNullQueuesShareTheSpacer) {
+    const Result r =
+        run("--port-a net_null0,size=124 --workers 2 --limiter spacer --rate 100Mbit "
+            "--duration 4s --stats-interval 500ms --stats-json --mbufs 65536");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("2 workers share one spacer"), std::string::npos) << r.err;
+    const std::vector<json> objs = json_lines(r.out);
+    ASSERT_GE(objs.size(), 6u) << r.out;
+    const json& fin = objs.back()["a_to_b"];
+    EXPECT_EQ(fin["packets_in"].get<std::uint64_t>(),
+              fin["packets_out"].get<std::uint64_t>() + fin["drops_spacer"].get<std::uint64_t>() +
+                  fin["drops_loss"].get<std::uint64_t>() +
+                  fin["drops_buffer_full"].get<std::uint64_t>() +
+                  fin["in_flight"].get<std::uint64_t>());
+    EXPECT_GT(fin["drops_spacer"].get<std::uint64_t>(), 0u);
+    // From the second to the last periodic line: 128-byte frames (124 + FCS).
+    const json& a = objs[1];
+    const json& b = objs[objs.size() - 2];
+    const double secs = (b["t_ns"].get<double>() - a["t_ns"].get<double>()) / 1e9;
+    const double bits =
+        8.0 * (b["a_to_b"]["bytes_out"].get<double>() - a["a_to_b"]["bytes_out"].get<double>());
+    const double stalled =
+        (b["a_to_b"]["stall_ns"].get<double>() - a["a_to_b"]["stall_ns"].get<double>()) / 1e9;
+    std::printf(
+        "2 workers, shared spacer at 100 Mbit/s: %.3f Mbit/s over %.2f s; stalled "
+        "%.3f s in all\n",
+        bits / secs / 1e6, secs, stalled);
+    if (stalled > 0.002 * secs) {
+        std::printf(
+            "timing bound: skipped (the spacer's rate to 0.5 %%: the workers stalled "
+            "%.3f s)\n",
+            stalled);
+        GTEST_SKIP() << "machine busy: the workers stalled " << stalled << " s";
+    }
+    std::printf("timing bound: checked (the spacer's rate to 0.5 %%)\n");
+    EXPECT_NEAR(bits / secs / 100e6, 1.0, 0.005);
 }
 
 // A stall: SIGSTOP halts every thread of linkemd, the polling lcore too, for 50 ms or more,

@@ -125,7 +125,7 @@ setup_topology() {
 # start_forwarder LINK_FLAGS...: starts linkemd (or testpmd) between VA and VB and waits
 # until a ping crosses. Link flags are linkemd's; testpmd ignores them. FWD_PORT_A and
 # FWD_PORT_B, when set, are linkemd's --port-a/--port-b values instead of the bare interface
-# names (e.g. net_af_packet devargs of their own).
+# names (e.g. net_af_packet devargs of their own); FWD_WORKERS its --workers (default shared).
 start_forwarder() {
     local max_s=${FWD_MAX_S:-150}
     FWD_OUT="$WORK/fwd.out"
@@ -144,7 +144,7 @@ start_forwarder() {
     else
         FWD_CMD=("${rt[@]}" timeout -s TERM "$max_s" "$LINKEMD" --no-control
                  --port-a "${FWD_PORT_A:-$VA}" --port-b "${FWD_PORT_B:-$VB}"
-                 --lcores shared --stats-json --stats-interval 1s "$@"
+                 --workers "${FWD_WORKERS:-shared}" --stats-json --stats-interval 1s "$@"
                  ${LINKEMD_EXTRA_ARGS:-} -- --file-prefix "linkem-it-$TAG" ${LINKEMD_EAL_ARGS:-})
     fi
     log "start: ${FWD_CMD[*]}"

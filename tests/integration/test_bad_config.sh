@@ -78,6 +78,8 @@ expect_reject 'burst' --burst 513
 expect_reject 'loss[-_]probability' --loss-probability 1.5
 expect_reject 'rate' --rate fast
 expect_reject 'lcores' --lcores 7
+expect_reject 'workers' --workers 0
+expect_reject 'workers' --workers many
 expect_reject 'b[-_]to[-_]a.*jitter|jitter.*b[-_]to[-_]a' --b-to-a-jitter 20s
 expect_reject 'frobnicate' --frobnicate 3
 

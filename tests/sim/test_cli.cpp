@@ -74,9 +74,6 @@ TEST(Cli, BadValuesNameTheFlagAndWhatIsAllowed) {
         {{"--rate", "fast"}, "--rate", "bit rate"},
         {{"--buffer-limit", "0"}, "--buffer-limit", "1 .. 268435456"},
         {{"--traffic-rates", "1Gbit"}, "--traffic-rates", "--sweep"},
-        // Renamed flags say what they are called now.
-        {{"--limiter-rate", "9Gbit"}, "--limiter-rate", "renamed to --rate"},
-        {{"--rates", "1Gbit,10Gbit"}, "--rates", "renamed to --traffic-rates"},
         // --rate used to be the traffic's rate: without a limiter it would do nothing.
         {{"--rate", "1Gbit"}, "--rate", "--traffic-rate"},
         {{"--utilization", "1.5"}, "--utilization", "0 .. 1"},

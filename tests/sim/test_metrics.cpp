@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metrics.hpp"
+#include "naive_inversions.hpp"
 #include "report.hpp"
 
 namespace linkem::sim {

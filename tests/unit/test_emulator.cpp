@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/emulator.hpp"
+#include "linkem/telemetry_json.hpp"
 #include "test_support.hpp"
 
 namespace linkem {

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/link_flags.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/link_params_json.hpp"
 
 namespace linkem {
 namespace {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/link_flags.hpp"
+#include "linkem/link_params_json.hpp"
 #include "linkem/presets.hpp"
 
 namespace linkem {

@@ -7,7 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "binary_heap_queue.hpp"
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 #include "linkem/huge_pages.hpp"
 #include "linkem/queues.hpp"
 #include "linkem/rng.hpp"
@@ -623,7 +625,7 @@ TEST(HugePages, BlocksAreAlignedWholePagesThatWork) {
     EXPECT_LE(huge_pages_backed(p, bytes), huge_pages_round(bytes));  // THP is only advice
     huge_pages_free(p, bytes);
     // The queue's chunk storage crosses 2 MiB and goes through it.
-    CalendarQueue<Packet> c;
+    HugePageCalendarQueue<Packet> c;
     c.reserve(200'000);
     c.push(5, pkt(1));
     Packet out[1];

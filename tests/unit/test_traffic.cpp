@@ -7,7 +7,8 @@
 
 #include "linkem/link_params.hpp"
 #include "linkem/traffic.hpp"
-#include "linkem/traffic_meter.hpp"
+#include "linkem/traffic_json.hpp"
+#include "traffic_meter.hpp"
 
 namespace linkem {
 namespace {

@@ -1,4 +1,4 @@
-// Layouts, port specifications and pool sizing: everything decided before the EAL starts.
+// Workers, port specifications and pool sizing: everything decided before the EAL starts.
 #include <net/if.h>
 
 #include <algorithm>
@@ -9,47 +9,35 @@
 
 namespace linkem::dp {
 
-std::optional<Layout> parse_layout(std::string_view s) {
-    if (s == "shared") return Layout::shared;
-    if (s == "1") return Layout::one;
-    if (s == "2") return Layout::two;
-    if (s == "3") return Layout::three;
-    return std::nullopt;
-}
-
-std::string_view to_string(Layout l) {
-    switch (l) {
-        case Layout::shared:
-            return "shared";
-        case Layout::one:
-            return "1";
-        case Layout::two:
-            return "2";
-        case Layout::three:
-            return "3";
+std::optional<Workers> parse_workers(std::string_view s) {
+    if (s == "shared") return Workers{.shared = true};
+    unsigned n = 0;
+    if (s.empty() || s.size() > 2) return std::nullopt;
+    for (char c : s) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + static_cast<unsigned>(c - '0');
     }
-    return "?";
+    if (n < 1 || n > kMaxWorkers) return std::nullopt;
+    return Workers{.shared = false, .per_direction = n};
 }
 
-unsigned worker_lcores_needed(Layout l, unsigned directions) {
-    switch (l) {
-        case Layout::shared:
-            return 1;
-        case Layout::one:
-            return directions;
-        case Layout::two:
-            return 2 * directions;
-        case Layout::three:
-            return 3 * directions;
-    }
-    return 1;
+std::string to_string(Workers w) {
+    return w.shared ? "shared" : std::to_string(w.per_direction);
 }
 
-Layout default_layout(unsigned cpus) {
-    return cpus < 4 ? Layout::shared : Layout::one;
+unsigned worker_lcores_needed(Workers w, unsigned directions) {
+    return w.shared ? 1 : w.per_direction * directions;
 }
 
-PortSpec resolve_port(const std::string& text, const std::string& field) {
+unsigned queues_per_port(Workers w) {
+    return w.shared ? 1 : w.per_direction;
+}
+
+Workers default_workers(unsigned cpus) {
+    return cpus < 4 ? Workers{.shared = true} : Workers{.shared = false, .per_direction = 1};
+}
+
+PortSpec resolve_port(const std::string& text, const std::string& field, unsigned queues) {
     PortSpec spec;
     spec.text = text;
     if (text.empty())
@@ -84,10 +72,12 @@ PortSpec resolve_port(const std::string& text, const std::string& field) {
     // by the kernel; 2048-byte frames hold 1518-byte Ethernet frames; qdisc_bypass sends
     // straight to the driver. The kernel's drops still show in rx_missed (packet_socket.hpp).
     spec.devargs = spec.name + ",iface=" + text + "," + std::string(kAfPacketDevargs);
+    // Several queues: one socket each, joined in a fanout group that hashes flows on them.
+    if (queues > 1) spec.devargs += ",qpairs=" + std::to_string(queues);
     return spec;
 }
 
-std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions) {
+std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions, unsigned workers) {
     constexpr double kLinePps = 10e9 / (84 * 8);  // 10 GbE, minimum-size frames
     double total = 0;
     for (unsigned d = 0; d < directions; ++d) {
@@ -98,7 +88,8 @@ std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions) {
         if (p.limiter == Limiter::spacer) n += static_cast<double>(p.spacer_limit_bytes) / 64;
         total += n;
     }
-    return static_cast<std::uint32_t>(std::clamp(total, 65535.0, 262143.0));
+    return static_cast<std::uint32_t>(
+        std::min<double>(std::clamp(total, 65535.0, 262143.0) * std::max(1u, workers), kMaxMbufs));
 }
 
 std::size_t eal_memory_mib(std::uint32_t mbufs) {
@@ -106,7 +97,7 @@ std::size_t eal_memory_mib(std::uint32_t mbufs) {
     // (transparent huge pages, see make_pktmbuf_pool); this much EAL memory is for the
     // fallback to DPDK's own pool memory, where the pool keeps each ~2.3 KiB object from
     // crossing a 4 KiB page, so each takes a page. It costs nothing until touched (a sparse
-    // memfd). The rest covers descriptor rings, stage rings and the EAL itself.
+    // memfd). The rest covers descriptor rings and the EAL itself.
     constexpr double kBytesPerMbuf = 4096;
     return static_cast<std::size_t>(mbufs * kBytesPerMbuf / (1 << 20)) + 256;
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -14,10 +15,10 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
-#include <rte_ring_elem.h>
 
-#include "direction.hpp"
 #include "exchange.hpp"
+#include "lane.hpp"
+#include "linkem/shared_link.hpp"
 #include "port.hpp"
 #include "stages.hpp"
 
@@ -26,23 +27,67 @@ namespace linkem::dp {
 using namespace detail;
 
 // ------------------------------------------------------------------------------- Impl
+namespace {
+
+// A direction's workers' reports of one period, as one: sums of the counters (the correlation
+// weight: their mean; the rate estimate: the direction's, their sum), the delay and lateness
+// statistics merged, the oldest parameter generation.
+IntervalReport merge_reports(const std::vector<const IntervalReport*>& r) {
+    IntervalReport m = *r[0];
+    if (r.size() == 1) return m;
+    double alpha = m.counters.alpha;
+    for (std::size_t i = 1; i < r.size(); ++i) {
+        const IntervalReport& x = *r[i];
+        const CounterSnapshot& c = x.counters;
+        CounterSnapshot& s = m.counters;
+        m.start_ns = std::min(m.start_ns, x.start_ns);
+        m.end_ns = std::max(m.end_ns, x.end_ns);
+        s.packets_in += c.packets_in;
+        s.bytes_in += c.bytes_in;
+        s.packets_out += c.packets_out;
+        s.bytes_out += c.bytes_out;
+        s.drops_loss += c.drops_loss;
+        s.drops_policer += c.drops_policer;
+        s.drops_spacer += c.drops_spacer;
+        s.drops_buffer_full += c.drops_buffer_full;
+        s.delays_clamped += c.delays_clamped;
+        s.in_flight += c.in_flight;
+        s.rate_pps += c.rate_pps;
+        s.rate_intervals = std::max(s.rate_intervals, c.rate_intervals);
+        alpha += c.alpha;
+        m.params_generation = std::min(m.params_generation, x.params_generation);
+        m.delay.merge(x.delay);
+        m.lateness.merge(x.lateness);
+        m.samples_dropped += x.samples_dropped;
+    }
+    m.counters.alpha = alpha / static_cast<double>(r.size());
+    return m;
+}
+
+}  // namespace
+
 struct Dataplane::Impl {
     Impl(Eal& e, DataplaneConfig c) : eal(e), cfg(std::move(c)) {}
 
     Eal& eal;
     DataplaneConfig cfg;
     unsigned n_dirs = 1;
+    unsigned n_queues = 1;  // per port: the workers per direction (1 with `shared`)
     std::uint32_t pool_size = 0;
-    std::vector<detail::Mempool> pools;           // one per receiving port
-    std::vector<std::unique_ptr<EthPort>> ports;  // a, b
-    std::array<std::unique_ptr<Direction>, 2> dirs;
+    std::vector<detail::Mempool> pools;  // per receive queue: port p, queue q at p * n_queues + q
+    std::vector<std::unique_ptr<EthPort>> ports;              // a, b
+    std::array<std::vector<std::unique_ptr<Lane>>, 2> lanes;  // per direction, one per worker
+    std::array<std::unique_ptr<SharedLink>, 2> links;         // per direction with several workers
     std::vector<LcoreTask> tasks;
     std::atomic<bool> run{false};
     bool launched = false, stopped = false;
 
     mutable std::mutex mu;  // control side: apply, reclaim, stats
     std::uint64_t generation = 0;
-    std::array<std::unique_ptr<ParamBlock>, 2> current;
+    // The blocks the lanes run with: the buffer limit split between the workers and capped
+    // by each lane's pool. One per lane; replaced blocks wait here until every lane of the
+    // direction acknowledged the generation that replaced them.
+    std::array<std::vector<std::unique_ptr<ParamBlock>>, 2> lane_blocks;
     struct Retired {
         std::unique_ptr<ParamBlock> block;
         unsigned dir;
@@ -51,83 +96,138 @@ struct Dataplane::Impl {
     mutable std::vector<Retired> retired;
     LinkConfig link;
     std::optional<DataplaneStats> final_stats;
-    // Interval reports moved out of the lcores' rings (under mu): the newest per direction
-    // (the counters stats() shows), and those take_telemetry() has not handed out yet.
-    mutable std::array<std::optional<IntervalReport>, 2> latest;
+    // Interval reports moved out of the lanes' rings (under mu): the newest per lane (the
+    // counters stats() shows), those no merged report took yet, and the merged ones
+    // take_telemetry() has not handed out yet.
+    mutable std::array<std::vector<std::optional<IntervalReport>>, 2> latest;
+    mutable std::array<std::vector<std::deque<IntervalReport>>, 2> unmerged;
     mutable TelemetryBatch backlog;
     static constexpr std::size_t kMaxBacklog = 256;  // reports per direction: ~13 s
 
     void pull_reports() const {
         IntervalReport r[16];
+        std::vector<const IntervalReport*> period;
         for (unsigned k = 0; k < n_dirs; ++k) {
-            std::size_t n;
-            while ((n = dirs[k]->reports->pop(r, 16)) > 0) {
-                latest[k] = r[n - 1];
-                auto& b = backlog.reports[k];
-                b.insert(b.end(), r, r + n);
-                if (b.size() > kMaxBacklog)
-                    b.erase(b.begin(), b.end() - static_cast<std::ptrdiff_t>(kMaxBacklog));
+            for (unsigned q = 0; q < n_queues; ++q) {
+                auto& waiting = unmerged[k][q];
+                std::size_t n;
+                while ((n = lanes[k][q]->reports->pop(r, 16)) > 0) {
+                    latest[k][q] = r[n - 1];
+                    waiting.insert(waiting.end(), r, r + n);
+                }
+                while (waiting.size() > kMaxBacklog)
+                    waiting.pop_front();
             }
+            // The lanes report at the same instants: one merged report per period, once
+            // every lane has made its own.
+            auto& b = backlog.reports[k];
+            for (;;) {
+                period.clear();
+                for (unsigned q = 0; q < n_queues && !unmerged[k][q].empty(); ++q)
+                    period.push_back(&unmerged[k][q].front());
+                if (period.size() < n_queues) break;
+                b.push_back(merge_reports(period));
+                for (unsigned q = 0; q < n_queues; ++q)
+                    unmerged[k][q].pop_front();
+            }
+            if (b.size() > kMaxBacklog)
+                b.erase(b.begin(), b.end() - static_cast<std::ptrdiff_t>(kMaxBacklog));
         }
     }
 
-    LinkParams capped(const LinkParams& p, const Direction& d) const {
+    // The parameters a lane of a direction runs with: the buffer limit split between the
+    // workers (each worker's Emulator holds its own packets) and capped by the lane's pool.
+    LinkParams lane_params(const LinkParams& p, const Lane& d) const {
         LinkParams q = p;
-        q.buffer_limit_packets = std::min<std::uint64_t>(q.buffer_limit_packets, d.buffer_cap);
+        const std::uint64_t share = (p.buffer_limit_packets + n_queues - 1) / n_queues;
+        q.buffer_limit_packets = std::min<std::uint64_t>(share, d.buffer_cap);
         return q;
     }
 
-    void reclaim() const {
-        std::erase_if(retired, [this](const auto& r) {
-            return dirs[r.dir]->acked.load(std::memory_order_acquire) >= r.replaced_by;
-        });
+    bool acked_by_all(unsigned k, std::uint64_t gen) const {
+        for (const auto& d : lanes[k])
+            if (d->acked.load(std::memory_order_acquire) < gen) return false;
+        return true;
     }
 
-    // `live`: the lcores run, so each direction's counters come from its newest interval
-    // report (consistent, taken between two bursts); else (before the first report, after
-    // stop) straight from the Emulator.
+    void reclaim() const {
+        std::erase_if(retired,
+                      [this](const auto& r) { return acked_by_all(r.dir, r.replaced_by); });
+    }
+
+    // `live`: the lcores run, so each lane's counters come from its newest interval report
+    // (consistent, taken between two bursts); else (before the first report, after stop)
+    // straight from the Emulator. A direction's counters are its lanes' sums.
     DataplaneStats collect(bool live) const {
         DataplaneStats s;
         s.t_ns = tsc_now();
         s.directions = n_dirs;
         if (live) pull_reports();
+        bool t_taken = false;
         for (unsigned k = 0; k < n_dirs; ++k) {
-            const Direction& d = *dirs[k];
             DirectionStats& ds = s.dir[k];
-            if (live && latest[k]) {
-                ds.params_generation = latest[k]->params_generation;
-                ds.counters = latest[k]->counters;
-                ds.delay_samples_dropped = latest[k]->samples_dropped;
-                if (k == 0) s.t_ns = latest[k]->end_ns;
-            } else if (live) {
-                // Running, but no report yet (its first kReportPeriod): the lcore's counters
-                // cannot be read consistently from here, so show those of the start (zero),
-                // which balance.
-                ds.params_generation = d.acked.load(std::memory_order_acquire);
-                ds.counters = {};
-                ds.delay_samples_dropped = 0;
-            } else {
-                // Before the counters: an interval whose two ends show the same generation
-                // was spent entirely under that parameter block.
-                ds.params_generation = d.acked.load(std::memory_order_acquire);
-                ds.counters = d.emu->snapshot();
-                ds.delay_samples_dropped = d.emu->samples_dropped();
+            std::vector<IntervalReport> now(n_queues);
+            std::vector<const IntervalReport*> all;
+            std::uint64_t generation = std::numeric_limits<std::uint64_t>::max();
+            for (unsigned q = 0; q < n_queues; ++q) {
+                const Lane& d = *lanes[k][q];
+                IntervalReport& r = now[q];
+                if (live && latest[k][q]) {
+                    r = *latest[k][q];
+                    if (!t_taken) s.t_ns = r.end_ns;
+                    t_taken = true;
+                } else if (live) {
+                    // Running, but no report yet (its first kReportPeriod): the lcore's
+                    // counters cannot be read consistently from here, so show those of the
+                    // start (zero), which balance.
+                    r.params_generation = d.acked.load(std::memory_order_acquire);
+                } else {
+                    // Before the counters: an interval whose two ends show the same
+                    // generation was spent entirely under that parameter block.
+                    r.params_generation = d.acked.load(std::memory_order_acquire);
+                    r.counters = d.emu->snapshot();
+                    r.samples_dropped = d.emu->samples_dropped();
+                }
+                generation = std::min(generation, r.params_generation);
+                all.push_back(&r);
+                ds.tx_sent += d.tx_sent.load(std::memory_order_acquire);
+                ds.buffer_limit +=
+                    lane_params(k == 0 ? link.a_to_b : link.b_to_a, d).buffer_limit_packets;
+                ds.stalls += d.stalls.load(std::memory_order_relaxed);
+                ds.stall_ns += d.stall_ns.load(std::memory_order_relaxed);
+                ds.longest_stall_ns = std::max<std::uint64_t>(
+                    ds.longest_stall_ns, d.longest_stall_ns.load(std::memory_order_relaxed));
             }
-            ds.tx_sent = d.tx_sent.load(std::memory_order_acquire);
+            const IntervalReport sum = merge_reports(all);
+            ds.counters = sum.counters;
+            ds.params_generation = generation;
+            ds.delay_samples_dropped = sum.samples_dropped;
             ds.tx_queued =
                 ds.counters.packets_out > ds.tx_sent ? ds.counters.packets_out - ds.tx_sent : 0;
-            ds.buffer_limit = std::min<std::uint64_t>(
-                k == 0 ? link.a_to_b.buffer_limit_packets : link.b_to_a.buffer_limit_packets,
-                d.buffer_cap);
-            ds.buffer_exchange = d.exchange;
-            ds.stalls = d.stalls.load(std::memory_order_relaxed);
-            ds.stall_ns = d.stall_ns.load(std::memory_order_relaxed);
-            ds.longest_stall_ns = d.longest_stall_ns.load(std::memory_order_relaxed);
+            ds.buffer_exchange = lanes[k][0]->exchange;
         }
         s.ports = static_cast<unsigned>(ports.size());
         for (unsigned k = 0; k < ports.size(); ++k)
             s.port[k] = ports[k]->stats();
         return s;
+    }
+
+    // Publishes the parameter block of generation `gen` (the user's parameters p) to every
+    // lane of direction k; the blocks replaced retire until the lanes acknowledged gen.
+    void publish(unsigned k, std::uint64_t gen, const LinkParams& p) {
+        auto& blocks = lane_blocks[k];
+        for (unsigned q = 0; q < n_queues; ++q) {
+            Lane& d = *lanes[k][q];
+            auto block = std::make_unique<ParamBlock>(ParamBlock{gen, lane_params(p, d)});
+            d.block.store(block.get(), std::memory_order_release);
+            d.published.store(gen, std::memory_order_release);
+            if (q < blocks.size()) {
+                retired.push_back(Retired{std::move(blocks[q]), k, gen});
+                blocks[q] = std::move(block);
+            } else {
+                blocks.push_back(std::move(block));
+            }
+        }
     }
 };
 
@@ -138,7 +238,13 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     if (cfg.burst < 1 || cfg.burst > kMaxBurst)
         throw ParamError("burst", std::to_string(cfg.burst) + " is out of range; allowed 1 .. " +
                                       std::to_string(kMaxBurst));
+    if (!cfg.workers.shared &&
+        (cfg.workers.per_direction < 1 || cfg.workers.per_direction > kMaxWorkers))
+        throw ParamError("workers", std::to_string(cfg.workers.per_direction) +
+                                        " is out of range; allowed shared or 1 .. " +
+                                        std::to_string(kMaxWorkers));
     m.n_dirs = cfg.port_b.empty() ? 1 : 2;
+    m.n_queues = queues_per_port(cfg.workers);
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         const char* name = k == 0 ? "a_to_b" : "b_to_a";
         try {
@@ -147,21 +253,21 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
             throw ParamError(std::string(name) + "." + e.field(), e.message());
         }
     }
-    const PortSpec spec_a = resolve_port(cfg.port_a, "port_a");
+    const PortSpec spec_a = resolve_port(cfg.port_a, "port_a", m.n_queues);
     std::optional<PortSpec> spec_b;
     if (m.n_dirs == 2) {
-        spec_b = resolve_port(cfg.port_b, "port_b");
+        spec_b = resolve_port(cfg.port_b, "port_b", m.n_queues);
         if (spec_b->name == spec_a.name)
             throw ParamError("port_b",
                              "is the same device as port_a; omit port_b for "
                              "single-port mode");
     }
-    const unsigned needed = worker_lcores_needed(cfg.layout, m.n_dirs);
+    const unsigned needed = worker_lcores_needed(cfg.workers, m.n_dirs);
     std::vector<unsigned> lcores;
     unsigned lc;
     RTE_LCORE_FOREACH_WORKER(lc) lcores.push_back(lc);
     if (lcores.size() < needed)
-        throw DataplaneError("lcore layout '" + std::string(to_string(cfg.layout)) + "' with " +
+        throw DataplaneError("--workers " + to_string(cfg.workers) + " with " +
                              std::to_string(m.n_dirs) + " direction(s) needs " +
                              std::to_string(needed) + " worker lcores; the EAL has " +
                              std::to_string(lcores.size()));
@@ -169,134 +275,131 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     m.ports.push_back(std::make_unique<EthPort>(spec_a));
     if (spec_b) m.ports.push_back(std::make_unique<EthPort>(*spec_b));
 
-    const std::uint32_t total = cfg.mbufs ? cfg.mbufs : default_mbufs(cfg.link, m.n_dirs);
+    const std::uint32_t total =
+        cfg.mbufs ? cfg.mbufs
+                  : default_mbufs(cfg.link, m.n_dirs, cfg.workers.shared ? 1 : m.n_queues);
     cfg.mbufs = total;
-    m.pool_size = total / static_cast<std::uint32_t>(m.ports.size());
+    m.pool_size = total / static_cast<std::uint32_t>(m.ports.size() * m.n_queues);
     for (auto& port : m.ports) {
-        m.pools.push_back(
-            detail::make_pktmbuf_pool(detail::unique_name("lk_rx"), m.pool_size, port->socket()));
-        port->configure(m.pools.back().get());
+        std::vector<rte_mempool*> rx;
+        for (unsigned q = 0; q < m.n_queues; ++q) {
+            m.pools.push_back(detail::make_pktmbuf_pool(detail::unique_name("lk_rx"), m.pool_size,
+                                                        port->socket()));
+            rx.push_back(m.pools.back().get());
+        }
+        port->configure(rx);
     }
-    log("%u mbufs in %zu pool(s) of %u", total, m.pools.size(), m.pool_size);
+    log("%u mbufs in %zu pool(s) of %u (one per receive queue)", total, m.pools.size(),
+        m.pool_size);
     for (auto& port : m.ports)
-        log("port %s: %s", port->spec().text.c_str(), port->link_text().c_str());
+        log("port %s: %s%s", port->spec().text.c_str(), port->link_text().c_str(),
+            m.n_queues == 1 ? ""
+            : port->rss()   ? (", " + std::to_string(m.n_queues) + " queues, RSS").c_str()
+                            : (", " + std::to_string(m.n_queues) +
+                             " queues (no RSS: the device fills them itself)")
+                                .c_str());
 
-    const bool staged = cfg.layout == Layout::two || cfg.layout == Layout::three;
     for (unsigned k = 0; k < m.n_dirs; ++k) {
-        auto d = std::make_unique<Direction>();
-        d->index = k;
         const EthPort& rx = *m.ports[k];
         const EthPort& tx = *m.ports[m.ports.size() == 1 ? 0 : 1 - k];
-        d->rx_port = rx.id();
-        d->tx_port = tx.id();
-        d->burst = static_cast<std::uint16_t>(cfg.burst);
-        // The Emulator may hold what the pool has left once every other place an mbuf of
-        // it can wait is full: RX descriptors, the TX descriptors of the sending port,
-        // stage rings, pending arrays and the per-lcore caches. It then drops excess
-        // packets as buffer_full instead of starving the port of mbufs.
-        const std::uint64_t elsewhere = rx.rx_desc() + tx.tx_desc() +
-                                        (staged ? 2 * kStageRing : 0) + 2 * cfg.burst +
-                                        kPoolCache * 3 / 2 * (needed + 1);
-        d->buffer_cap = m.pool_size > elsewhere + 1024 ? m.pool_size - elsewhere : 1024;
-        // Buffer exchange: headers for all those places, the stash, held mbufs and a margin
-        // for the drain's top-up circulate; the buffers of all other mbufs are the queue's.
-        const std::uint32_t held_cap = std::clamp(m.pool_size / 16, kHeldCapMin, kHeldCapMax);
-        const std::uint64_t headers =
-            elsewhere + kStashBursts * cfg.burst + held_cap + 2u * cfg.burst;
-        if (cfg.hold_mbufs) {
-            log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
-        } else if (m.pool_size < headers + 4096) {
-            log("direction %u: a pool of %u mbufs is too small for buffer exchange (it needs "
-                "more than %llu); packets are queued as whole mbufs",
-                k, m.pool_size, static_cast<unsigned long long>(headers + 4096));
-        } else if (setup_exchange(*d, m.pools[k].get(),
-                                  static_cast<std::uint32_t>(m.pool_size - headers), held_cap)) {
-            d->buffer_cap = d->donors.size() - cfg.burst;
-            log("direction %u: buffer exchange: %zu packet buffers for the queue, %llu mbuf "
-                "headers circulate",
-                k, d->donors.size(), static_cast<unsigned long long>(headers));
-        }
-        if (staged) {
-            d->tx_ring.reset(rte_ring_create(detail::unique_name("lk_tx").c_str(), kStageRing,
-                                             rx.socket(), RING_F_SP_ENQ | RING_F_SC_DEQ));
-            if (cfg.layout == Layout::three)
-                d->rx_ring.reset(rte_ring_create_elem(detail::unique_name("lk_rx").c_str(),
-                                                      sizeof(RxItem), kStageRing, rx.socket(),
-                                                      RING_F_SP_ENQ | RING_F_SC_DEQ));
-            if (!d->tx_ring || (cfg.layout == Layout::three && !d->rx_ring))
-                throw DataplaneError("cannot create stage rings: " + detail::rte_error_text());
-        }
         const LinkParams& user = k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a;
-        const LinkParams p = m.capped(user, *d);
-        // Reserve both queue kinds, so that a run-time switch of strategy between FIFO and
-        // reordering does not allocate either.
-        LinkParams other = p;
-        other.strategy =
-            p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
-        d->emu = std::make_unique<MbufEmulator>(other, k);  // a random stream per direction
-        d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
-        d->emu->set_params(p);
-        d->emu->set_prefetch_ahead(!d->exchange);  // exchanged buffers are never read here
-        d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
         LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
         stored = user;
-        stored.seed = d->emu->seed();
-        m.current[k] = std::make_unique<ParamBlock>(ParamBlock{0, p});
-        m.current[k]->params.seed = stored.seed;
-        d->block.store(m.current[k].get(), std::memory_order_relaxed);
-        d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
-        if (cfg.telemetry) {
-            // The control thread takes samples every 50 ms: room for ~0.5 s of them.
-            const unsigned per_s = std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS);
-            d->samples = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
-            d->emu->set_telemetry(per_s ? kNsPerSec / per_s : 0, 16384, d->samples.get());
+        // One seed for the direction (drawn here when the parameters say 0); each worker
+        // draws its own streams from it.
+        if (stored.seed == 0) stored.seed = random_seed();
+        if (m.n_queues > 1 && user.limiter != Limiter::none)
+            log("direction %u: %u workers share one %s", k, m.n_queues,
+                user.limiter == Limiter::spacer ? "spacer" : "policer");
+        if (m.n_queues > 1) m.links[k] = std::make_unique<SharedLink>();
+        m.latest[k].resize(m.n_queues);
+        m.unmerged[k].resize(m.n_queues);
+        for (unsigned q = 0; q < m.n_queues; ++q) {
+            auto d = std::make_unique<Lane>();
+            d->index = k;
+            d->queue = q;
+            d->rx_port = rx.id();
+            d->tx_port = tx.id();
+            d->burst = static_cast<std::uint16_t>(cfg.burst);
+            // The Emulator may hold what the pool has left once every other place an mbuf
+            // of it can wait is full: RX descriptors, the TX descriptors of the sending port,
+            // pending arrays and the per-lcore caches. It then drops excess packets as
+            // buffer_full instead of starving the port of mbufs.
+            const std::uint64_t elsewhere =
+                rx.rx_desc() + tx.tx_desc() + 2 * cfg.burst + kPoolCache * 3 / 2 * 2;
+            d->buffer_cap = m.pool_size > elsewhere + 1024 ? m.pool_size - elsewhere : 1024;
+            // Buffer exchange: headers for all those places, the stash, held mbufs and a
+            // margin for the drain's top-up circulate; the buffers of all other mbufs are the
+            // queue's.
+            rte_mempool* pool = m.pools[k * m.n_queues + q].get();
+            const std::uint32_t held_cap = std::clamp(m.pool_size / 16, kHeldCapMin, kHeldCapMax);
+            const std::uint64_t headers =
+                elsewhere + kStashBursts * cfg.burst + held_cap + 2u * cfg.burst;
+            if (cfg.hold_mbufs) {
+                if (q == 0) log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
+            } else if (m.pool_size < headers + 4096) {
+                log("direction %u worker %u: a pool of %u mbufs is too small for buffer exchange "
+                    "(it needs more than %llu); packets are queued as whole mbufs",
+                    k, q, m.pool_size, static_cast<unsigned long long>(headers + 4096));
+            } else if (setup_exchange(*d, pool, static_cast<std::uint32_t>(m.pool_size - headers),
+                                      held_cap)) {
+                d->buffer_cap = d->donors.size() - cfg.burst;
+                if (q == 0)
+                    log("direction %u: buffer exchange: %zu packet buffers for the queue, %llu "
+                        "mbuf headers circulate (per worker)",
+                        k, d->donors.size(), static_cast<unsigned long long>(headers));
+            }
+            const LinkParams p = m.lane_params(stored, *d);
+            // Reserve both queue kinds, so that a run-time switch of strategy between FIFO
+            // and reordering does not allocate either.
+            LinkParams other = p;
+            other.strategy =
+                p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
+            // A random stream per direction and worker; worker 0's are those of one worker.
+            d->emu = std::make_unique<MbufEmulator>(other, k + 2 * q);
+            d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
+            d->emu->set_params(p);
+            d->emu->set_prefetch_ahead(!d->exchange);  // exchanged buffers are never read here
+            d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
+            if (m.links[k]) d->emu->share_limiter(m.links[k].get());
+            d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
+            if (cfg.telemetry) {
+                // The control thread takes samples every 50 ms: room for ~0.5 s of them. The
+                // direction's rate is split between its workers.
+                const unsigned per_s =
+                    std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS) / m.n_queues;
+                d->samples = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
+                d->emu->set_telemetry(per_s ? kNsPerSec / per_s : 0, 16384, d->samples.get());
+            }
+            m.lanes[k].push_back(std::move(d));
         }
-        m.dirs[k] = std::move(d);
+        m.publish(k, 0, stored);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
     cfg.link = m.link;
-    log("the emulator holds at most %llu packets per direction (what the pool of %u mbufs "
+    log("the emulator holds at most %llu packets per direction%s (what the pool of %u mbufs "
         "allows; beyond: buffer_full drops; raise --mbufs for more)",
-        static_cast<unsigned long long>(m.dirs[0]->buffer_cap), m.pool_size);
+        static_cast<unsigned long long>(m.lanes[0][0]->buffer_cap),
+        m.n_queues > 1 ? " and worker" : "", m.pool_size);
 
-    // Lcore tasks.
-    auto add = [&](Role role, std::initializer_list<Direction*> ds) {
+    // Lcore tasks: one lcore per lane, or with `shared` one for both directions' lanes.
+    auto add = [&](std::initializer_list<Lane*> ls) {
         LcoreTask t;
         t.run = &m.run;
-        t.role = role;
-        for (Direction* d : ds)
-            t.dirs[t.n_dirs++] = d;
+        for (Lane* d : ls)
+            t.lanes[t.n_lanes++] = d;
         t.lcore = lcores[m.tasks.size()];
         m.tasks.push_back(t);
     };
-    Direction* d0 = m.dirs[0].get();
-    Direction* d1 = m.n_dirs == 2 ? m.dirs[1].get() : nullptr;
-    switch (cfg.layout) {
-        case Layout::shared:
-            if (d1)
-                add(Role::full, {d0, d1});
-            else
-                add(Role::full, {d0});
-            break;
-        case Layout::one:
-            for (Direction* d : {d0, d1})
-                if (d) add(Role::full, {d});
-            break;
-        case Layout::two:
-            for (Direction* d : {d0, d1})
-                if (d) {
-                    add(Role::rx_emulate, {d});
-                    add(Role::tx, {d});
-                }
-            break;
-        case Layout::three:
-            for (Direction* d : {d0, d1})
-                if (d) {
-                    add(Role::rx, {d});
-                    add(Role::emulate, {d});
-                    add(Role::tx, {d});
-                }
-            break;
+    if (cfg.workers.shared) {
+        if (m.n_dirs == 2)
+            add({m.lanes[0][0].get(), m.lanes[1][0].get()});
+        else
+            add({m.lanes[0][0].get()});
+    } else {
+        for (unsigned k = 0; k < m.n_dirs; ++k)
+            for (auto& d : m.lanes[k])
+                add({d.get()});
     }
 }
 
@@ -327,8 +430,8 @@ void Dataplane::start() {
         desc += ' ';
         desc += std::to_string(t.lcore);
     }
-    log("data plane running: layout '%s', burst %u, lcores%s",
-        std::string(to_string(m.cfg.layout)).c_str(), m.cfg.burst, desc.c_str());
+    log("data plane running: workers %s, burst %u, lcores%s", to_string(m.cfg.workers).c_str(),
+        m.cfg.burst, desc.c_str());
 }
 
 bool Dataplane::running() const {
@@ -347,22 +450,33 @@ void Dataplane::stop() {
         std::lock_guard lock(m.mu);
         m.final_stats = m.collect(false);
     }
+    // How the flows spread over the workers (RSS, the kernel's fanout).
+    if (m.n_queues > 1)
+        for (unsigned k = 0; k < m.n_dirs; ++k) {
+            std::string per;
+            for (const auto& d : m.lanes[k])
+                per += (per.empty() ? "" : ", ") + std::to_string(d->emu->snapshot().packets_in);
+            log("direction %u: packets in per worker: %s", k, per.c_str());
+        }
 #ifdef LINKEM_DP_PROFILE
-    for (unsigned k = 0; k < m.n_dirs; ++k) {
-        const StageProfile& p = m.dirs[k]->prof;
-        const double n = p.packets ? static_cast<double>(p.packets) : 1.0;
-        log("profile: direction %u: TSC cycles per packet: rx %.1f, exchange %.1f, ingest %.1f, "
-            "drain %.1f, headers %.1f, tx %.1f (%llu packets, %.1f per tx burst, TSC %.3f GHz)",
-            k, static_cast<double>(p.rx) / n, static_cast<double>(p.exchange) / n,
-            static_cast<double>(p.ingest) / n, static_cast<double>(p.drain) / n,
-            static_cast<double>(p.headers) / n, static_cast<double>(p.tx) / n,
-            static_cast<unsigned long long>(p.packets),
-            static_cast<double>(p.packets) / static_cast<double>(p.tx_calls ? p.tx_calls : 1),
-            tsc_hz() * 1e-9);
-    }
+    for (unsigned k = 0; k < m.n_dirs; ++k)
+        for (const auto& d : m.lanes[k]) {
+            const StageProfile& p = d->prof;
+            const double n = p.packets ? static_cast<double>(p.packets) : 1.0;
+            log("profile: direction %u worker %u: TSC cycles per packet: rx %.1f, exchange %.1f, "
+                "ingest %.1f, drain %.1f, headers %.1f, tx %.1f (%llu packets, %.1f per tx "
+                "burst, TSC %.3f GHz)",
+                k, d->queue, static_cast<double>(p.rx) / n, static_cast<double>(p.exchange) / n,
+                static_cast<double>(p.ingest) / n, static_cast<double>(p.drain) / n,
+                static_cast<double>(p.headers) / n, static_cast<double>(p.tx) / n,
+                static_cast<unsigned long long>(p.packets),
+                static_cast<double>(p.packets) / static_cast<double>(p.tx_calls ? p.tx_calls : 1),
+                detail::tsc_hz() * 1e-9);
+        }
 #endif
     for (unsigned k = 0; k < m.n_dirs; ++k)
-        free_all(*m.dirs[k]);
+        for (auto& d : m.lanes[k])
+            free_all(*d);
     for (auto& port : m.ports)
         port->stop();
 }
@@ -387,17 +501,11 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     m.reclaim();
     const std::uint64_t gen = ++m.generation;
     for (unsigned k = 0; k < m.n_dirs; ++k) {
-        Direction& d = *m.dirs[k];
         LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
-        auto block = std::make_unique<ParamBlock>(ParamBlock{gen, m.capped(next[k], d)});
         stored = next[k];
         // Seed 0 draws a new seed, as at start; the same seed as in use keeps the streams.
         if (stored.seed == 0) stored.seed = random_seed();
-        block->params.seed = stored.seed;
-        d.block.store(block.get(), std::memory_order_release);
-        d.published.store(gen, std::memory_order_release);
-        m.retired.push_back(Impl::Retired{std::move(m.current[k]), k, gen});
-        m.current[k] = std::move(block);
+        m.publish(k, gen, stored);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
     m.cfg.link = m.link;
@@ -409,7 +517,7 @@ bool Dataplane::wait_applied(std::uint64_t gen, std::chrono::milliseconds timeou
     for (;;) {
         bool all = true;
         for (unsigned k = 0; k < impl_->n_dirs; ++k)
-            all = all && impl_->dirs[k]->acked.load(std::memory_order_acquire) >= gen;
+            all = all && impl_->acked_by_all(k, gen);
         if (all) return true;
         if (std::chrono::steady_clock::now() >= until) return false;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -440,11 +548,20 @@ void Dataplane::take_telemetry(TelemetryBatch& out) {
     if (m.launched && !m.stopped) m.pull_reports();
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         std::swap(out.reports[k], m.backlog.reports[k]);
-        if (!m.dirs[k]->samples) continue;
-        DelaySample buf[256];
-        std::size_t n;
-        while ((n = m.dirs[k]->samples->pop(buf, 256)) > 0)
-            out.samples[k].insert(out.samples[k].end(), buf, buf + n);
+        auto& samples = out.samples[k];
+        for (const auto& d : m.lanes[k]) {
+            if (!d->samples) continue;
+            DelaySample buf[256];
+            std::size_t n;
+            while ((n = d->samples->pop(buf, 256)) > 0)
+                samples.insert(samples.end(), buf, buf + n);
+        }
+        // Each worker's samples come in order of their departure; all of them: by arrival.
+        if (m.n_queues > 1)
+            std::sort(samples.begin(), samples.end(),
+                      [](const DelaySample& a, const DelaySample& b) {
+                          return a.arrival_ns < b.arrival_ns;
+                      });
     }
 }
 
@@ -462,48 +579,11 @@ std::uint32_t Dataplane::mbufs_per_pool() const {
     return impl_->pool_size;
 }
 
-std::string Dataplane::pool_check() const {
-    std::string problems;
-    for (std::size_t k = 0; k < impl_->pools.size(); ++k) {
-        rte_mempool* mp = impl_->pools[k].get();
-        if (!mp) continue;
-        // Each mbuf's own buffer lies right after its header and private area; after any
-        // number of exchanges the buffers in use must be exactly that set.
-        struct Walk {
-            std::vector<std::uintptr_t> own, in_use;
-        } w;
-        w.own.reserve(mp->size);
-        w.in_use.reserve(mp->size);
-        rte_mempool_obj_iter(
-            mp,
-            [](rte_mempool* pool, void* arg, void* obj, unsigned) {
-                auto* walk = static_cast<Walk*>(arg);
-                auto* m = static_cast<rte_mbuf*>(obj);
-                walk->own.push_back(reinterpret_cast<std::uintptr_t>(m) + sizeof(rte_mbuf) +
-                                    rte_pktmbuf_priv_size(pool));
-                walk->in_use.push_back(reinterpret_cast<std::uintptr_t>(m->buf_addr));
-            },
-            &w);
-        std::sort(w.own.begin(), w.own.end());
-        std::sort(w.in_use.begin(), w.in_use.end());
-        const auto shared = std::adjacent_find(w.in_use.begin(), w.in_use.end());
-        char line[160];
-        if (shared != w.in_use.end()) {
-            std::snprintf(line, sizeof line, "pool %zu: two mbufs share the buffer at %#lx; ", k,
-                          static_cast<unsigned long>(*shared));
-            problems += line;
-        } else if (w.own != w.in_use) {
-            std::snprintf(line, sizeof line, "pool %zu: an mbuf holds a buffer not of the pool; ",
-                          k);
-            problems += line;
-        }
-        const unsigned back = rte_mempool_avail_count(mp);
-        if (back != mp->size) {
-            std::snprintf(line, sizeof line, "pool %zu: %u of %u mbufs back; ", k, back, mp->size);
-            problems += line;
-        }
-    }
-    return problems;
+std::vector<std::string> Dataplane::mempool_names() const {
+    std::vector<std::string> names;
+    for (const detail::Mempool& p : impl_->pools)
+        if (p) names.emplace_back(p->name);
+    return names;
 }
 
 }  // namespace linkem::dp

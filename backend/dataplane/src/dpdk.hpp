@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "linkem/emulator.hpp"
+#include "linkem/huge_page_queue.hpp"
 #include "linkem/time.hpp"
 #include "linkem/tsc_clock.hpp"
 
@@ -118,7 +119,7 @@ struct CalendarBins<dp::detail::HeldPacket> : CalendarBinsInLowBits<dp::detail::
 
 namespace linkem::dp::detail {
 
-using MbufEmulator = Emulator<HeldPacket>;
+using MbufEmulator = Emulator<HeldPacket, PacketTraits<HeldPacket>, HugePageCalendarQueue>;
 
 // The data plane's one clock: TSC ticks to ns at the rate measured against
 // CLOCK_MONOTONIC_RAW at start and re-checked in the background (linkem/tsc_clock.hpp;
@@ -152,11 +153,11 @@ struct RingFree {
 };
 using Ring = std::unique_ptr<rte_ring, RingFree>;
 
-/// The pool the data plane gave a port's RX queue (null: none): VirtualPort puts frames
-/// where a NIC would, into mbufs of that pool, so that they take the same path (buffer
-/// exchange) as on a real port. Set while the port is configured.
-void set_rx_pool(std::uint16_t port, rte_mempool* mp);
-rte_mempool* rx_pool(std::uint16_t port);
+/// The pool the data plane gave a port's receive queue (null: none): VirtualPort puts
+/// frames where a NIC would, into mbufs of that pool, so that they take the same path
+/// (buffer exchange) as on a real port. Set while the port is configured.
+void set_rx_pool(std::uint16_t port, unsigned queue, rte_mempool* mp);
+rte_mempool* rx_pool(std::uint16_t port, unsigned queue);
 
 /// Unique DPDK object names within the process.
 std::string unique_name(const std::string& stem);

@@ -24,6 +24,7 @@
 #include <rte_mbuf_pool_ops.h>
 
 #include "dpdk.hpp"
+#include "linkem/dataplane/dataplane.hpp"
 #include "linkem/huge_pages.hpp"
 
 namespace linkem::dp {
@@ -219,9 +220,16 @@ rte_mempool* make_thp_pool(const std::string& name, unsigned n, unsigned cache, 
         rte_mempool_free(mp);
         return nullptr;
     };
-    if (rte_mempool_set_ops_byname(mp, kStackOps, nullptr) != 0 &&
-        rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0)
-        return fail("cannot set the mempool ops");
+    if (rte_mempool_set_ops_byname(mp, kStackOps, nullptr) != 0) {
+        if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0)
+            return fail("cannot set the mempool ops");
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true))
+            log("warning: DPDK's stack mempool driver is not loaded (librte_mempool_stack): the "
+                "pools use '%s', which hands out the mbufs freed longest ago, cold in every "
+                "cache, whenever the backlog grows",
+                rte_mbuf_best_mempool_ops());
+    }
     rte_pktmbuf_pool_private priv{};
     priv.mbuf_data_room_size = kDataRoom;
     priv.mbuf_priv_size = 0;
@@ -283,15 +291,18 @@ Mempool make_pktmbuf_pool(const std::string& name, unsigned n, int socket) {
 }
 
 namespace {
-std::array<std::atomic<rte_mempool*>, RTE_MAX_ETHPORTS> g_rx_pools{};
+std::array<std::array<std::atomic<rte_mempool*>, kMaxWorkers>, RTE_MAX_ETHPORTS> g_rx_pools{};
 }  // namespace
 
-void set_rx_pool(std::uint16_t port, rte_mempool* mp) {
-    if (port < g_rx_pools.size()) g_rx_pools[port].store(mp, std::memory_order_release);
+void set_rx_pool(std::uint16_t port, unsigned queue, rte_mempool* mp) {
+    if (port < g_rx_pools.size() && queue < kMaxWorkers)
+        g_rx_pools[port][queue].store(mp, std::memory_order_release);
 }
 
-rte_mempool* rx_pool(std::uint16_t port) {
-    return port < g_rx_pools.size() ? g_rx_pools[port].load(std::memory_order_acquire) : nullptr;
+rte_mempool* rx_pool(std::uint16_t port, unsigned queue) {
+    return port < g_rx_pools.size() && queue < kMaxWorkers
+               ? g_rx_pools[port][queue].load(std::memory_order_acquire)
+               : nullptr;
 }
 
 std::string unique_name(const std::string& stem) {
@@ -380,8 +391,8 @@ Eal::Eal(const EalOptions& o) {
         if (o.worker_lcores > cpus.size())
             detail::log(
                 "warning: %u polling lcores on %zu usable CPU(s): they take turns, and "
-                "each turn stalls the others (README: \"Stalls\"); linkemd's --lcores "
-                "shared needs one CPU, 1 one per direction",
+                "each turn stalls the others (README: \"Stalls\"); linkemd's --workers "
+                "shared needs one CPU, N that many per direction",
                 o.worker_lcores, cpus.size());
     }
     if (!has_option(raw, {"--no-pci", "-a", "--allow", "-b", "--block"})) {

@@ -4,10 +4,11 @@
 
 namespace linkem::dp::detail {
 
-bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap) {
+bool setup_exchange(Lane& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap) {
     d.stash_cap = kStashBursts * d.burst;
     if (rte_eal_iova_mode() != RTE_IOVA_VA) {
-        log("direction %u: IOVA as physical addresses: packets are queued as whole mbufs", d.index);
+        log("direction %u worker %u: IOVA as physical addresses: packets are queued as whole mbufs",
+            d.index, d.queue);
         return false;
     }
     // The queue keeps buffers as offsets from the pool's lowest buffer address; every
@@ -33,9 +34,9 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
         },
         &span);
     if (!span.fit) {
-        log("direction %u: the pool's buffers are too far apart or not 64-byte aligned: "
+        log("direction %u worker %u: the pool's buffers are too far apart or not 64-byte aligned: "
             "packets are queued as whole mbufs",
-            d.index);
+            d.index, d.queue);
         return false;
     }
     d.buf_base = span.lo;
@@ -59,8 +60,9 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
         if (taken) rte_mempool_put_bulk(pool, reinterpret_cast<void**>(d.donors.data()), taken);
         d.donors.clear();
         d.free_store.clear();
-        log("direction %u: cannot set up buffer exchange; packets are queued as whole mbufs",
-            d.index);
+        log("direction %u worker %u: cannot set up buffer exchange; packets are queued as whole "
+            "mbufs",
+            d.index, d.queue);
         return false;
     }
     d.pool = pool;
@@ -71,13 +73,14 @@ bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::
     return true;
 }
 
-void teardown_exchange(Direction& d) {
+void teardown_exchange(Lane& d) {
     if (!d.exchange) return;
     if (d.free_n != d.donors.size() + d.stash_n) {
         // Cannot happen unless a buffer went astray; keep the headers out (the pool stays
         // parked) rather than give two headers one buffer.
-        log("warning: direction %u: %u free buffers for %zu donor and %u stash mbufs at stop",
-            d.index, d.free_n, d.donors.size(), d.stash_n);
+        log("warning: direction %u worker %u: %u free buffers for %zu donor and %u stash mbufs at "
+            "stop",
+            d.index, d.queue, d.free_n, d.donors.size(), d.stash_n);
         return;
     }
     for (std::uint32_t j = 0; j < d.stash_n; ++j)

@@ -1,12 +1,12 @@
 // The buffer exchange between received mbufs and the Emulator's queue: ingest() and drain()
-// of one direction's packets (inlined into the lcore loops), set-up and tear-down.
+// of one lane's packets (inlined into the lcore loops), set-up and tear-down.
 #pragma once
 
 #include <bit>
 #include <cstddef>
 #include <cstring>
 
-#include "direction.hpp"
+#include "lane.hpp"
 
 namespace linkem::dp::detail {
 
@@ -27,12 +27,12 @@ namespace linkem::dp::detail {
 // the pool when it runs short give their buffers to the free list first.) So a packet
 // that passes through the stash costs no free-list traffic at all. Headers circulate in a
 // small, hot set; the buffers in the queue are not touched by the CPU at all (the NIC DMAs
-// them; net_null does not look at them). At start, the direction takes most of its pool's
+// them; net_null does not look at them). At start, the lane takes most of its pool's
 // mbufs out (the donors) and lists their buffers as free; at stop, every buffer is back and
 // the donors get one each before they return to the pool.
 //
 // A buffer is exchanged only when that is invisible: a single-segment, direct mbuf of this
-// direction's pool, reference count 1, data at the default headroom, IOVA as VA (so
+// lane's pool, reference count 1, data at the default headroom, IOVA as VA (so
 // buf_iova = buf_addr). Anything else (chained or external-buffer mbufs, mbufs of another
 // pool, e.g. a test's ring port) is held as the mbuf itself, as with --hold-mbufs; at most
 // kHeldCap mbufs of the own pool are held that way (beyond: buffer_full drops), so the
@@ -50,7 +50,7 @@ static_assert(offsetof(rte_mbuf, refcnt) == offsetof(rte_mbuf, data_off) + 2 &&
               "the rearm word's layout");
 static_assert(std::endian::native == std::endian::little, "the rearm word as little-endian");
 
-inline bool exchangeable(const Direction& d, const rte_mbuf* m) {
+inline bool exchangeable(const Lane& d, const rte_mbuf* m) {
     std::uint64_t rearm;
     std::memcpy(&rearm, &m->rearm_data, sizeof rearm);
     return m->pool == d.pool && (rearm & kRearmMask) == kRearmWant && RTE_MBUF_DIRECT(m) &&
@@ -58,7 +58,7 @@ inline bool exchangeable(const Direction& d, const rte_mbuf* m) {
 }
 
 // A held mbuf leaves the queue: mbufs of the own pool stop counting against held_cap.
-inline rte_mbuf* unhold(Direction& d, HeldPacket p) {
+inline rte_mbuf* unhold(Lane& d, HeldPacket p) {
     rte_mbuf* m = p.as_mbuf();
     if (d.exchange && m->pool == d.pool) d.held_own -= m->nb_segs;
     return m;
@@ -66,14 +66,14 @@ inline rte_mbuf* unhold(Direction& d, HeldPacket p) {
 
 // A packet the Emulator dropped, or one left over at stop: its buffer goes back to the free
 // list, a held mbuf to its pool.
-inline void release(Direction& d, HeldPacket p) {
+inline void release(Lane& d, HeldPacket p) {
     if (p.is_buffer())
         d.free_bufs[d.free_n++] = p.addr(d.buf_base);
     else
         rte_pktmbuf_free(unhold(d, p));
 }
 
-inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+inline void ingest(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
     LINKEM_STAGE_START(t_exchange);
     HeldPacket held[kMaxBurst];
     std::uint16_t k = 0;
@@ -133,7 +133,7 @@ inline void ingest(Direction& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
 }
 
 // Drains up to max due packets as mbufs ready to transmit.
-inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t max) {
+inline std::size_t drain(Lane& d, TimeNs now, rte_mbuf** out, std::size_t max) {
     HeldPacket held[kMaxBurst];
     if (!d.exchange) {
         LINKEM_STAGE_START(t_drain);
@@ -156,9 +156,10 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
             d.stash_n += need;
         } else if (!d.warned_headers) {
             d.warned_headers = true;
-            log("warning: direction %u: no mbuf header free for a due packet; packets wait "
+            log("warning: direction %u worker %u: no mbuf header free for a due packet; packets "
+                "wait "
                 "(raise --mbufs)",
-                d.index);
+                d.index, d.queue);
         }
         if (d.stash_n == 0) return 0;
         max = std::min<std::size_t>(max, d.stash_n);
@@ -194,9 +195,9 @@ inline std::size_t drain(Direction& d, TimeNs now, rte_mbuf** out, std::size_t m
 
 // Takes the donors out of the pool and lists their buffers as free. False (and nothing
 // taken) when exchange is not possible here.
-bool setup_exchange(Direction& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap);
+bool setup_exchange(Lane& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap);
 // At stop, after every packet came back: the headers of the stash and the donors go back to
 // the pool, each with one of the free buffers.
-void teardown_exchange(Direction& d);
+void teardown_exchange(Lane& d);
 
 }  // namespace linkem::dp::detail

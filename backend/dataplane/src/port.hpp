@@ -1,17 +1,19 @@
-// A DPDK ethdev owned by the data plane: probed (or found), configured with one RX and one
-// TX queue, started, and stopped and removed again at the end.
+// A DPDK ethdev owned by the data plane: probed (or found), configured with one receive and
+// one transmit queue per worker (several: RSS spreads flows over the receive queues where
+// the device offers it), started, and stopped and removed again at the end.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 
-#include "direction.hpp"
 #include "dpdk.hpp"
+#include "lane.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "packet_socket.hpp"
 
@@ -50,7 +52,8 @@ class EthPort {
         }
     }
     ~EthPort() {
-        detail::set_rx_pool(id_, nullptr);
+        for (unsigned q = 0; q < queues_; ++q)
+            detail::set_rx_pool(id_, q, nullptr);
         if (kernel_) kernel_->close();
         if (started_) rte_eth_dev_stop(id_);
         if (owned_) {
@@ -64,21 +67,46 @@ class EthPort {
     EthPort(const EthPort&) = delete;
     EthPort& operator=(const EthPort&) = delete;
 
-    void configure(rte_mempool* rx_pool) {
+    /// One receive queue per pool (rx_pools[q] for queue q) and as many transmit queues.
+    void configure(const std::vector<rte_mempool*>& rx_pools) {
+        const auto nq = static_cast<std::uint16_t>(rx_pools.size());
         rte_eth_dev_info info{};
         int ret = rte_eth_dev_info_get(id_, &info);
         if (ret != 0) fail("cannot read device info", ret);
+        if (info.max_rx_queues < nq || info.max_tx_queues < nq)
+            throw DataplaneError(
+                "port '" + spec_.text + "' offers " + std::to_string(info.max_rx_queues) +
+                " receive and " + std::to_string(info.max_tx_queues) +
+                " transmit queue(s); --workers " + std::to_string(nq) + " needs " +
+                std::to_string(nq) + " of each" +
+                (spec_.devargs.find("af_packet") != std::string::npos
+                     ? " (net_af_packet: add qpairs=" + std::to_string(nq) + " to its devargs)"
+                     : ""));
         rte_eth_conf conf{};
-        ret = rte_eth_dev_configure(id_, 1, 1, &conf);
+        // Several queues: flows spread over them by the device's hash of addresses and ports
+        // (RSS), each flow on one queue. Devices without RSS fill their queues themselves
+        // (net_af_packet: the kernel's fanout group hashes flows onto its sockets; net_null
+        // and net_ring: each queue on its own).
+        const std::uint64_t hash =
+            (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+        if (nq > 1 && hash != 0) {
+            conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+            conf.rx_adv_conf.rss_conf.rss_hf = hash;
+        }
+        ret = rte_eth_dev_configure(id_, nq, nq, &conf);
         if (ret != 0) fail("cannot configure", ret);
+        queues_ = nq;
+        rss_ = nq > 1 && hash != 0;
         nb_rxd_ = kRxDesc;
         nb_txd_ = kTxDesc;
         ret = rte_eth_dev_adjust_nb_rx_tx_desc(id_, &nb_rxd_, &nb_txd_);
         if (ret != 0) fail("cannot adjust descriptor counts", ret);
-        ret = rte_eth_rx_queue_setup(id_, 0, nb_rxd_, socket(), nullptr, rx_pool);
-        if (ret != 0) fail("cannot set up the RX queue", ret);
-        ret = rte_eth_tx_queue_setup(id_, 0, nb_txd_, socket(), nullptr);
-        if (ret != 0) fail("cannot set up the TX queue", ret);
+        for (std::uint16_t q = 0; q < nq; ++q) {
+            ret = rte_eth_rx_queue_setup(id_, q, nb_rxd_, socket(), nullptr, rx_pools[q]);
+            if (ret != 0) fail("cannot set up an RX queue", ret);
+            ret = rte_eth_tx_queue_setup(id_, q, nb_txd_, socket(), nullptr);
+            if (ret != 0) fail("cannot set up a TX queue", ret);
+        }
         ret = rte_eth_promiscuous_enable(id_);
         if (ret != 0 && ret != -ENOTSUP)
             log("port %s: cannot enable promiscuous mode: %s", spec_.text.c_str(),
@@ -86,13 +114,15 @@ class EthPort {
         ret = rte_eth_dev_start(id_);
         if (ret != 0) fail("cannot start", ret);
         started_ = true;
-        detail::set_rx_pool(id_, rx_pool);
+        for (std::uint16_t q = 0; q < nq; ++q)
+            detail::set_rx_pool(id_, q, rx_pools[q]);
         rte_eth_stats_reset(id_);
         if (kernel_) kernel_->reset();
     }
 
     void stop() {
-        detail::set_rx_pool(id_, nullptr);
+        for (unsigned q = 0; q < queues_; ++q)
+            detail::set_rx_pool(id_, q, nullptr);
         if (kernel_) kernel_->close();  // the PMD closes its sockets when it stops
         if (started_) rte_eth_dev_stop(id_);
         started_ = false;
@@ -101,6 +131,9 @@ class EthPort {
     std::uint16_t id() const { return id_; }
     const PortSpec& spec() const { return spec_; }
     std::uint16_t rx_desc() const { return nb_rxd_; }
+    unsigned queues() const { return queues_; }
+    /// Whether the device spreads flows over its receive queues by RSS.
+    bool rss() const { return rss_; }
     std::uint16_t tx_desc() const { return nb_txd_; }
     int socket() const {
         const int s = rte_eth_dev_socket_id(id_);
@@ -147,6 +180,8 @@ class EthPort {
     bool owned_ = false;
     bool started_ = false;
     std::uint16_t nb_rxd_ = 0, nb_txd_ = 0;
+    unsigned queues_ = 0;
+    bool rss_ = false;
     rte_dev_iterator iter_{};
     std::unique_ptr<PacketSocketStats> kernel_;  // net_af_packet only
 };

@@ -1,6 +1,13 @@
-// The data plane: two ports (or one), one Emulator per direction, lcores that move packets
+// The data plane: two ports (or one), one Emulator per direction and worker, lcores that
+// move packets
 //
 //   rx_burst -> timestamp (TSC ns, one per burst) -> Emulator::ingest -> drain -> tx_burst
+//
+// Workers: one lcore for both directions (`shared`), or N per direction, each with its own
+// receive and transmit queue on the ports and its own Emulator for the flows the port puts
+// on its queue (RSS; net_af_packet: the kernel's hash fanout). A direction's workers are one
+// link: its counters are their sums, a parameter change reaches all of them with one
+// generation, and its limiter (spacer or policer) is shared (linkem/shared_link.hpp).
 //
 // Packets the TX queue does not take stay queued (a per-direction pending array retried
 // first, in order); nothing is dropped except by the Emulator (loss, limiter, full buffer).
@@ -28,16 +35,24 @@
 
 namespace linkem::dp {
 
-/// Lcores per direction: shared = one lcore serves both directions; one = rx+emulate+tx;
-/// two = rx+emulate | tx; three = rx | emulate | tx (stages joined by SPSC rings).
-enum class Layout : std::uint8_t { shared, one, two, three };
+/// The data plane's worker lcores: `shared` (one lcore serves both directions, one queue
+/// each) or `per_direction` lcores for each direction, each serving its own queue pair.
+struct Workers {
+    bool shared = false;
+    unsigned per_direction = 1;
+    bool operator==(const Workers&) const = default;
+};
+inline constexpr unsigned kMaxWorkers = 64;  // per direction
 
-std::optional<Layout> parse_layout(std::string_view s);  // "shared", "1", "2", "3"
-std::string_view to_string(Layout l);
-/// Worker lcores a layout needs for the given number of directions.
-unsigned worker_lcores_needed(Layout l, unsigned directions);
-/// "shared" below 4 usable CPUs, else "1".
-Layout default_layout(unsigned cpus);
+/// "shared", or a number 1 .. kMaxWorkers (workers per direction); nullopt otherwise.
+std::optional<Workers> parse_workers(std::string_view s);
+std::string to_string(Workers w);
+/// Worker lcores needed for the given number of directions.
+unsigned worker_lcores_needed(Workers w, unsigned directions);
+/// Queues per port (receive and transmit alike).
+unsigned queues_per_port(Workers w);
+/// "shared" below 4 usable CPUs, else one per direction.
+Workers default_workers(unsigned cpus);
 
 inline constexpr unsigned kMaxBurst = 512;
 inline constexpr std::uint32_t kMinMbufs = 8192;
@@ -57,23 +72,23 @@ inline constexpr const char* kAfPacketDevargs =
     "blocksz=65536,framesz=2048,framecnt=8192,qdisc_bypass=1";
 /// Resolves a --port-a/--port-b value: a DPDK device name or devargs ("net_null0",
 /// "net_tap0,iface=lk0"), a PCI address ("0000:3b:00.0"), or a kernel interface name
-/// ("veth1" -> "net_af_packet_veth1,iface=veth1,<kAfPacketDevargs>"). Throws ParamError(field) when
-/// it is none of these.
-PortSpec resolve_port(const std::string& text, const std::string& field);
+/// ("veth1" -> "net_af_packet_veth1,iface=veth1,<kAfPacketDevargs>", with ",qpairs=N" for
+/// queues > 1). Throws ParamError(field) when it is none of these.
+PortSpec resolve_port(const std::string& text, const std::string& field, unsigned queues = 1);
 
 /// Default mbuf count: enough for the largest configured rate (limiter rate, or 10 GbE
 /// line rate of minimum-size frames) x (mean delay + 4 jitter + 1 ms) + the spacer backlog,
-/// per direction, clamped to 65535 .. 262143.
-std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions);
+/// per direction, clamped to 65535 .. 262143, times the workers per direction.
+std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions, unsigned workers = 1);
 /// EAL memory (MiB) for --no-huge runs holding `mbufs` mbufs.
 std::size_t eal_memory_mib(std::uint32_t mbufs);
 
 struct DataplaneConfig {
     std::string port_a;
     std::string port_b;  // empty: single-port mode (packets go back out of port A)
-    Layout layout = Layout::shared;
+    Workers workers{.shared = true};
     unsigned burst = 16;      // 1 .. kMaxBurst
-    std::uint32_t mbufs = 0;  // total over all pools; 0: default_mbufs()
+    std::uint32_t mbufs = 0;  // total over all pools (one per receive queue); 0: default_mbufs()
     /// Queue whole mbufs instead of exchanging packet buffers (see dataplane.cpp, "Buffer
     /// exchange"): for comparison, and for code that needs the received mbuf itself.
     bool hold_mbufs = false;
@@ -85,10 +100,14 @@ struct DataplaneConfig {
 };
 
 inline constexpr unsigned kMaxDelaySamplesPerS = 20000;
-/// How often each direction's lcore reports its counters and delay statistics.
+/// How often each direction's lcores report their counters and delay statistics (at the
+/// multiples of this period of the data plane's clock, so that a direction's workers report
+/// together).
 inline constexpr DurationNs kReportPeriod = 50 * kNsPerMs;
 
-/// What the lcores reported since the last Dataplane::take_telemetry(), per direction.
+/// What the lcores reported since the last Dataplane::take_telemetry(), per direction (a
+/// direction's workers merged: one report per period, the samples of all of them in order
+/// of arrival).
 struct TelemetryBatch {
     std::vector<IntervalReport> reports[2];
     std::vector<DelaySample> samples[2];
@@ -143,8 +162,9 @@ class Dataplane {
     std::uint64_t generation() const;
 
     /// Counters per direction and port. While the data plane runs, each direction's counters
-    /// are those of its newest interval report (taken by its lcore between two bursts, so
-    /// in = out + drops + in_flight holds), at most kReportPeriod old.
+    /// are the sums over its workers of their newest interval reports (each taken by its
+    /// lcore between two bursts, so in = out + drops + in_flight holds), at most
+    /// kReportPeriod old; its parameter generation is the oldest any of them runs.
     DataplaneStats stats() const;
     /// Moves the interval reports and delay samples made since the last call into `out`
     /// (cleared first). Keeps at most ~10 s of reports between calls.
@@ -153,14 +173,14 @@ class Dataplane {
     /// The configuration; its `link` is the parameters in force (as link(), with the seeds
     /// in use). Read it on the thread that applies changes (it is not locked).
     const DataplaneConfig& config() const;
-    /// Seed in use per direction (drawn at construction when the parameters say 0).
+    /// Seed in use per direction (drawn at construction when the parameters say 0). Each
+    /// worker draws its own random streams from it.
     std::uint64_t seed(unsigned direction) const;
-    /// Mbufs per pool (one pool per receiving port).
+    /// Mbufs per pool (one pool per receive queue).
     std::uint32_t mbufs_per_pool() const;
-    /// After stop(): whether every pool is whole, i.e. all of its mbufs are back in it and
-    /// the packet buffers (which the buffer exchange moves between mbuf headers) are the
-    /// pool's own, one per mbuf: none lost, none shared. Empty when whole, else what is wrong.
-    std::string pool_check() const;
+    /// The names of the mbuf pools (DPDK mempools), in creation order: for checks that walk
+    /// them after stop() (tests/support/pool_check.hpp).
+    std::vector<std::string> mempool_names() const;
 
   private:
     struct Impl;

@@ -1,4 +1,5 @@
-// VirtualPort: an ethdev backed by two rte_rings whose far end the caller holds.
+// VirtualPort: an ethdev backed by rte_rings (a pair per queue) whose far end the caller
+// holds.
 //
 // The data plane sees an ordinary port (pass name() as a port); the caller sends raw
 // frames into the port's receive side and receives what the data plane transmitted. Used by
@@ -25,9 +26,11 @@ class VirtualPort {
     enum class FramePool : std::uint8_t { rx_queue, own };
 
     /// Creates the rings, a pool of `mbufs` for frames sent into the port, and the ethdev
-    /// (named "net_ring_" + name). Throws DataplaneError.
+    /// (named "net_ring_" + name) with `queues` receive and transmit queues (for as many
+    /// workers per direction). Throws DataplaneError.
     VirtualPort(Eal& eal, const std::string& name, unsigned ring_size = 8192,
-                unsigned mbufs = 16383, FramePool frames = FramePool::rx_queue);
+                unsigned mbufs = 16383, FramePool frames = FramePool::rx_queue,
+                unsigned queues = 1);
     ~VirtualPort();
     VirtualPort(const VirtualPort&) = delete;
     VirtualPort& operator=(const VirtualPort&) = delete;
@@ -46,8 +49,15 @@ class VirtualPort {
         bool shared = false;         // a second reference kept by this port (release_shared())
     };
 
-    /// Puts up to n frames of `length` bytes on the receive ring; fill(i, bytes) writes
-    /// frame i. Returns how many were queued (fewer when the ring or the pool is full).
+    unsigned queues() const;
+    /// The receive queue a frame lands on, like a NIC's RSS: a hash of its Ethernet
+    /// addresses and type and, for IPv4, its protocol, addresses and TCP/UDP ports, so that
+    /// each flow keeps to one queue (always 0 with one queue).
+    unsigned queue_of(std::span<const std::uint8_t> frame) const;
+
+    /// Puts up to n frames of `length` bytes on the receive rings (the queue_of() each);
+    /// fill(i, bytes) writes frame i. Returns how many were queued, in order (fewer when a
+    /// ring or the pool is full).
     std::size_t send_burst(std::size_t n, std::size_t length,
                            const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill,
                            const FrameShape& shape);
@@ -60,14 +70,17 @@ class VirtualPort {
     /// plane must leave a shared mbuf as it is. Call it before the data plane whose pool the
     /// frames came from is destroyed (the port's destructor does not).
     std::size_t release_shared();
-    /// Takes up to max frames the data plane transmitted, calling sink for each. Returns
-    /// the count.
+    /// Takes up to max frames the data plane transmitted (from every queue in turn; each
+    /// queue's in the order sent), calling sink for each. Returns the count.
     std::size_t receive(const std::function<void(std::span<const std::uint8_t>)>& sink,
                         std::size_t max = 64);
     /// Frames sent but not yet taken by the data plane.
     std::size_t rx_backlog() const;
 
   private:
+    std::size_t send_spread(std::size_t n, std::size_t length,
+                            const std::function<void(std::size_t, std::span<std::uint8_t>)>& fill,
+                            const FrameShape& shape);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

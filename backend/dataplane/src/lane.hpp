@@ -1,0 +1,170 @@
+// A lane: what one worker lcore does for one direction of the link. It receives from its
+// queue of the direction's receiving port, runs its own Emulator and transmits on its queue
+// of the sending port. Here: the Emulator, the parameter hand-off from the control thread,
+// the stall counters, the buffer exchange's state, telemetry and (with
+// -DLINKEM_DP_PROFILE=ON) the stage profile. A direction has one lane per worker (one with
+// `shared`, where one lcore runs both directions' lanes). Internal to the data plane.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dpdk.hpp"
+#include "linkem/dataplane/dataplane.hpp"
+#include "linkem/spsc_ring.hpp"
+#include "linkem/telemetry.hpp"
+
+namespace linkem::dp::detail {
+
+inline constexpr std::uint16_t kRxDesc = 1024;
+inline constexpr std::uint16_t kTxDesc = 1024;
+inline constexpr unsigned kPoolCache = 256;
+// Buffer exchange (below): at most this many mbuf headers kept ready for the drain per
+// lane (kStashBursts bursts), and how many mbufs of its own pool a lane may hold in its
+// queue as whole mbufs (pool / 16 within these bounds).
+inline constexpr unsigned kStashBursts = 4;
+inline constexpr unsigned kStash = kStashBursts * kMaxBurst;
+inline constexpr std::uint32_t kHeldCapMin = 64, kHeldCapMax = 1024;
+// A gap of at least this between two polls of a lane is a stall (DirectionStats).
+inline constexpr TimeNs kStallNs = 100 * kNsPerUs;
+
+// ------------------------------------------------------------------------ stage profile
+//
+// Built with -DLINKEM_DP_PROFILE=ON, the data plane counts the TSC cycles each stage of the
+// packet path takes, per lane, and logs them per received packet at stop: where a
+// mode's time goes in place, which sampling (perf has only cpu-clock in these VMs, and
+// its samples slide onto neighbouring instructions) cannot say. Each timed stage costs two
+// TSC reads per burst, which the figures include (~25 cycles a read on the 2.1 GHz VMs of
+// docs/performance.md, ~10 cycles per packet in all at burst 32: compare modes within a profile
+// build, not with the normal build's rates). The normal build has none of it.
+#ifdef LINKEM_DP_PROFILE
+struct StageProfile {
+    std::uint64_t rx = 0;        // rte_eth_rx_burst
+    std::uint64_t exchange = 0;  // buffer exchange before the Emulator
+    std::uint64_t ingest = 0;    // Emulator::ingest (delay, limiter, loss, queue push)
+    std::uint64_t drain = 0;     // Emulator::drain (queue pop; the calendar's sort)
+    std::uint64_t headers = 0;   // mbuf headers for the drained buffers
+    std::uint64_t packets = 0;   // handed to Emulator::ingest
+    std::uint64_t tx = 0;        // rte_eth_tx_burst
+    std::uint64_t tx_calls = 0;  // rte_eth_tx_burst calls
+};
+#define LINKEM_STAGE_START(t) const std::uint64_t t = rte_rdtsc()
+#define LINKEM_STAGE_END(d, stage, t) ((d).prof.stage += rte_rdtsc() - (t))
+#define LINKEM_STAGE_COUNT(d, n) ((d).prof.packets += (n))
+#define LINKEM_STAGE_CALL(d, stage) (++(d).prof.stage##_calls)
+#else
+#define LINKEM_STAGE_START(t)
+#define LINKEM_STAGE_END(d, stage, t)
+#define LINKEM_STAGE_COUNT(d, n)
+#define LINKEM_STAGE_CALL(d, stage)
+#endif
+
+// ------------------------------------------------------------------------------ lanes
+struct ParamBlock {
+    std::uint64_t generation;
+    LinkParams params;  // buffer limit already capped by the pool
+};
+
+struct alignas(64) Lane {
+    unsigned index = 0;  // the direction: 0 a_to_b, 1 b_to_a
+    unsigned queue = 0;  // the worker within the direction: its queue on both ports
+    std::uint16_t rx_port = 0, tx_port = 0;
+    std::uint16_t burst = 16;
+    std::uint64_t buffer_cap = 0;
+    std::unique_ptr<MbufEmulator> emu;
+
+    // Parameter hand-off. Written by the control thread...
+    alignas(64) std::atomic<const ParamBlock*> block{nullptr};
+    std::atomic<std::uint64_t> published{0};
+    // ...and acknowledged by the lcore that owns the Emulator.
+    alignas(64) std::atomic<std::uint64_t> acked{0};
+    std::uint64_t adopted = 0;
+
+    // Transmit (owner: the lane's lcore).
+    alignas(64) std::atomic<std::uint64_t> tx_sent{0};
+    std::uint32_t pend_head = 0, pend_n = 0;
+    rte_mbuf* pending[kMaxBurst];
+
+    // Stalls: poll gaps of kStallNs or more.
+    alignas(64) TimeNs last_rx_poll = 0;
+    std::atomic<std::uint64_t> stalls{0}, stall_ns{0}, longest_stall_ns{0};
+
+    // Buffer exchange (owner: the lane's lcore).
+    alignas(64) bool exchange = false;
+    rte_mempool* pool = nullptr;  // the pool this lane receives into
+    std::uintptr_t buf_base = 0;  // the lowest packet buffer address of `pool`
+    std::uint32_t free_n = 0;     // free_bufs[0, free_n): packet buffers without a header
+    void** free_bufs = nullptr;
+    std::uint32_t stash_n = 0;                 // headers (without a buffer) ready for the drain
+    std::uint32_t stash_cap = 0;               // kStashBursts bursts
+    std::uint64_t held_own = 0, held_cap = 0;  // mbufs of `pool` held whole in the queue
+    bool warned_headers = false;
+    rte_mbuf* stash[kStash];
+    std::vector<void*> free_store;
+    std::vector<rte_mbuf*> donors;  // the headers whose buffers were given to the queue
+
+    // Telemetry (owner: the lane's lcore): an interval report at every multiple of
+    // kReportPeriod, and the delay samples the Emulator completes.
+    alignas(64) TimeNs next_report = 0;
+    std::atomic<std::uint64_t> reports_dropped{0};
+    std::unique_ptr<SpscRing<IntervalReport>> reports;
+    std::unique_ptr<SpscRing<DelaySample>> samples;
+
+#ifdef LINKEM_DP_PROFILE
+    alignas(64) StageProfile prof;
+#endif
+};
+
+// The lanes of a direction report at the same instants (the multiples of kReportPeriod), so
+// that their reports cover the same intervals and add up.
+[[gnu::noinline, gnu::cold]] inline void report(Lane& d, TimeNs now) {
+    if (d.next_report != 0 && !d.reports->try_push(d.emu->take_report(now, d.adopted)))
+        d.reports_dropped.fetch_add(1, std::memory_order_relaxed);
+    if (d.next_report == 0) d.emu->take_report(now, d.adopted);  // starts the first interval
+    d.next_report = (now / kReportPeriod + 1) * kReportPeriod;
+}
+
+// After a visit that moved d's packets at `now`: the interval report when it is due.
+inline void report_if_due(Lane& d, TimeNs now) {
+    if (now >= d.next_report) [[unlikely]]
+        report(d, now);
+}
+
+// Adopts a newly published parameter block. The generation is read first (acquire): the
+// block pointer stored before it is then visible. set_params copies the block, so once
+// `acked` is stored (release) this lcore holds no reference to any older block and the
+// control thread may free them.
+inline void adopt_params(Lane& d) {
+    if (d.published.load(std::memory_order_acquire) == d.adopted) [[likely]]
+        return;
+    const ParamBlock* b = d.block.load(std::memory_order_acquire);
+    d.emu->set_params(b->params);
+    d.adopted = b->generation;
+    d.acked.store(b->generation, std::memory_order_release);
+}
+
+[[gnu::noinline, gnu::cold]] inline void count_stall(Lane& d, TimeNs gap) {
+    const auto g = static_cast<std::uint64_t>(gap);
+    d.stalls.fetch_add(1, std::memory_order_relaxed);
+    d.stall_ns.fetch_add(g, std::memory_order_relaxed);
+    std::uint64_t longest = d.longest_stall_ns.load(std::memory_order_relaxed);
+    while (g > longest &&
+           !d.longest_stall_ns.compare_exchange_weak(longest, g, std::memory_order_relaxed)) {
+    }
+}
+
+// A poll of a lane at `now`; `last` is its previous poll (0: none yet).
+inline void note_poll(Lane& d, TimeNs& last, TimeNs now) {
+    const TimeNs gap = now - last;
+    if (gap >= kStallNs && last != 0) [[unlikely]]
+        count_stall(d, gap);
+    last = now;
+}
+
+inline void count_sent(Lane& d, std::uint32_t n) {
+    if (n) Counters::add(d.tx_sent, n);
+}
+
+}  // namespace linkem::dp::detail

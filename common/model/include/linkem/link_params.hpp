@@ -1,0 +1,184 @@
+// LinkParams: everything that describes one direction of an emulated link.
+//
+// One vocabulary on every surface. JSON keys (config files, protocol) carry their unit in
+// the name: durations in microseconds (`_us`, fractions allowed), rates in bit/s (`_bps`),
+// sizes in bytes (`_bytes`) or packets (`_packets`), probabilities as fractions 0..1.
+// Command-line flags use the same names with dashes and without the unit suffix, and take
+// a value with a unit: --mean-delay 10ms  <->  "mean_delay_us": 10000.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "linkem/delayer.hpp"
+#include "linkem/distributions.hpp"
+#include "linkem/loss.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+enum class Limiter : std::uint8_t { none, spacer, policer };
+enum class ByteAccounting : std::uint8_t { frame, wire };
+
+std::string_view to_string(Strategy s);
+std::string_view to_string(Limiter l);
+std::string_view to_string(LossModel m);
+std::string_view to_string(ByteAccounting b);
+
+struct LinkParams {
+    Strategy strategy = Strategy::correlated;
+    Distribution distribution = Distribution::normal;
+    DurationNs mean_delay = 0;
+    DurationNs jitter = 0;
+    DurationNs half_life = 21 * kNsPerMs;
+    DurationNs rate_window = 10 * kNsPerMs;  // T_min of the rate estimator
+
+    Limiter limiter = Limiter::none;
+    double rate_bps = 0;
+    std::uint64_t spacer_limit_bytes = 1'048'576;
+    std::uint64_t policer_burst_bytes = 65'536;
+    ByteAccounting byte_accounting = ByteAccounting::frame;
+
+    LossModel loss_model = LossModel::none;
+    double loss_probability = 0;  // Bernoulli
+    double ge_p = 0;              // Gilbert-Elliott: good -> bad per packet
+    double ge_r = 1;              // Gilbert-Elliott: bad -> good per packet
+    double ge_loss_good = 0;      // loss probability in state good
+    double ge_loss_bad = 1;       // loss probability in state bad
+
+    std::uint64_t buffer_limit_packets = 1'048'576;
+    std::uint64_t seed = 0;  // 0: chosen at random when the Emulator starts (and reported)
+
+    bool operator==(const LinkParams&) const = default;
+};
+
+/// Parameters of both directions of a link (b_to_a is unused in single-port mode).
+struct LinkConfig {
+    LinkParams a_to_b;
+    LinkParams b_to_a;
+    bool operator==(const LinkConfig&) const = default;
+};
+
+/// A parameter error: which field, and a message that says what is allowed.
+class ParamError : public std::invalid_argument {
+  public:
+    ParamError(std::string field, const std::string& message)
+        : std::invalid_argument("field '" + field + "': " + message),
+          field_(std::move(field)),
+          message_(message) {}
+    /// The JSON key at fault ("jitter_us"), or a dotted path ("a_to_b.jitter_us").
+    const std::string& field() const { return field_; }
+    /// What is wrong and what is allowed, without the field: "-1 is out of range; ...".
+    const std::string& message() const { return message_; }
+
+  private:
+    std::string field_, message_;
+};
+
+/// Throws ParamError naming the first field that is out of range or inconsistent.
+void validate(const LinkParams& p);
+
+/// A field's value in the unit of its key: a number (double: mean_delay_us in us, rate_bps,
+/// probabilities), a whole number (bytes, packets, the seed) or an enum's name. Its JSON
+/// (to_json, link_params_from_json, link_params_schema) is linkem/link_params_json.hpp.
+using FieldValue = std::variant<double, std::uint64_t, std::string>;
+
+/// One LinkParams field: the single place that knows its key, type, unit, range and help.
+/// The JSON codec, the command-line flags, --help, the schema and validate() all read it.
+struct LinkParamField {
+    std::string key;   // the JSON key, unit-suffixed: "mean_delay_us"
+    std::string type;  // "number" (a double), "integer" (a std::uint64_t), "enum" (a name)
+    std::string unit;  // "us", "bit/s", "bytes", "packets", "probability", ""
+    double min = 0, max = 0;
+    std::vector<std::string> values;  // enum: the names
+    std::string help;
+    std::string example;  // command-line text, e.g. "10ms"; for enums the names: "a|b"
+    /// The field's value in its key's unit.
+    std::function<FieldValue(const LinkParams&)> get;
+    /// Stores a value of the field's type after checking its range (or name); throws
+    /// ParamError naming the key: "-1 is out of range; allowed 0 .. 10000000 us".
+    std::function<void(LinkParams&, const FieldValue&)> set;
+    /// What is allowed, as error messages say it: "0 .. 10000000 us", "'none', 'spacer'".
+    std::string allowed() const;
+};
+
+/// Every LinkParams field, in the struct's order.
+const std::vector<LinkParamField>& link_param_fields();
+/// The field of a JSON key; nullptr if there is none.
+const LinkParamField* link_param_field(std::string_view key);
+
+/// A bad value given to a command-line flag. what() is "<flag>: <message>", and the message
+/// says what is allowed: "--jitter: '3' is not a duration with a unit (ns, us, ms, s, min),
+/// e.g. 3ms; allowed 0ns .. 10s [jitter_us]".
+class FlagError : public std::invalid_argument {
+  public:
+    FlagError(std::string flag, std::string field, const std::string& message)
+        : std::invalid_argument(flag + ": " + message),
+          flag_(std::move(flag)),
+          field_(std::move(field)),
+          message_(message) {}
+    const std::string& flag() const { return flag_; }
+    const std::string& field() const { return field_; }  // the JSON key
+    const std::string& message() const { return message_; }
+
+  private:
+    std::string flag_, field_, message_;
+};
+
+/// How a LinkParams field is written on a command line.
+struct LinkParamFlag {
+    std::string key;         // JSON key: "mean_delay_us"
+    std::string flag;        // the key with '_' -> '-' and no unit suffix: "mean-delay"
+    std::string value_name;  // for --help: DURATION, RATE, BYTES, P, N or NAME
+    std::string example;     // "10ms"; for enums the names: "none|spacer|policer"
+    std::string help;        // as in link_params_schema()
+};
+
+/// One entry per LinkParams field, in the struct's order: the flags every CLI offers.
+const std::vector<LinkParamFlag>& link_param_flags();
+
+/// The entry of link_param_flags() for a JSON key; nullptr if there is none.
+const LinkParamFlag* link_param_flag(std::string_view key);
+
+/// Converts the text given to a command-line flag for the LinkParams field `key` into the
+/// field's value, in the key's unit (link_param_from_text in linkem/link_flags.hpp gives it
+/// as JSON): durations need a unit ("10ms" -> 10000 for mean_delay_us), rates too
+/// ("10Gbit" -> 1e10 for rate_bps), sizes take one optionally
+/// ("64KiB" -> 65536), probabilities and counts are plain numbers, enums their names.
+/// Checks the field's range; the rules that tie fields together are validate()'s.
+/// Throws FlagError naming `flag` (as the user wrote it, e.g. "--a-to-b-jitter") and the
+/// key, with the allowed form and range in the flag's units.
+FieldValue link_param_value_from_text(std::string_view key, std::string_view text,
+                                      std::string_view flag);
+
+/// The three layers of link flags every linkem command line offers (linkemd, linkemctl
+/// set): --FLAG for both directions, --a-to-b-FLAG and --b-to-a-FLAG for one.
+inline constexpr const char* kLinkFlagPrefix[3] = {"", "a-to-b-", "b-to-a-"};
+/// "--mean-delay" (layer 0), "--a-to-b-mean-delay" (1), "--b-to-a-mean-delay" (2).
+std::string link_flag_name(const LinkParamFlag& f, int layer);
+
+/// The text given to the link flags of a command line: [i][layer] for link_param_flags()[i];
+/// empty: not given. link_update_from_flags (linkem/link_flags.hpp) converts it.
+using LinkFlagText = std::vector<std::array<std::string, 3>>;
+
+/// Limits (also used by validation).
+struct ParamLimits {
+    static constexpr DurationNs kMaxDelay = 10 * kNsPerSec;
+    static constexpr DurationNs kMinHalfLife = 1 * kNsPerUs;
+    static constexpr DurationNs kMaxHalfLife = 10 * kNsPerSec;
+    static constexpr DurationNs kMinRateWindow = 1 * kNsPerUs;
+    static constexpr DurationNs kMaxRateWindow = 10 * kNsPerSec;
+    static constexpr double kMinRate = 1e3;
+    static constexpr double kMaxRate = 1.6e12;
+    static constexpr std::uint64_t kMinBytes = 64;
+    static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 36;
+    static constexpr std::uint64_t kMaxBufferPackets = std::uint64_t{1} << 28;
+};
+
+}  // namespace linkem

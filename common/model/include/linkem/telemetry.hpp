@@ -1,0 +1,91 @@
+// What the data plane reports about delay: the content of the `delay` topic of
+// docs/protocol.md (section 4), whose JSON is linkem/telemetry_json.hpp (linkem::protocol).
+//
+// The lcore that owns a direction's Emulator accumulates, over every packet, the delay it
+// gave (at ingest) and the lateness of each departure (at drain), and samples a few packets
+// a second end to end (arrival, given delay, scheduled and actual departure). It hands these
+// to the control thread through SpscRings: an IntervalReport every ~50 ms and DelaySamples
+// as they complete. A full ring drops what does not fit and counts it; a packet never waits.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "linkem/counters.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+/// Count, minimum, maximum, mean and standard deviation of a series, O(1) per value and
+/// mergeable. Sums are kept around `shift` (a value near the series' mean, e.g. the
+/// configured mean delay), so the variance of a 10 ms +- 1 us series keeps its digits.
+struct RunningStats {
+    std::uint64_t count = 0;
+    double shift = 0;
+    double sum = 0, sumsq = 0;  // of (x - shift)
+    double min = std::numeric_limits<double>::infinity();
+    double max = -std::numeric_limits<double>::infinity();
+
+    void add(double x) {
+        const double y = x - shift;
+        ++count;
+        sum += y;
+        sumsq += y * y;
+        min = x < min ? x : min;
+        max = x > max ? x : max;
+    }
+    void merge(const RunningStats& o);
+    void reset(double new_shift) { *this = RunningStats{.shift = new_shift}; }
+    double mean() const { return count ? shift + sum / static_cast<double>(count) : 0.0; }
+    /// Population standard deviation (0 for fewer than two values).
+    double sd() const;
+};
+
+/// One sampled packet, end to end through one direction (all in ns, data-plane clock).
+struct DelaySample {
+    TimeNs arrival_ns = 0;
+    DurationNs delay_ns = 0;      // the delay the emulator drew for it (>= 0)
+    DurationNs scheduled_ns = 0;  // scheduled departure - arrival (delay + spacer + order)
+    DurationNs actual_ns = 0;     // departure - arrival, as the data plane measured them
+};
+
+/// What one direction's lcore reports every interval (~50 ms): a consistent copy of its
+/// counters (taken between two bursts, so in = out + drops + in_flight holds), the
+/// parameter generation it runs with, and the delay and lateness of every packet of the
+/// interval.
+struct IntervalReport {
+    TimeNs start_ns = 0, end_ns = 0;
+    CounterSnapshot counters;
+    std::uint64_t params_generation = 0;
+    RunningStats delay;     // given delay of every packet queued in the interval, ns
+    RunningStats lateness;  // departure - scheduled departure of every packet that left, ns
+    std::uint64_t samples_dropped = 0;  // cumulative
+};
+
+/// One frame of the built-in traffic, measured end to end: the send time it carried and its
+/// one-way delay (receive - send), ns.
+struct MeasuredDelay {
+    TimeNs send_ns = 0;
+    DurationNs delay_ns = 0;
+};
+
+/// One direction of a `delay` message.
+struct DirectionDelay {
+    TimeNs start_ns = 0, end_ns = 0;
+    std::vector<DelaySample> samples;
+    RunningStats delay, lateness;
+    std::uint64_t samples_dropped = 0;
+    /// The parameter generation the direction ran with at end_ns (none from a linkemd that
+    /// does not send it).
+    std::optional<std::uint64_t> params_generation;
+    /// With the built-in traffic: its measured samples, and the measured delay of every frame
+    /// received in the interval.
+    bool has_measured = false;
+    std::vector<MeasuredDelay> measured;
+    RunningStats measured_delay;
+};
+
+}  // namespace linkem

@@ -1,0 +1,313 @@
+#include "linkem/protocol.hpp"
+
+#include <cstdio>
+#include <random>
+
+namespace linkem::proto {
+
+using nlohmann::json;
+
+namespace {
+
+// Client text may hold invalid UTF-8 (a method name of binary junk): never let dump() throw.
+std::string dump(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string quoted(const json& v) {
+    std::string s = dump(v);
+    if (s.size() > 80) s = s.substr(0, 77) + "...";
+    return s;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+[[noreturn]] void refuse(ErrorCode code, std::string message, std::string field = "",
+                         json id = nullptr) {
+    throw ProtocolError(Error{code, std::move(message), std::move(field)}, std::move(id));
+}
+
+}  // namespace
+
+const MethodSpec* find_method(std::string_view name) {
+    for (const MethodSpec& m : kMethods)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
+const std::vector<std::string>& method_names() {
+    static const std::vector<std::string> kNames = [] {
+        std::vector<std::string> v;
+        for (const MethodSpec& m : kMethods)
+            v.emplace_back(m.name);
+        return v;
+    }();
+    return kNames;
+}
+
+std::string_view to_string(ErrorCode c) {
+    switch (c) {
+        case ErrorCode::parse_error:
+            return "parse_error";
+        case ErrorCode::invalid_request:
+            return "invalid_request";
+        case ErrorCode::unsupported_version:
+            return "unsupported_version";
+        case ErrorCode::unknown_method:
+            return "unknown_method";
+        case ErrorCode::invalid_params:
+            return "invalid_params";
+        case ErrorCode::not_permitted:
+            return "not_permitted";
+        case ErrorCode::unavailable:
+            return "unavailable";
+        case ErrorCode::failed:
+            return "failed";
+    }
+    return "failed";
+}
+
+std::optional<ErrorCode> error_code_from_string(std::string_view s) {
+    for (int c = 0; c <= static_cast<int>(ErrorCode::failed); ++c)
+        if (to_string(static_cast<ErrorCode>(c)) == s) return static_cast<ErrorCode>(c);
+    return std::nullopt;
+}
+
+Request parse_request(std::string_view body) {
+    if (body.size() > kMaxRequestBytes)
+        refuse(ErrorCode::invalid_request, "request is " + std::to_string(body.size()) +
+                                               " bytes; at most " +
+                                               std::to_string(kMaxRequestBytes));
+    json j;
+    try {
+        j = json::parse(body);
+    } catch (const json::exception& e) {
+        refuse(ErrorCode::parse_error, std::string("request is not valid JSON: ") + e.what());
+    }
+    if (!j.is_object())
+        refuse(ErrorCode::invalid_request,
+               std::string("a request is a JSON object, got ") + j.type_name());
+    // The id first, so that every later error can be answered to it.
+    json id = nullptr;
+    if (!j.contains("id"))
+        refuse(ErrorCode::invalid_request, "'id' is missing; expected an integer or a string",
+               "id");
+    const json& jid = j["id"];
+    if (!(jid.is_number_integer() ||
+          (jid.is_string() && jid.get<std::string>().size() <= kMaxIdLength)))
+        refuse(ErrorCode::invalid_request,
+               "'id' must be an integer or a string of at most " + std::to_string(kMaxIdLength) +
+                   " characters, got " + quoted(jid),
+               "id");
+    id = jid;
+    for (const auto& [key, value] : j.items())
+        if (key != "v" && key != "id" && key != "method" && key != "params")
+            refuse(ErrorCode::invalid_request,
+                   "unknown key '" + key + "' in the request; known: v, id, method, params", key,
+                   id);
+    if (!j.contains("v"))
+        refuse(ErrorCode::invalid_request, "'v' is missing; expected the protocol version 1", "v",
+               id);
+    if (!j["v"].is_number_integer())
+        refuse(ErrorCode::invalid_request,
+               "'v' must be an integer protocol version, got " + quoted(j["v"]), "v", id);
+    if (j["v"].get<std::int64_t>() != kVersion)
+        refuse(ErrorCode::unsupported_version,
+               "protocol version " + quoted(j["v"]) + " is not supported; supported: 1", "v", id);
+    if (!j.contains("method") || !j["method"].is_string())
+        refuse(ErrorCode::invalid_request,
+               j.contains("method") ? "'method' must be a string, got " + quoted(j["method"])
+                                    : "'method' is missing; expected a string",
+               "method", id);
+    Request r;
+    r.id = id;
+    r.method = j["method"].get<std::string>();
+    if (!find_method(r.method))
+        refuse(ErrorCode::unknown_method,
+               "unknown method " + quoted(j["method"]) + "; known: " + join(method_names()),
+               "method", id);
+    if (j.contains("params")) {
+        if (!j["params"].is_object())
+            refuse(ErrorCode::invalid_request,
+                   "'params' must be an object, got " + quoted(j["params"]), "params", id);
+        r.params = j["params"];
+    }
+    return r;
+}
+
+std::string encode_request(const json& id, std::string_view method, const json& params) {
+    return dump(json{{"v", kVersion}, {"id", id}, {"method", method}, {"params", params}});
+}
+
+std::string encode_result(const json& id, const json& result) {
+    return dump(json{{"v", kVersion}, {"id", id}, {"result", result}});
+}
+
+std::string encode_error(const json& id, const Error& e) {
+    json err = {{"code", to_string(e.code)}, {"message", e.message}};
+    if (!e.field.empty()) err["field"] = e.field;
+    return dump(json{{"v", kVersion}, {"id", id}, {"error", std::move(err)}});
+}
+
+Reply parse_reply(std::string_view body) {
+    json j;
+    try {
+        j = json::parse(body);
+    } catch (const json::exception& e) {
+        refuse(ErrorCode::parse_error, std::string("reply is not valid JSON: ") + e.what());
+    }
+    if (!j.is_object() || !j.contains("v") || !j["v"].is_number_integer())
+        refuse(ErrorCode::invalid_request, "reply is not an object with a protocol version 'v'");
+    Reply r;
+    r.id = j.contains("id") ? j["id"] : json(nullptr);
+    if (j.contains("error")) {
+        const json& e = j["error"];
+        if (!e.is_object() || !e.contains("code") || !e["code"].is_string() ||
+            !e.contains("message") || !e["message"].is_string())
+            refuse(ErrorCode::invalid_request, "reply's 'error' lacks a string code and message");
+        Error err;
+        err.code = error_code_from_string(e["code"].get<std::string>()).value_or(ErrorCode::failed);
+        err.message = e["message"].get<std::string>();
+        if (e.contains("field") && e["field"].is_string()) err.field = e["field"];
+        r.error = std::move(err);
+    } else if (j.contains("result")) {
+        r.result = j["result"];
+    } else {
+        refuse(ErrorCode::invalid_request, "reply has neither 'result' nor 'error'");
+    }
+    return r;
+}
+
+json link_to_json(const LinkConfig& link, unsigned directions) {
+    json j = {{"a_to_b", to_json(link.a_to_b)}};
+    if (directions == 2) j["b_to_a"] = to_json(link.b_to_a);
+    return j;
+}
+
+LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsigned directions) {
+    if (!params.is_object())
+        throw ParamError("params", "expected an object of link parameters, got " +
+                                       std::string(params.type_name()));
+    for (const auto& [key, value] : params.items()) {
+        if (key == "a_to_b" || key == "b_to_a") {
+            if (!value.is_object())
+                throw ParamError(key, "expected an object of link parameters, got " +
+                                          std::string(value.type_name()));
+            if (key == "b_to_a" && directions < 2)
+                throw ParamError(key,
+                                 "there is no port B (linkemd runs in single-port mode, with "
+                                 "a_to_b only)");
+            continue;
+        }
+        if (!link_param_field(key)) {
+            std::string known;
+            for (const LinkParamField& f : link_param_fields())
+                known += (known.empty() ? "" : ", ") + f.key;
+            throw ParamError(key, "unknown parameter; known: the link parameters (" + known +
+                                      ") and 'a_to_b', 'b_to_a' objects of them");
+        }
+    }
+    LinkConfig next = current;
+    for (unsigned d = 0; d < directions; ++d) {
+        const char* name = kDirectionNames[d];
+        LinkParams& out = d == 0 ? next.a_to_b : next.b_to_a;
+        try {
+            out = link_params_from_json(layered_link_keys({&params}, d),
+                                        d == 0 ? current.a_to_b : current.b_to_a);
+        } catch (const ParamError& e) {
+            throw ParamError(std::string(name) + (e.field().empty() ? "" : "." + e.field()),
+                             e.message());
+        }
+    }
+    if (directions < 2) next.b_to_a = next.a_to_b;
+    return next;
+}
+
+void add_header(json& body, const Header& h) {
+    body["v"] = kVersion;
+    body["instance_id"] = h.instance_id;
+    body["seq"] = h.seq;
+    body["t_ns"] = h.t_ns;
+}
+
+Header header_from_json(const json& body) {
+    if (!body.is_object()) throw std::invalid_argument("telemetry body is not an object");
+    if (!body.contains("v") || !body["v"].is_number_integer())
+        throw std::invalid_argument("v: missing or not an integer");
+    if (!body.contains("instance_id") || !body["instance_id"].is_string())
+        throw std::invalid_argument("instance_id: missing or not a string");
+    if (!body.contains("seq") || !body["seq"].is_number_unsigned())
+        throw std::invalid_argument("seq: missing or not a whole number");
+    if (!body.contains("t_ns") || !body["t_ns"].is_number_integer())
+        throw std::invalid_argument("t_ns: missing or not an integer");
+    return Header{body["instance_id"].get<std::string>(), body["seq"].get<std::uint64_t>(),
+                  body["t_ns"].get<TimeNs>()};
+}
+
+json stats_message(const Header& h, const LinkStats& s, bool final) {
+    json body = to_json(s, final);
+    add_header(body, h);
+    return body;
+}
+
+json delay_message(const Header& h, const DelayMessage& m) {
+    json body = json::object();
+    for (unsigned d = 0; d < m.directions && d < 2; ++d)
+        body[kDirectionNames[d]] = to_json(m.dir[d]);
+    add_header(body, h);
+    return body;
+}
+
+DelayMessage delay_message_from_json(const json& body) {
+    DelayMessage m;
+    if (!body.is_object() || !body.contains("a_to_b"))
+        throw std::invalid_argument("a_to_b: missing");
+    m.directions = body.contains("b_to_a") ? 2 : 1;
+    for (unsigned d = 0; d < m.directions; ++d) {
+        try {
+            m.dir[d] = direction_delay_from_json(body[kDirectionNames[d]]);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string(kDirectionNames[d]) + "." + e.what());
+        }
+    }
+    return m;
+}
+
+json event_message(const Header& h, const Event& e) {
+    json body = e.extra.is_object() ? e.extra : json::object();
+    body["kind"] = e.kind;
+    body["severity"] = e.severity;
+    body["message"] = e.message;
+    add_header(body, h);
+    return body;
+}
+
+Event event_from_json(const json& body) {
+    Event e;
+    for (const char* k : {"kind", "severity", "message"})
+        if (!body.contains(k) || !body[k].is_string())
+            throw std::invalid_argument(std::string(k) + ": missing or not a string");
+    e.kind = body["kind"];
+    e.severity = body["severity"];
+    e.message = body["message"];
+    for (const auto& [key, value] : body.items())
+        if (key != "kind" && key != "severity" && key != "message" && key != "v" &&
+            key != "instance_id" && key != "seq" && key != "t_ns")
+            e.extra[key] = value;
+    return e;
+}
+
+std::string new_instance_id() {
+    std::random_device rd;
+    const std::uint64_t x = (std::uint64_t{rd()} << 32) ^ rd();
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return buf;
+}
+
+}  // namespace linkem::proto

@@ -1,0 +1,160 @@
+#include "linkem/telemetry_json.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace linkem {
+
+using nlohmann::json;
+
+json to_json(const CounterSnapshot& c) {
+    return {{"packets_in", c.packets_in},
+            {"bytes_in", c.bytes_in},
+            {"packets_out", c.packets_out},
+            {"bytes_out", c.bytes_out},
+            {"drops_loss", c.drops_loss},
+            {"drops_policer", c.drops_policer},
+            {"drops_spacer", c.drops_spacer},
+            {"drops_buffer_full", c.drops_buffer_full},
+            {"delays_clamped", c.delays_clamped},
+            {"in_flight", c.in_flight},
+            {"alpha", c.alpha},
+            {"rate_pps", c.rate_pps},
+            {"rate_intervals", c.rate_intervals}};
+}
+
+json to_json(const RunningStats& s) {
+    json j = {{"count", s.count}};
+    if (s.count == 0) return j;
+    j["min_ns"] = s.min;
+    j["max_ns"] = s.max;
+    j["mean_ns"] = s.mean();
+    j["sd_ns"] = s.sd();
+    return j;
+}
+
+json to_json(const DirectionDelay& d) {
+    json arrival = json::array(), delay = json::array(), scheduled = json::array(),
+         actual = json::array();
+    for (const DelaySample& s : d.samples) {
+        arrival.push_back(s.arrival_ns);
+        delay.push_back(s.delay_ns);
+        scheduled.push_back(s.scheduled_ns);
+        actual.push_back(s.actual_ns);
+    }
+    json j = {{"start_ns", d.start_ns},
+              {"end_ns", d.end_ns},
+              {"samples",
+               {{"arrival_ns", std::move(arrival)},
+                {"delay_ns", std::move(delay)},
+                {"scheduled_ns", std::move(scheduled)},
+                {"actual_ns", std::move(actual)}}},
+              {"delay", to_json(d.delay)},
+              {"lateness", to_json(d.lateness)},
+              {"samples_dropped", d.samples_dropped}};
+    if (d.params_generation) j["params_generation"] = *d.params_generation;
+    if (d.has_measured) {
+        json send = json::array(), delay_ns = json::array();
+        for (const MeasuredDelay& m : d.measured) {
+            send.push_back(m.send_ns);
+            delay_ns.push_back(m.delay_ns);
+        }
+        j["measured"] = {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay_ns)}};
+        j["measured_delay"] = to_json(d.measured_delay);
+    }
+    return j;
+}
+
+namespace {
+
+double number(const json& j, const char* key) {
+    if (!j.contains(key) || !j[key].is_number())
+        throw std::invalid_argument(std::string(key) + ": missing or not a number");
+    return j[key].get<double>();
+}
+
+std::int64_t integer(const json& j, const char* key) {
+    if (!j.contains(key) || !j[key].is_number_integer())
+        throw std::invalid_argument(std::string(key) + ": missing or not an integer");
+    return j[key].get<std::int64_t>();
+}
+
+}  // namespace
+
+RunningStats running_stats_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("expected an object");
+    RunningStats s;
+    const std::int64_t n = integer(j, "count");
+    if (n < 0) throw std::invalid_argument("count: negative");
+    if (n == 0) return s;
+    s.count = static_cast<std::uint64_t>(n);
+    s.min = number(j, "min_ns");
+    s.max = number(j, "max_ns");
+    s.shift = number(j, "mean_ns");
+    const double sd = number(j, "sd_ns");
+    s.sum = 0;
+    s.sumsq = sd * sd * static_cast<double>(s.count);
+    return s;
+}
+
+DirectionDelay direction_delay_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("expected an object");
+    DirectionDelay d;
+    d.start_ns = integer(j, "start_ns");
+    d.end_ns = integer(j, "end_ns");
+    if (!j.contains("samples") || !j["samples"].is_object())
+        throw std::invalid_argument("samples: missing or not an object");
+    const json& s = j["samples"];
+    const char* keys[4] = {"arrival_ns", "delay_ns", "scheduled_ns", "actual_ns"};
+    for (const char* k : keys)
+        if (!s.contains(k) || !s[k].is_array())
+            throw std::invalid_argument(std::string("samples.") + k + ": missing or not an array");
+    const std::size_t n = s["arrival_ns"].size();
+    for (const char* k : keys)
+        if (s[k].size() != n)
+            throw std::invalid_argument(std::string("samples.") + k +
+                                        ": not as long as samples.arrival_ns");
+    d.samples.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (int k = 0; k < 4; ++k)
+            if (!s[keys[k]][i].is_number_integer())
+                throw std::invalid_argument(std::string("samples.") + keys[k] +
+                                            ": expected integers");
+        d.samples[i] = DelaySample{
+            s["arrival_ns"][i].get<TimeNs>(), s["delay_ns"][i].get<DurationNs>(),
+            s["scheduled_ns"][i].get<DurationNs>(), s["actual_ns"][i].get<DurationNs>()};
+    }
+    if (!j.contains("delay") || !j.contains("lateness"))
+        throw std::invalid_argument("delay/lateness: missing");
+    d.delay = running_stats_from_json(j["delay"]);
+    d.lateness = running_stats_from_json(j["lateness"]);
+    const std::int64_t dropped = integer(j, "samples_dropped");
+    d.samples_dropped = dropped < 0 ? 0 : static_cast<std::uint64_t>(dropped);
+    // params_generation and the built-in traffic's keys are optional.
+    if (j.contains("params_generation")) {
+        if (!j["params_generation"].is_number_unsigned())
+            throw std::invalid_argument("params_generation: not a whole number >= 0");
+        d.params_generation = j["params_generation"].get<std::uint64_t>();
+    }
+    if (j.contains("measured")) {
+        const json& m = j["measured"];
+        if (!m.is_object() || !m.contains("send_ns") || !m["send_ns"].is_array() ||
+            !m.contains("delay_ns") || !m["delay_ns"].is_array() ||
+            m["send_ns"].size() != m["delay_ns"].size())
+            throw std::invalid_argument(
+                "measured: expected {\"send_ns\": [...], \"delay_ns\": [...]} of equal length");
+        d.has_measured = true;
+        d.measured.resize(m["send_ns"].size());
+        for (std::size_t i = 0; i < d.measured.size(); ++i) {
+            const json &s = m["send_ns"][i], &v = m["delay_ns"][i];
+            if (!s.is_number_integer() || !v.is_number_integer())
+                throw std::invalid_argument("measured: expected integers");
+            d.measured[i] = MeasuredDelay{s.get<TimeNs>(), v.get<DurationNs>()};
+        }
+        if (j.contains("measured_delay"))
+            d.measured_delay = running_stats_from_json(j["measured_delay"]);
+    }
+    return d;
+}
+
+}  // namespace linkem
