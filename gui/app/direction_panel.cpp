@@ -1,5 +1,7 @@
 #include "direction_panel.hpp"
 
+#include <map>
+
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QRegularExpressionValidator>
@@ -47,6 +49,28 @@ QString explain(const std::string& key, const std::string& v) {
             return "bursty loss: a good and a bad state, moving with p and r per packet";
     }
     return {};
+}
+
+QString explainShort(const std::string& key, const std::string& v) {
+    static const std::map<std::string, const char*> one_line = {
+        {"strategy/correlated", "each delay leans on the last; order kept"},
+        {"strategy/uncorrelated", "independent, order kept: the mean rises"},
+        {"strategy/reordered", "independent: packets overtake"},
+        {"strategy/smooth", "glides in time (half-life); order kept"},
+        {"distribution/normal", "bell curve around the mean"},
+        {"distribution/uniform", "flat, mean ± √3·jitter"},
+        {"distribution/gamma", "skewed right, never below 0"},
+        {"distribution/lognormal", "skewed right, heavier tail"},
+        {"distribution/constant", "exactly the mean (jitter 0)"},
+        {"limiter/none", "no bandwidth limit"},
+        {"limiter/spacer", "queues to the rate: delay, then drops"},
+        {"limiter/policer", "drops above the rate, no delay"},
+        {"loss_model/none", "no loss"},
+        {"loss_model/bernoulli", "each packet lost independently"},
+        {"loss_model/gilbert_elliott", "bursty: a good and a bad state"},
+    };
+    const auto it = one_line.find(key + "/" + v);
+    return it == one_line.end() ? explain(key, v) : QString::fromUtf8(it->second);
 }
 
 DirectionPanel::DirectionPanel(int direction, const QString& title, const json& schema,
@@ -165,8 +189,9 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const j
         combo->addItem(QString::fromStdString(s), QString::fromStdString(s));
         combo->setItemData(combo->count() - 1, explain(key, s), Qt::ToolTipRole);
     }
+    // one line under the combo; the whole explanation in its tooltip
     auto* help = new QLabel(box);
-    help->setWordWrap(true);
+    help->setWordWrap(false);
     QFont f = help->font();
     f.setPointSizeF(f.pointSizeF() * 0.9);
     f.setItalic(true);
@@ -192,11 +217,14 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const j
     combo_errors_[key] = err;
     connect(combo, &QComboBox::currentIndexChanged, this, [this, key, combo, help](int) {
         const std::string value = combo->currentData().toString().toStdString();
-        help->setText(explain(key, value));
+        help->setText(explainShort(key, value));
+        help->setToolTip(explain(key, value));
         updateVisibility();
         if (!updating_) emit edited(direction_, key, json(value));
     });
-    help->setText(explain(key, combo->currentData().toString().toStdString()));
+    const std::string now = combo->currentData().toString().toStdString();
+    help->setText(explainShort(key, now));
+    help->setToolTip(explain(key, now));
 }
 
 void DirectionPanel::updateVisibility() {

@@ -25,6 +25,8 @@ namespace linkem::gui {
 
 /// One line per enum value, for the labels and tooltips (teaching).
 QString explain(const std::string& key, const std::string& value);
+/// The same in one short line (under the combo; explain() is its tooltip).
+QString explainShort(const std::string& key, const std::string& value);
 
 class DirectionPanel : public QGroupBox {
     Q_OBJECT

@@ -491,9 +491,8 @@ QString MainWindow::exportCsv(const QString& path) const {
 
 QString MainWindow::exportPng(const QString& directory) const {
     QString err;
-    return linkem::gui::exportPng(charts_->shownRenderers(), directory, &err)
-               ? QString()
-               : (err.isEmpty() ? "export failed" : err);
+    return charts_->exportPng(directory, &err) ? QString()
+                                               : (err.isEmpty() ? "export failed" : err);
 }
 
 // ------------------------------------------------------------------------------ layouts

@@ -13,6 +13,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "chart_export.hpp"
 #include "charts_profile.hpp"
 #include "delay_chart.hpp"
 #include "histogram_chart.hpp"
@@ -257,6 +258,24 @@ std::vector<ChartRenderer*> ChartsPanel::shownRenderers() const {
     for (ChartRenderer* r : all_)
         if (!r->view()->isHidden()) v.push_back(r);
     return v;
+}
+
+bool ChartsPanel::exportPng(const QString& directory, QString* error) {
+    if (!linkem::gui::exportPng(shownRenderers(), directory, error)) return false;
+    if (!tabbed()) return true;
+    const int keep = tabs_->currentIndex();
+    bool ok = true;
+    for (int i = 0; i < tabs_->count() && ok; ++i) {
+        if (i == keep) continue;
+        tabs_->setCurrentIndex(i);
+        redraw();  // the page now shown draws whole
+        for (ChartRenderer* r :
+             {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()})
+            if (r->view() == tabs_->currentWidget())
+                ok = linkem::gui::exportPng({r}, directory, error);
+    }
+    tabs_->setCurrentIndex(keep);
+    return ok;
 }
 
 bool ChartsPanel::redrawIfDue() {

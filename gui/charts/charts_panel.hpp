@@ -80,6 +80,9 @@ class ChartsPanel : public QWidget {
     HistogramChart* histogramChart() const { return hist_.get(); }
     /// The renderers shown now, in reading order.
     std::vector<ChartRenderer*> shownRenderers() const;
+    /// Writes the charts of the arrangement as PNGs into `directory` (the small charts of a
+    /// tabbed panel too, each drawn in its turn); false with *error set when one fails.
+    bool exportPng(const QString& directory, QString* error);
     /// Profiling: the cost of redraws and paints are added to *costs (null: not counted).
     void setCosts(ChartsCosts* costs);
     const ChartStore& store() const { return store_; }

@@ -563,10 +563,11 @@ void GuiTest::linkPaneNeverCutOff() {
         QApplication::processEvents();
         return scroll->horizontalScrollBar()->maximum() > 0;
     };
-    w_->resize(1600, 1000);  // the first layout: both columns side by side
+    w_->resize(1600, 1000);
+    auto* dock = w_->findChild<QDockWidget*>("link_dock");
+    w_->resizeDocks({dock}, {1000}, Qt::Horizontal);  // wide: both columns side by side
     QTRY_COMPARE_WITH_TIMEOUT(row->direction(), QBoxLayout::LeftToRight, kTimeout);
     QVERIFY(!cut_off());
-    auto* dock = w_->findChild<QDockWidget*>("link_dock");
     w_->resizeDocks({dock}, {480}, Qt::Horizontal);
     QTRY_COMPARE_WITH_TIMEOUT(row->direction(), QBoxLayout::TopToBottom, kTimeout);
     QVERIFY(!cut_off());
