@@ -23,7 +23,12 @@ QString figure(const std::string& key, const DirectionReadout& r) {
         return a.emulated.count ? QString::number(a.emulated.mean() / 1e6, 'f', 2) + " ms" : "…";
     if (key == "jitter_us")
         return a.emulated.count ? QString::number(a.emulated.sd() / 1e6, 'f', 2) + " ms" : "…";
-    if (key == "half_life_us") return r.have_stats ? QString("α %1").arg(r.alpha, 0, 'f', 4) : "…";
+    if (key == "half_life_us") {
+        // α is the correlated strategy's weight; the others draw without it
+        if (r.link.strategy != Strategy::correlated)
+            return "no α (" + QString::fromStdString(std::string(to_string(r.link.strategy))) + ")";
+        return r.have_stats ? QString("α %1").arg(r.alpha, 0, 'f', 4) : "…";
+    }
     if (key == "rate_bps")
         return r.rate ? QString::number(r.rate->out_bps / 1e6, 'f', 1) + " Mbit/s out" : "…";
     if (key == "loss_probability")

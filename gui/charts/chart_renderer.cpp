@@ -33,10 +33,13 @@ void ChartRenderer::setCosts(ChartsCosts* costs) {
 }
 
 void ChartRenderer::setCompact(bool on) {
+    // a small chart keeps its height for the plot: the legend goes to the side, unless the
+    // chart is narrow (a lane beside another) and the side would take the plot's width
+    const QSize size = view_->size();
+    chart_->legend()->setAlignment(on && size.width() >= 2 * size.height() ? Qt::AlignRight
+                                                                           : Qt::AlignBottom);
     if (on == compact_) return;
     compact_ = on;
-    // a small chart keeps its height for the plot: the legend goes to the side
-    chart_->legend()->setAlignment(on ? Qt::AlignRight : Qt::AlignBottom);
     setTitles();
     dirty_ = true;
 }
