@@ -78,7 +78,7 @@ while [[ $# -gt 0 ]]; do
         --mbufs) MBUFS=$2; shift 2 ;;
         --burst) BURST=$2; shift 2 ;;
         --workers) WORKERS=$2; shift 2 ;;
-        --lcores) WORKERS=$2; shift 2 ;;  # the earlier name
+        --lcores) WORKERS=$2; shift 2 ;;  # as linkemd's --lcores: the same as --workers
         --mbufs-per-worker) MBUFS_PER_WORKER=$2; shift 2 ;;
         --single-port) SINGLE_PORT=1; shift ;;
         --rate) RATE=$2; shift 2 ;;

@@ -100,11 +100,11 @@ DIRS = ("a_to_b", "b_to_a")
 
 
 def merge(acc, s):
-    """Pools running stats {count, mean_ns, sd_ns} (population sd) into acc."""
+    """Pools running stats {count, mean_ns, jitter_ns} (population sd) into acc."""
     n = s.get("count", 0)
     if not n:
         return acc
-    m, sd = s["mean_ns"], s["sd_ns"]
+    m, sd = s["mean_ns"], s["jitter_ns"]
     c, mm, q = acc
     return (c + n, mm + n * m, q + n * (sd * sd + m * m))
 
@@ -124,7 +124,7 @@ def measure(pattern, jitter_ms, tmp, k):
           ([] if a.rt is None else ["chrt", "-f", str(a.rt)]) + \
           [linkemd, "--port-a", "virtual", "--port-b", "virtual", "--strategy", "correlated",
            "--mean-delay", "10ms", "--jitter", f"{jitter_ms}ms", "--half-life", "21ms",
-           "--seed", str(a.seed), "--traffic", pattern,
+           "--seed", str(a.seed), "--traffic-pattern", pattern,
            "--traffic-rate", f"{rate_bps / 1e6:.9g}Mbit", "--frame-size", str(FRAME),
            "--period", "30s", "--control", ctl, "--telemetry", tel, "--stats-interval", "0",
            "--", f"--file-prefix=linkem-accuracy-{os.getpid()}-{k}"]
@@ -194,7 +194,7 @@ def measure(pattern, jitter_ms, tmp, k):
            "seeds": seeds, "dirs": {}}
     for d in DIRS:
         t = s1[d]["traffic"]
-        mean, sd = t["delay"]["mean_ns"], t["delay"]["sd_ns"]
+        mean, sd = t["delay"]["mean_ns"], t["delay"]["jitter_ns"]
         am, asd, _ = finish(applied[d])
         lm, _, _ = finish(late[d])
         sm, ssd, sn = finish(sched[d])
@@ -222,7 +222,7 @@ def simulate(pattern, jitter_ms):
     res = []
     for seed in [a.seed]:
         cmd = [sim, "--strategy", "correlated", "--mean-delay", "10ms", "--jitter",
-               f"{jitter_ms}ms", "--half-life", "21ms", "--traffic", pattern, "--traffic-rate",
+               f"{jitter_ms}ms", "--half-life", "21ms", "--traffic-pattern", pattern, "--traffic-rate",
                f"{rate_bps / 1e6:.9g}Mbit", "--frame-size", str(FRAME), "--period", "30s", "--duration",
                f"{a.seconds:g}s", "--seed", str(seed), "--json", "-q"]
         j = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

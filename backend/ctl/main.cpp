@@ -113,7 +113,7 @@ void print_link(const json& r) {
 // "a_to_b.jitter_us" -> " (flag --a-to-b-jitter or --jitter)"
 std::string link_flag_hint(const std::string& field) {
     for (int d = 0; d < 2; ++d) {
-        const std::string prefix = std::string(kDirectionNames[d]) + ".";
+        const std::string prefix = std::string(kDirectionKeys[d]) + ".";
         if (!field.starts_with(prefix)) continue;
         if (const LinkParamFlag* f = link_param_flag(field.substr(prefix.size())))
             return " (flag " + link_flag_name(*f, 1 + d) + " or " + link_flag_name(*f, 0) + ")";
@@ -124,7 +124,7 @@ std::string link_flag_hint(const std::string& field) {
 }
 
 std::string traffic_flag_hint(const std::string& field) {
-    static const std::map<std::string, std::string> flags = {{"pattern", "--traffic"},
+    static const std::map<std::string, std::string> flags = {{"pattern", "--traffic-pattern"},
                                                              {"rate_bps", "--traffic-rate"},
                                                              {"frame_size_bytes", "--frame-size"},
                                                              {"period_us", "--period"},

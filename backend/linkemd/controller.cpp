@@ -136,7 +136,7 @@ json Controller::hello() const {
                          {"speed_mbps", s.port[p].speed_mbps}});
     json dirs = json::array();
     for (unsigned d = 0; d < dp_.directions(); ++d)
-        dirs.push_back(kDirectionNames[d]);
+        dirs.push_back(kDirectionKeys[d]);
     const TimeNs now = dp::now_ns();
     return {{"protocol_version", proto::kVersion},
             {"linkemd_version", version()},
@@ -335,14 +335,14 @@ void Controller::publish_stats() {
         take_traffic(nullptr, nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
             const TrafficCounts& c = traffic_counts_[d];
-            body[kDirectionNames[d]]["traffic"] = {{"run", traffic_run_},
-                                                   {"sent", c.sent},
-                                                   {"received", c.received},
-                                                   {"lost", c.lost},
-                                                   {"out_of_order", c.out_of_order},
-                                                   {"duplicates", c.duplicates},
-                                                   {"samples_dropped", c.samples_dropped},
-                                                   {"delay", to_json(measured_since_[d])}};
+            body[kDirectionKeys[d]]["traffic"] = {{"run", traffic_run_},
+                                                  {"sent", c.sent},
+                                                  {"received", c.received},
+                                                  {"lost", c.lost},
+                                                  {"out_of_order", c.out_of_order},
+                                                  {"duplicates", c.duplicates},
+                                                  {"samples_dropped", c.samples_dropped},
+                                                  {"delay", to_json(measured_since_[d])}};
         }
     }
     last_stats_ = server_ ? server_->publish(proto::kTopicStats, std::move(body))
@@ -416,7 +416,7 @@ void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
             send.push_back(s.send_ns);
             delay.push_back(s.delay_ns);
         }
-        (*measured)[kDirectionNames[d]] = {
+        (*measured)[kDirectionKeys[d]] = {
             {"measured", {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay)}}},
             {"measured_delay", to_json(measured_interval_[d])}};
         measured_interval_[d] = RunningStats{};

@@ -28,7 +28,7 @@ std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const Link
     }
     for (unsigned d = 0; d < s.directions; ++d) {
         const dp::DirectionStats& ds = s.dir[d];
-        const std::string dir = kDirectionNames[d];
+        const std::string dir = kDirectionKeys[d];
         if (!full_[d] && ds.counters.drops_buffer_full > 0) {
             full_[d] = true;
             const std::uint64_t user =
@@ -62,7 +62,7 @@ std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const Link
         std::snprintf(msg, sizeof msg,
                       "warning: direction %s: the data plane did not run for %.3f ms in %llu "
                       "stall(s) since the last report (longest since start %.3f ms): packets "
-                      "arriving or due then left up to that late (README: \"Stalls\")",
+                      "arriving or due then left up to that late (docs/dataplane.md: \"Stalls\")",
                       dir.c_str(), static_cast<double>(stalled) / 1e6,
                       static_cast<unsigned long long>(ds.stalls - before_n),
                       static_cast<double>(ds.longest_stall_ns) / 1e6);

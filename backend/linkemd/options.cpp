@@ -15,6 +15,7 @@
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/link_params_json.hpp"
+#include "linkem/stats.hpp"
 #include "linkem/traffic_flags.hpp"
 #include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
@@ -24,8 +25,6 @@ namespace linkem::linkemd {
 using nlohmann::json;
 
 namespace {
-
-constexpr const char* kDirKey[2] = {"a_to_b", "b_to_a"};
 
 bool parse_u64(const std::string& s, std::uint64_t& out) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -108,7 +107,8 @@ void add_thread_flags(CLI::App& app, CommandLine& cl) {
                    "flows spread over the queues by RSS (net_af_packet: hash fanout)")
         ->type_name("shared|N")
         ->group("Threads and I/O");
-    // The earlier name (it collides with the EAL's --lcores): shared and 1 still work.
+    // --lcores shared|1: the same as --workers, not listed in --help (the EAL has an option of
+    // that name).
     app.add_option("--lcores", cl.lcores)->group("");
     app.add_option("--burst", cl.burst, "rx/tx burst size, 1..512 (default 16)")
         ->type_name("N")
@@ -524,7 +524,7 @@ void traffic_section(const CommandLine& cl, const json& file, const std::string&
     }
     if (o.traffic.running && dc.port_a != kVirtualPort)
         throw UsageError(
-            "--traffic: the built-in traffic runs on virtual ports only; give --port-a "
+            "--traffic-pattern: the built-in traffic runs on virtual ports only; give --port-a "
             "virtual --port-b virtual (or --demo), or send your own traffic through the "
             "ports");
 }
@@ -561,7 +561,7 @@ void link_section(const CommandLine& cl, const json& file, const std::string& sr
             LinkParams p = link_params_from_json(merged);
             (d == 0 ? dc.link.a_to_b : dc.link.b_to_a) = p;
         } catch (const ParamError& e) {
-            std::string where = std::string(kDirKey[d]) + "." + e.field();
+            std::string where = std::string(kDirectionKeys[d]) + "." + e.field();
             const auto it = origin.find(e.field());
             if (it != origin.end() && it->second.layer == 0 && it->second.own) {
                 where = src + ": " + where;

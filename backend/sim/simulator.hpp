@@ -47,9 +47,10 @@ struct RunResult {
     std::uint64_t waited = 0;  // packets that waited behind their predecessor (FIFO)
     double waited_pct = 0;     // of the packets in
 
-    double mean_delay_us = 0, jitter_us = 0;  // achieved (jitter = sample standard deviation)
+    double mean_delay_us = 0,
+           jitter_us = 0;  // actual delay (jitter: its sample standard deviation)
     double min_delay_us = 0, max_delay_us = 0;
-    double mean_delay_dev_us = 0, mean_delay_dev_pct = 0;  // achieved - desired
+    double mean_delay_dev_us = 0, mean_delay_dev_pct = 0;  // actual - target
     double jitter_dev_us = 0, jitter_dev_pct = 0;
 
     std::uint64_t passages = 0;

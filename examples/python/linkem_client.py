@@ -3,7 +3,7 @@
 
 Says hello, sets the mean delay of both directions with set_link, subscribes to the `delay`
 telemetry and prints, per message and direction, the delay the emulator gave the sampled
-packets and the delay they achieved (departure - arrival, as the data plane measured it).
+packets (drawn) and their actual delay (departure - arrival, as the data plane measured it).
 
   examples/python/linkem_client.py [--control tcp://127.0.0.1:7710] [--telemetry ENDPOINT]
                                    [--mean-delay-ms 20] [--messages 20]
@@ -54,6 +54,6 @@ for _ in range(args.messages):
         s = msg.get(d, {}).get("samples", {})
         given, actual = s.get("delay_ns", []), s.get("actual_ns", [])
         if actual:
-            print(f"seq {msg['seq']} {d}: {len(actual)} samples, given "
-                  f"{sum(given) / len(given) / 1e6:.3f} ms, achieved "
+            print(f"seq {msg['seq']} {d}: {len(actual)} samples, drawn "
+                  f"{sum(given) / len(given) / 1e6:.3f} ms, actual "
                   f"{sum(actual) / len(actual) / 1e6:.3f} ms")

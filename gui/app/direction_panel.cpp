@@ -20,7 +20,7 @@ QString explain(const std::string& key, const std::string& v) {
                    "so order is kept and the jitter you set is the jitter you get";
         if (v == "uncorrelated")
             return "independent delays, order kept: a packet waits behind a later one, so "
-                   "the achieved mean rises and jitter shrinks (the naive method)";
+                   "the mean delay rises and the jitter shrinks (the naive method)";
         if (v == "reordered")
             return "independent delays, each packet leaves at its own time: the distribution "
                    "is exact, but packets overtake each other (out-of-order)";
@@ -103,7 +103,7 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     addCombo(form, "strategy", schema, "S&trategy");
     addCombo(form, "distribution", schema, "D&istribution");
     add_param("mean_delay_us", true, form, "&Mean delay");
-    add_param("jitter_us", true, form, "&Jitter (sd)");
+    add_param("jitter_us", true, form, "&Jitter");
     add_param("half_life_us", true, form, "&Half-life");
     addCombo(form, "limiter", schema, "Limiter (&bandwidth)");
     add_param("rate_bps", true, form, "&Rate");

@@ -57,13 +57,13 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
     }
     addRow("target", "set: mean ± jitter",
            "mean_delay_us ± jitter_us in force (the emulated delay asked for)", false);
-    addRow("achieved_mean", "mean (emulated)",
+    addRow("emulated_mean", "mean (emulated)",
            "mean of the delay the emulator drew (delay_ns) over every packet queued, since the "
            "last parameter change and over the time window, with the deviation from the set "
            "mean and the packets it covers. Correlation (strategy correlated) keeps it on "
            "target.",
            true);
-    addRow("achieved_jitter", "jitter (emulated)",
+    addRow("emulated_jitter", "jitter (emulated)",
            "standard deviation (over n, as jitter_us) of delay_ns over every packet queued, "
            "against jitter_us",
            true);
@@ -100,7 +100,7 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
            "stats messages",
            false);
     addRow("drops", "drops/s loss·policer·spacer·buffer",
-           "packets dropped per second, by cause: loss model, policer, spacer fill limit, "
+           "packets dropped per second, by cause: loss model, policer, spacer limit, "
            "buffer full",
            false);
     for (int c = 1; c <= 4; ++c)
@@ -210,15 +210,15 @@ void Readouts::refresh() {
             };
             if (a.emulated.count > 0) {
                 const double m = a.emulated.mean(), j = a.emulated.sd();
-                set("achieved_mean", d, scope,
+                set("emulated_mean", d, scope,
                     withCount(formatMs(m) + " " + deviation(m, target_mean), a.emulated.count),
                     style(m, target_mean));
-                set("achieved_jitter", d, scope,
+                set("emulated_jitter", d, scope,
                     withCount(formatMs(j) + " " + deviation(j, target_jitter), a.emulated.count),
                     style(j, target_jitter));
             } else {
-                set("achieved_mean", d, scope, s == since_change ? "waiting…" : "–");
-                set("achieved_jitter", d, scope, "–");
+                set("emulated_mean", d, scope, s == since_change ? "waiting…" : "–");
+                set("emulated_jitter", d, scope, "–");
             }
             set("queueing", d, scope,
                 a.wait.count > 0

@@ -31,7 +31,7 @@ class Readouts : public QWidget {
     /// Shows the model's figures now (called on a timer; cheap).
     void refresh();
     void clear();
-    /// The text of one readout, for tests: row id ("achieved_mean", ...), direction, scope
+    /// The text of one readout, for tests: row id ("emulated_mean", ...), direction, scope
     /// (rows with one figure per direction: either scope gives it).
     QString text(const QString& row, int direction, Scope scope = since_change) const;
 

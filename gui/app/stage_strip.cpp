@@ -107,7 +107,7 @@ void StageStrip::build(const json& schema, int directions) {
                             ? "α, the correlation weight the half-life gives at the packet "
                               "rate measured"
                         : key == "rate_bps" ? "the rate handed to the port"
-                                            : "achieved since the last change (emulated delay "
+                                            : "since the last change (emulated delay "
                                               "over every packet; loss: the loss model's drops "
                                               "over the packets in)");
         grid_->addWidget(name, row, 0);

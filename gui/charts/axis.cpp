@@ -68,6 +68,9 @@ void setRange(QValueAxis* axis, double lo, double hi, bool from_zero, int ticks)
 // applied to a long range for a moment would lay out millions of ticks.
 void setTimeRange(QValueAxis* axis, double x0, double x1, int ticks) {
     const double step = niceStep(x1 - x0, ticks);
+    // No tick on the left edge: its label, centred there, would run into the delay axis'
+    // lowest label (the range loses a thousandth of a tick interval, less than a pixel).
+    x0 += step * 1e-3;
     if (axis->tickType() != QValueAxis::TicksDynamic) {
         axis->setTickAnchor(0);
         axis->setTickInterval(std::max(step, axis->max() - axis->min()));

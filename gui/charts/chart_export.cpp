@@ -50,7 +50,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
     o << "# [intervals] one row per delay message and direction: the drawn delay over every "
          "packet queued in the interval (sd: the population standard deviation, as jitter_us), "
          "lateness over every packet that left\n"
-      << "direction,start_s,end_s,count,min_us,max_us,mean_us,sd_us,lateness_count,"
+      << "direction,start_s,end_s,count,min_us,max_us,mean_us,jitter_us,lateness_count,"
          "lateness_mean_us,lateness_max_us\n";
     for (int d = 0; d < 2; ++d)
         for (const Interval& iv : store.dir(d).intervals) {

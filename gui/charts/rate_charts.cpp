@@ -163,7 +163,7 @@ DropsChart::DropsChart() : ChartRenderer(QStringLiteral("drops")) {
                 labelMarker(chart_, drop_[d][c][k], QObject::tr(kCauseShort[c]));
             }
     view_ = newView(chart_, QObject::tr("Packets dropped per second: loss model (drops_loss), "
-                                        "policer, spacer fill limit, no room (buffer limit or "
+                                        "policer, spacer limit, no room (buffer limit or "
                                         "mbuf pool)."));
     setTitles();
 }

@@ -480,10 +480,10 @@ void GuiTest::readoutsShowAchievedDelay() {
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay, DurationNs{40'000'000}, kTimeout);
     w_->setWindowSeconds(5);
     // The fake draws normal delays around the mean: after the window has turned over, the
-    // achieved mean is within a few % (sd 1 ns: exactly 40 ms).
+    // emulated mean is within a few % (sd 1 ns: exactly 40 ms).
     QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()->text("target", 0).startsWith("40.000 ms"), kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(
-        w_->readouts()->text("achieved_mean", 0).startsWith("40.000 ms +0.0 %"), 30000);
+        w_->readouts()->text("emulated_mean", 0).startsWith("40.000 ms +0.0 %"), 30000);
     QVERIFY2(w_->readouts()->text("lateness", 0).contains("1.5 / 1.5 µs"),
              qPrintable(w_->readouts()->text("lateness", 0)));
     QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()->text("throughput", 0).contains("pkt/s"), kTimeout);
@@ -654,25 +654,25 @@ void GuiTest::customPresetState() {
 // counts; the window's mix both.
 void GuiTest::readoutsSinceTheChange() {
     w_->panel(0)->control("mean_delay_us")->spinBox()->setValue(20.0);
-    QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()->text("achieved_mean", 0).startsWith("20."), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()->text("emulated_mean", 0).startsWith("20."), kTimeout);
     QTest::qWait(1500);  // a window with 20 ms in it
     w_->panel(0)->control("mean_delay_us")->spinBox()->setValue(80.0);
     // the fake draws normal delays of sd 1 ns around the mean: since the change exactly 80 ms
     QTRY_VERIFY_WITH_TIMEOUT(w_->readouts()
-                                 ->text("achieved_mean", 0, Readouts::since_change)
+                                 ->text("emulated_mean", 0, Readouts::since_change)
                                  .startsWith("80.000 ms +0.0 %"),
                              kTimeout);
     // the window mixes the two links
     auto mixed = [&] {
-        const QString window = w_->readouts()->text("achieved_mean", 0, Readouts::window);
+        const QString window = w_->readouts()->text("emulated_mean", 0, Readouts::window);
         const double m = window.section(' ', 0, 0).toDouble();
         return m > 20.5 && m < 79.5;
     };
     QTRY_VERIFY_WITH_TIMEOUT(mixed(), kTimeout);
     QVERIFY(
-        w_->readouts()->text("achieved_mean", 0, Readouts::since_change).startsWith("80.000 ms"));
+        w_->readouts()->text("emulated_mean", 0, Readouts::since_change).startsWith("80.000 ms"));
     // the sample count is shown (n ... packets), and the scope's header says how long
-    auto* cell = w_->readouts()->findChild<QLabel*>("achieved_mean_a_to_b_since");
+    auto* cell = w_->readouts()->findChild<QLabel*>("emulated_mean_a_to_b_since");
     QVERIFY(cell && cell->text().contains("n "));
     auto* head = w_->readouts()->findChild<QLabel*>("readout_scope_a_to_b_since");
     QVERIFY(head && head->text().contains("since change"));

@@ -128,8 +128,8 @@ void GuiEndToEnd::sliderChangeReachesLinkemdAndTheDelaySeries() {
     // The demo's link: 20 ms ± 4 ms.
     QCOMPARE(w.panel(0)->control("mean_delay_us")->applied(), 20000.0);
 
-    // Data flows: the readouts have the achieved delay.
-    QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("achieved_mean", 0).contains("ms"), kTimeout);
+    // Data flows: the readouts have the emulated delay.
+    QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("emulated_mean", 0).contains("ms"), kTimeout);
 
     // The change, as a user makes it: type 50 into the A→B mean delay and press Enter.
     QDoubleSpinBox* spin = w.panel(0)->control("mean_delay_us")->spinBox();
@@ -247,7 +247,7 @@ void GuiEndToEnd::layoutsWithLinkemdsData() {
             w.resize(size);
             QTest::qWait(200);
             w.relayout();
-            QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("achieved_mean", 1).contains("ms"),
+            QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("emulated_mean", 1).contains("ms"),
                                      kTimeout);
             QTest::qWait(6000);  // the window fills, the histogram is counted
             const QStringList problems = windowTextProblems(&w);

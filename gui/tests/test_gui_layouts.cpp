@@ -108,7 +108,7 @@ void LayoutTest::layoutsAreComplete() {
         pointsDrawn(*w.charts(), layout == "desk" ? "delay.measured" : "delay.b_to_a.measured") > 0,
         kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(
-        w.readouts()->text("achieved_mean", 1, Readouts::since_change).contains("ms"), kTimeout);
+        w.readouts()->text("emulated_mean", 1, Readouts::since_change).contains("ms"), kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("drops", 1).contains("·"), kTimeout);
     if (layout == "stage")
         QTRY_VERIFY_WITH_TIMEOUT(w.stageStrip()->achieved("loss_probability")->text().contains("%"),

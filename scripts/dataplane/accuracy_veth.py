@@ -406,7 +406,7 @@ class Runner:
         path = f"{self.tmp}/sim-{strategy}-{pattern}-{pps}-{jitter_ms}.csv"
         rate = pps * 8 * FRAME * (2 if pattern == "sine" else 1)
         run([self.sim, "--strategy", strategy, "--mean-delay", "10ms", "--jitter",
-             f"{jitter_ms}ms", "--half-life", "21ms", "--traffic", pattern, "--traffic-rate",
+             f"{jitter_ms}ms", "--half-life", "21ms", "--traffic-pattern", pattern, "--traffic-rate",
              f"{rate / 1e6:.9g}Mbit", "--frame-size", str(FRAME), "--period", f"{PERIOD_S:g}s",
              "--duration", f"{n / pps + 1.0:.6f}s", "--seed", str(a.seed), "--trace", path,
              "--trace-interval", "1ns", "-q"])

@@ -23,7 +23,7 @@ import shutil
 import harness as h
 
 NAME = "control.config_methods"
-PORTS = ["--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--workers", "shared"]
+PORTS = ["--port-a", "virtual", "--port-b", "virtual", "--traffic-pattern", "cbr", "--workers", "shared"]
 
 
 def run():

@@ -22,7 +22,7 @@ import time
 import harness as h
 
 NAME = "control.curve"
-PORTS = ["--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--workers", "shared"]
+PORTS = ["--port-a", "virtual", "--port-b", "virtual", "--traffic-pattern", "cbr", "--workers", "shared"]
 
 
 def free_port():

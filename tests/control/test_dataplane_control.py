@@ -137,7 +137,7 @@ def run():
     h.require_zmq()
     binary = sys.argv[1]
     with h.Linkemd(binary, "dataplane", [
-            "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr",
+            "--port-a", "virtual", "--port-b", "virtual", "--traffic-pattern", "cbr",
             "--frame-size", "512", "--traffic-rate", "40Mbit", "--workers", "shared",
             "--strategy", "reordered", "--distribution", "normal", "--mean-delay", "5ms",
             "--jitter", "1ms", "--seed", "7", "--delay-samples-per-s", "5000"]) as lk:

@@ -135,7 +135,7 @@ def run():
     h.require_zmq()
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
     with h.Linkemd(sys.argv[1], "fuzz", [
-            "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--workers",
+            "--port-a", "virtual", "--port-b", "virtual", "--traffic-pattern", "cbr", "--workers",
             "shared", "--mean-delay", "3ms", "--jitter", "500us", "--telemetry-hz", "20"]) as lk:
         c = lk.client(timeout=10.0)
         link0 = c.call("get_link")

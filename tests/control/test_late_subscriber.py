@@ -39,7 +39,7 @@ def req_call(endpoint, method, params=None):
 def run():
     h.require_zmq()
     with h.Linkemd(sys.argv[1], "late", [
-            "--port-a", "virtual", "--port-b", "virtual", "--traffic", "cbr", "--workers",
+            "--port-a", "virtual", "--port-b", "virtual", "--traffic-pattern", "cbr", "--workers",
             "shared", "--mean-delay", "2ms", "--telemetry-hz", "20"]) as lk:
         c = lk.client()
         # Some history the late client will not see.

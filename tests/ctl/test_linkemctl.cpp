@@ -155,8 +155,8 @@ class Linkemctl : public ::testing::Test {
                                << "\n";
         control_ = "ipc://" + g_dir + "/control";
         telemetry_ = "ipc://" + g_dir + "/telemetry";
-        linkemd_ =
-            new Linkemd("shared", control_, telemetry_, "--config " + config_ + " --traffic cbr");
+        linkemd_ = new Linkemd("shared", control_, telemetry_,
+                               "--config " + config_ + " --traffic-pattern cbr");
         ready_ = linkemd_->ready();
     }
     static void TearDownTestSuite() {
@@ -430,7 +430,7 @@ TEST_F(Linkemctl, TrafficShowsAndChangesTheBuiltInTraffic) {
     const Result show = ctl("traffic");
     ASSERT_EQ(show.code, 0) << show.err;
     EXPECT_NE(show.out.find("built-in traffic: running, cbr at"), std::string::npos) << show.out;
-    t = ctl_json("traffic --traffic poisson --traffic-rate 50Mbit --frame-size 512");
+    t = ctl_json("traffic --traffic-pattern poisson --traffic-rate 50Mbit --frame-size 512");
     EXPECT_EQ(t["pattern"], "poisson");
     EXPECT_EQ(t["rate_bps"], 5e7);
     EXPECT_EQ(t["frame_size_bytes"], 512);
@@ -439,7 +439,7 @@ TEST_F(Linkemctl, TrafficShowsAndChangesTheBuiltInTraffic) {
     EXPECT_EQ(bad.code, 1) << bad.err;
     EXPECT_NE(bad.err.find("field frame_size_bytes"), std::string::npos) << bad.err;
     EXPECT_NE(bad.err.find("--frame-size"), std::string::npos) << bad.err;
-    t = ctl_json("traffic --traffic cbr --traffic-rate 121.44Mbit --frame-size 1518");
+    t = ctl_json("traffic --traffic-pattern cbr --traffic-rate 121.44Mbit --frame-size 1518");
     EXPECT_EQ(t["running"], true);
     EXPECT_EQ(t["pattern"], "cbr");
 }
@@ -453,31 +453,31 @@ TEST_F(Linkemctl, ShutdownIsRefusedWithoutAllowRemoteShutdown) {
 }
 
 // The Python example, written from docs/protocol.md alone, with Debian's python3-zmq: it sets
-// the mean delay and prints the delay the sampled packets were given and achieved.
-TEST_F(Linkemctl, PythonExampleSetsTheDelayAndPrintsTheAchievedDelay) {
+// the mean delay and prints the delay drawn for the sampled packets and their actual delay.
+TEST_F(Linkemctl, PythonExampleSetsTheDelayAndPrintsTheActualDelay) {
     ASSERT_EQ(ctl("set --jitter 0ms --limiter none --loss-model none").code, 0);
     const Result r = run_shell(std::string("/usr/bin/python3 ") + PYTHON_EXAMPLE + " --control " +
                                control_ + " --mean-delay-ms 5 --messages 20");
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("mean_delay_us a_to_b 5000"), std::string::npos) << r.out;
     const std::regex sample(
-        "seq [0-9]+ (a_to_b|b_to_a): [0-9]+ samples, given ([0-9.]+) ms, "
-        "achieved ([0-9.]+) ms");
+        "seq [0-9]+ (a_to_b|b_to_a): [0-9]+ samples, drawn ([0-9.]+) ms, "
+        "actual ([0-9.]+) ms");
     std::istringstream lines(r.out);
-    std::string line, last_given, last_achieved;
+    std::string line, last_drawn, last_actual;
     int samples = 0;
     while (std::getline(lines, line)) {
         std::smatch m;
         if (!std::regex_match(line, m, sample)) continue;
         ++samples;
-        last_given = m[2];
-        last_achieved = m[3];
+        last_drawn = m[2];
+        last_actual = m[3];
     }
     ASSERT_GE(samples, 4) << r.out;
-    // The last messages are long after the change: every packet was given exactly 5 ms (no
+    // The last messages are long after the change: every packet was drawn exactly 5 ms (no
     // jitter), and departs no earlier than scheduled.
-    EXPECT_EQ(last_given, "5.000") << r.out;
-    EXPECT_GE(std::stod(last_achieved), 5.0) << r.out;
+    EXPECT_EQ(last_drawn, "5.000") << r.out;
+    EXPECT_GE(std::stod(last_actual), 5.0) << r.out;
     EXPECT_EQ(ctl_json("get")["a_to_b"]["mean_delay_us"], 5000.0);
 }
 
@@ -513,7 +513,7 @@ TEST(LinkemctlCurve, KeygenKeysWorkAndUnknownKeysGetNoAnswer) {
     const std::string control = "tcp://127.0.0.1:" + std::to_string(free_tcp_port());
     const std::string telemetry = "tcp://127.0.0.1:" + std::to_string(free_tcp_port());
     Linkemd d("curve", control, telemetry,
-              "--port-a virtual --port-b virtual --traffic cbr --curve-secret " + keys +
+              "--port-a virtual --port-b virtual --traffic-pattern cbr --curve-secret " + keys +
                   "/linkemd.key_secret --curve-allow " + allow);
     const std::string allowed =
         "--curve-server-key " + keys + "/linkemd.key --curve-secret " + keys + "/client.key_secret";

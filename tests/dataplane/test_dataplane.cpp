@@ -3,7 +3,7 @@
 // back what the data plane transmitted. EAL: initialised once for the process, --no-huge,
 // unique --file-prefix, four worker lcores (two workers per direction need four).
 //
-// Timing tolerances are wide enough for this machine: 2 CPUs shared with builds, so the
+// Timing tolerances are wide enough for a machine of 2 CPUs shared with builds, where the
 // busy-polling lcore and the test thread get preempted now and then; see each test.
 #include <unistd.h>
 
@@ -584,9 +584,8 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
 
 // A constant delay is met by every packet: none is early (exact: the emulator schedules on
 // the arrival timestamp taken after rx_burst) and, when the machine is quiet, 99 % are at
-// most 200 us late. Not 100 %: in a run at raised priority on this machine (2 shared
-// CPUs) the median error was 1.1 us and p99 18 us, but 72 of 20000 packets (0.36 %) were
-// 0.2-1.6 ms late: preemptions of the lcore or of this thread, which the test cannot tell
+// most 200 us late. Not 100 %: on 2 shared CPUs, even at raised priority, a few tenths of
+// a percent of the packets leave 0.2-1.6 ms late (docs/testing.md): preemptions of the lcore or of this thread, which the test cannot tell
 // apart from a late data plane.
 TEST(Dataplane, ConstantDelayPerPacket) {
     VirtualPort a(*g_eal, "const_a"), b(*g_eal, "const_b");
@@ -628,7 +627,7 @@ TEST(Dataplane, ConstantDelayPerPacket) {
     TIMING_BOUND_OR_SKIP("constant delay: 99 % within 200 us",
                          join_reasons(noise.reason(), dist.reason(0.005)));
     // The data plane's own record of the time it did not run (stalls of 100 us or more, the
-    // machine's: ~0.5% of the time on these VMs). A frame due during a stall leaves late,
+    // machine's, some 0.5 % of the time on a 2-CPU VM). A frame due during a stall leaves late,
     // so each 100 us of stall excuses one frame (10 kpps) beyond the 1%.
     const std::size_t excused = static_cast<std::size_t>(dist.stall_ns() / (100 * kNsPerUs));
     EXPECT_LE(late, f.got.size() / 100 + excused)
@@ -642,15 +641,14 @@ TEST(Dataplane, ConstantDelayPerPacket) {
 // 3 %, standard deviation within 15 %. Why: with t_h = 21 ms the delay process decorrelates
 // over ~30 ms, so 8 s hold ~270 independent stretches: the standard error of the mean is
 // 1 ms / sqrt(270) = 0.6 % and of the standard deviation ~ 1/sqrt(2 * 270) = 4.3 %; the
-// tolerances are ~3-5 such errors plus a margin for scheduling noise on this machine.
+// tolerances are ~3-5 such errors plus a margin for scheduling noise.
 //
 // The tight checks use the median and the interquartile range (IQR / 1.349), which for the
 // normal law the delays follow estimate its mean and standard deviation: on a 2-CPU machine
 // the lcore and this thread both poll, every other thread on the machine preempts one of
-// them, and a preempted lcore sends the frames due meanwhile a few ms late. On this machine under
-// load (2026-12-01) our threads waited 140-170 ms for a CPU per 10 s run; 0.2 % of the frames came
-// out over 15 ms (5 sd above the mean), few of them right after a gap of this thread; that tail
-// moved the sample sd to 1.04-1.28 ms while the IQR estimate stayed at 0.97-1.01 ms. The
+// them, and a preempted lcore sends the frames due meanwhile a few ms late: a tail of a few
+// tenths of a percent of frames 5 sd above the mean moves the sample sd by up to ~30 %
+// while the IQR estimate stays within a few percent (docs/testing.md has a measured run). The
 // sample mean and sd are still checked, loosely, for gross errors.
 TEST(Dataplane, CorrelatedMeanAndJitter) {
     VirtualPort a(*g_eal, "corr_a", 16384, 32767), b(*g_eal, "corr_b", 16384, 8191);
@@ -699,10 +697,10 @@ TEST(Dataplane, CorrelatedMeanAndJitter) {
         mean, sd, median, iqr_sd, quantile(d, 0.999), d.size());
     const DataplaneStats s = dp.stats();
     EXPECT_GE(quantile(d, 0), 5.0);  // normal, 1 ms sd: 5 sd below the mean is ~never reached
-    // The data plane's own record of the times it did not run during the flow. Here (VMs,
-    // no isolated CPUs) it stalls ~100 times in the 8 s for 0.1-3 ms, 0.5% of the time in
-    // all, which moves none of the figures below; under load it stalled 320 ms in 8 s
-    // (longest 8 ms) and the sample sd grew to 1.55 ms. Such stalls are the machine's, not
+    // The data plane's own record of the times it did not run during the flow. Without
+    // isolated CPUs it stalls for 0.1-3 ms now and then, well under 1 % of the time, which
+    // moves none of the figures below; under load, stalls of hundreds of ms in 8 s widen the
+    // sample sd (docs/testing.md). Such stalls are the machine's, not
     // a fault of the emulation: the bounds are then not checked, and the test says so.
     TIMING_BOUND_OR_SKIP("correlated rate, mean and jitter",
                          join_reasons(noise.reason(), dist.reason()));

@@ -294,7 +294,7 @@ TEST(LinkemdCli, WarnsWhenLcoresOutnumberCpus) {
     EXPECT_EQ(own.err.find("polling lcores on"), std::string::npos) << own.err;
 }
 
-// The earlier name of --workers still takes its values shared and 1, and says so; in a
+// --lcores takes shared and 1 as --workers does, and says so; in a
 // config file "workers" may be a number.
 TEST(LinkemdCli, LcoresIsTheEarlierNameOfWorkers) {
     const Result r = run("--port-a net_null0 --port-b net_null1 --lcores 1 --print-config");

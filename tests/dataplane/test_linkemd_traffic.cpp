@@ -258,7 +258,7 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
         EXPECT_LE(u(t, "received") + u(t, "lost"), u(t, "sent")) << dir;
         EXPECT_EQ(u(t, "duplicates"), 0u) << dir;
         EXPECT_EQ(u(t, "out_of_order"), 0u) << dir << ": the demo keeps order (correlated)";
-        EXPECT_GT(t["delay"]["sd_ns"].get<double>(), 0.0) << dir;  // the measured jitter
+        EXPECT_GT(t["delay"]["jitter_ns"].get<double>(), 0.0) << dir;  // the measured jitter
     }
     // Within 5 % of the configured mean, widened by the statistics of a short window:
     // correlated delays (weight alpha per packet) make the mean of N of them wander with an
@@ -268,7 +268,7 @@ TEST(LinkemdTraffic, DemoMeasuresDelayAndLossInBothDirections) {
     if (why.empty())
         for (const char* dir : kDirs) {
             const json& d = s[dir]["traffic"]["delay"];
-            const double mean = d["mean_ns"].get<double>(), sd = d["sd_ns"].get<double>();
+            const double mean = d["mean_ns"].get<double>(), sd = d["jitter_ns"].get<double>();
             const double n = d["count"].get<double>(), a = s[dir]["alpha"].get<double>();
             const double sd_of_mean = sd * std::sqrt((1 + a) / (1 - a) / n);
             EXPECT_NEAR(mean, kDemoMeanNs, 0.05 * kDemoMeanNs + 4 * sd_of_mean)

@@ -104,7 +104,7 @@ log "measured: median one-way delay $(awk -v m="$med" 'BEGIN{printf "%.4f", m/1e
 
 # Disturbed runs: the median of a constant delay moves only if a large part of the flow
 # was late, i.e. linkemd did not run (stalls, CPU waits) for a sizeable part of it (here
-# over 20 %: under real-time throttling, 6 % stalled, the error was -7 us on 2026-12-01),
+# over 20 %; under real-time throttling with 6 % stalled the error is a few us, docs/testing.md),
 # datagrams were lost (the af_packet ring overflowed while linkemd did not run), the baseline
 # itself was slow, or the system clock was stepped meanwhile.
 reason=$lost

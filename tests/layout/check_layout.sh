@@ -66,9 +66,15 @@ hits=$(grep -rnE '\bmethod *[!=]= *"' common/protocol backend/control backend/li
 [ -z "$hits" ] || breach "a method dispatched by its name, not by the table" "$hits"
 
 # One table of traffic flags: traffic_flags() (common/protocol/src/traffic_flags.cpp); no
-# program registers --traffic, --traffic-rate, --frame-size or --period by hand.
-hits=$(grep -rnE 'add_option[_a-z]*(<[^>]*>)?\( *"--(traffic|traffic-rate|frame-size|period)"' \
+# program registers --traffic-pattern, --traffic-rate, --frame-size or --period by hand.
+hits=$(grep -rnE 'add_option[_a-z]*(<[^>]*>)?\( *"--(traffic|traffic-pattern|traffic-rate|frame-size|period)"' \
        backend common)
 [ -z "$hits" ] || breach "traffic flags defined outside traffic_flags()" "$hits"
+
+# One direction constant: kDirectionKeys (common/protocol/include/linkem/stats.hpp) is the
+# only array that spells the two direction keys; everything else indexes it.
+hits=$(grep -rnE '"a_to_b", *"b_to_a"' common backend --include=*.cpp --include=*.hpp |
+       grep -v '^common/protocol/include/linkem/stats.hpp:.*kDirectionKeys')
+[ -z "$hits" ] || breach "the direction keys spelled out beside kDirectionKeys" "$hits"
 
 exit $fail

@@ -27,12 +27,35 @@ UsageError error_of(const std::vector<const char*>& args) {
 }
 
 TEST(Cli, BuildsLinkParamsAndTrafficFromTheSharedVocabulary) {
-    const CliOptions o = parse(
-        {"--strategy",     "reordered", "--mean-delay",   "3ms",     "--jitter",      "300us",
-         "--half-life",    "70ms",      "--traffic-rate", "1Gbit",   "--frame-size",  "64",
-         "--duration",     "2s",        "--seed",         "9",       "--utilization", "0.8",
-         "--distribution", "gamma",     "--runs",         "4",       "--traffic",     "poisson",
-         "--limiter",      "spacer",    "--rate",         "900Mbit", "--json"});
+    const CliOptions o = parse({"--strategy",
+                                "reordered",
+                                "--mean-delay",
+                                "3ms",
+                                "--jitter",
+                                "300us",
+                                "--half-life",
+                                "70ms",
+                                "--traffic-rate",
+                                "1Gbit",
+                                "--frame-size",
+                                "64",
+                                "--duration",
+                                "2s",
+                                "--seed",
+                                "9",
+                                "--utilization",
+                                "0.8",
+                                "--distribution",
+                                "gamma",
+                                "--runs",
+                                "4",
+                                "--traffic-pattern",
+                                "poisson",
+                                "--limiter",
+                                "spacer",
+                                "--rate",
+                                "900Mbit",
+                                "--json"});
     EXPECT_EQ(o.cfg.link.strategy, Strategy::reordered);
     EXPECT_EQ(o.cfg.link.mean_delay, 3 * kNsPerMs);
     EXPECT_EQ(o.cfg.link.jitter, 300 * kNsPerUs);
@@ -68,13 +91,14 @@ TEST(Cli, BadValuesNameTheFlagAndWhatIsAllowed) {
         {{"--mean-delay", "10"}, "--mean-delay", "unit"},
         {{"--strategy", "fifo"}, "--strategy", "'correlated', 'uncorrelated', 'reordered'"},
         {{"--distribution", "pareto"}, "--distribution", "lognormal"},
-        {{"--traffic", "bursty"}, "--traffic", "cbr, poisson, sine"},
+        {{"--traffic-pattern", "bursty"}, "--traffic-pattern", "cbr, poisson, sine"},
         {{"--traffic-rate", "fast"}, "--traffic-rate", "bit rate"},
         {{"--traffic-rate", "10bps"}, "--traffic-rate", "1 kbit/s"},
         {{"--rate", "fast"}, "--rate", "bit rate"},
         {{"--buffer-limit", "0"}, "--buffer-limit", "1 .. 268435456"},
         {{"--traffic-rates", "1Gbit"}, "--traffic-rates", "--sweep"},
-        // --rate used to be the traffic's rate: without a limiter it would do nothing.
+        // --rate is the limiter's rate: without a limiter it would do nothing, and the error
+        // names --traffic-rate, the offered traffic's rate.
         {{"--rate", "1Gbit"}, "--rate", "--traffic-rate"},
         {{"--utilization", "1.5"}, "--utilization", "0 .. 1"},
         {{"--loss-probability", "2"}, "--loss-probability", "0 .. 1"},
@@ -113,7 +137,7 @@ TEST(Cli, RunCliExitsWithTwoOnBadArgumentsAndZeroOnHelp) {
     EXPECT_EQ(run_cli(2, help, out3, err3), 0);
     EXPECT_NE(out3.str().find("--rate RATE"), std::string::npos);
     EXPECT_NE(out3.str().find("--traffic-rate RATE"), std::string::npos);
-    EXPECT_EQ(out3.str().find("--limiter-rate"), std::string::npos);  // renamed, not listed
+    EXPECT_EQ(out3.str().find("--limiter-rate"), std::string::npos);  // no such flag
 }
 
 TEST(Cli, SmallRunPrintsJsonWithSummary) {

@@ -159,7 +159,7 @@ TEST_P(StrategySwitch, MovesQueuedPacketsWithoutLoss) {
 INSTANTIATE_TEST_SUITE_P(Seeds, StrategySwitch, ::testing::Range(1, 9));
 
 // Randomised run with every drop cause: loss (Bernoulli, then Gilbert-Elliott), spacer
-// fill limit, policer, and a small buffer limit, across strategy changes. After every
+// spacer limit, policer, and a small buffer limit, across strategy changes. After every
 // ingest and every drain: in = out + drops + in_flight, in packets and in bytes, and each
 // packet is in exactly one of: dropped, sent, queued.
 TEST(Emulator, ConservationHoldsAfterEveryIngestAndDrain) {

@@ -1,4 +1,4 @@
-// The limiter stage: spacer (rate, fill limit) and policer (token bucket), directly and
+// The limiter stage: spacer (rate, spacer limit) and policer (token bucket), directly and
 // through the Emulator.
 #include <gtest/gtest.h>
 

@@ -206,7 +206,7 @@ TEST(Smooth, DelayIsAFunctionOfTimeAndPacketsHardlyWait) {
     EXPECT_LT(static_cast<double>(slow.waited) / slow.delay.size(), 1e-3);
 }
 
-// What waiting costs: the achieved delay against the drawn one for the same seed (a second
+// What waiting costs: the actual delay against the drawn one for the same seed (a second
 // Delayer at the same arrival times draws the same series).
 TEST(Smooth, WaitingAddsLessThanAMicrosecondToTheMean) {
     for (double sd : {3e6, 4e6}) {  // the paper's 10 ms +- 3 ms; the demo's jitter 4 ms

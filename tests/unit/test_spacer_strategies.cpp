@@ -4,7 +4,7 @@
 // shorter-delayed packet as backlog and delivered about 2% of its rate.) With uncorrelated
 // delays it may deliver less, and that is the model working: the FIFO releases packets in
 // clumps whenever a new longest delay appears, the link idles while they are held, and a
-// clump larger than the 1 MiB fill limit is cut.
+// clump larger than the 1 MiB spacer limit is cut.
 #include <gtest/gtest.h>
 
 #include "linkem/emulator.hpp"

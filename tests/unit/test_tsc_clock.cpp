@@ -13,7 +13,7 @@
 namespace linkem {
 namespace {
 
-constexpr double kHz = 2'095'980'000.0;  // the rate measured on the project's VMs
+constexpr double kHz = 2'095'980'000.0;  // a TSC rate measured on a 2.1 GHz VM
 
 TEST(TscClock, MultiplierKeepsTheRateToAFewPartsPerBillion) {
     for (double hz : {1e9, kHz, 2.1e9, 3.7e9}) {

@@ -391,7 +391,7 @@ Eal::Eal(const EalOptions& o) {
         if (o.worker_lcores > cpus.size())
             detail::log(
                 "warning: %u polling lcores on %zu usable CPU(s): they take turns, and "
-                "each turn stalls the others (README: \"Stalls\"); linkemd's --workers "
+                "each turn stalls the others (docs/dataplane.md: \"Stalls\"); linkemd's --workers "
                 "shared needs one CPU, N that many per direction",
                 o.worker_lcores, cpus.size());
     }

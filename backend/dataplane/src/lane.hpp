@@ -34,11 +34,11 @@ inline constexpr TimeNs kStallNs = 100 * kNsPerUs;
 //
 // Built with -DLINKEM_DP_PROFILE=ON, the data plane counts the TSC cycles each stage of the
 // packet path takes, per lane, and logs them per received packet at stop: where a
-// mode's time goes in place, which sampling (perf has only cpu-clock in these VMs, and
-// its samples slide onto neighbouring instructions) cannot say. Each timed stage costs two
-// TSC reads per burst, which the figures include (~25 cycles a read on the 2.1 GHz VMs of
-// docs/performance.md, ~10 cycles per packet in all at burst 32: compare modes within a profile
-// build, not with the normal build's rates). The normal build has none of it.
+// mode's time goes in place, which sampling cannot say where perf has only cpu-clock (as in
+// many VMs) or its samples slide onto neighbouring instructions. Each timed stage costs two
+// TSC reads per burst, which the figures include: compare modes within a profile build, not
+// with the normal build's rates (docs/performance.md, "Reproducing the figures"). The
+// normal build has none of it.
 #ifdef LINKEM_DP_PROFILE
 struct StageProfile {
     std::uint64_t rx = 0;        // rte_eth_rx_burst

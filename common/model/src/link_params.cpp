@@ -204,7 +204,7 @@ const std::vector<Field>& fields() {
                    "rate of the spacer or policer", "100Mbit"),
         integer_field("spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
                       static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
-                      "spacer fill limit: backlog beyond which packets are dropped", "1MiB"),
+                      "spacer limit: the backlog beyond which the spacer drops packets", "1MiB"),
         integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
                       static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
                       "policer bucket size", "64KiB"),

@@ -84,10 +84,10 @@ json layered_link_keys(std::initializer_list<const json*> layers, unsigned d,
                 merged[key] = value;
                 if (origin) (*origin)[key] = KeyOrigin{layer, false};
             }
-            if (l->contains(kDirectionNames[d])) {
-                const json& own = (*l)[kDirectionNames[d]];
+            if (l->contains(kDirectionKeys[d])) {
+                const json& own = (*l)[kDirectionKeys[d]];
                 if (!own.is_object())
-                    throw ParamError(kDirectionNames[d],
+                    throw ParamError(kDirectionKeys[d],
                                      "expected an object of link parameters, got " +
                                          std::string(own.type_name()));
                 for (const auto& [key, value] : own.items()) {

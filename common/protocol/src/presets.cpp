@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/link_params_json.hpp"
+#include "linkem/stats.hpp"
 
 namespace linkem {
 
@@ -17,13 +18,11 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<const char*, 2> kDirKey = {"a_to_b", "b_to_a"};
-
 bool is_link_key(std::string_view key) {
     return link_param_field(key) != nullptr;
 }
 bool is_dir_key(std::string_view key) {
-    return key == kDirKey[0] || key == kDirKey[1];
+    return key == kDirectionKeys[0] || key == kDirectionKeys[1];
 }
 
 constexpr std::array<std::string_view, 6> kPresetKeys = {"id",          "name",   "category",
@@ -54,7 +53,7 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
             if (!value.is_object())
                 throw ParamError(key, "expected an object of link parameters, got " +
                                           std::string(value.type_name()));
-            if (key == kDirKey[1] && directions == 1)
+            if (key == kDirectionKeys[1] && directions == 1)
                 throw ParamError(key,
                                  "there is no port B (single-port mode has only a_to_b); "
                                  "remove b_to_a");
@@ -76,7 +75,7 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
             // direction's.
             const auto it = origin.find(e.field());
             const bool top = it != origin.end() && !it->second.own;
-            throw ParamError(top ? e.field() : std::string(kDirKey[d]) + "." + e.field(),
+            throw ParamError(top ? e.field() : std::string(kDirectionKeys[d]) + "." + e.field(),
                              e.message());
         }
     }
@@ -171,14 +170,14 @@ std::vector<Preset> presets_from_json(const json& file) {
 json presets_to_json(const std::vector<Preset>& presets) {
     json list = json::array();
     for (const Preset& p : presets)
-        list.push_back(
-            {{"id", p.id},
-             {"name", p.name},
-             {"category", p.category},
-             {"description", p.description},
-             {"source", p.source},
-             {"link",
-              {{kDirKey[0], to_json(p.link.a_to_b)}, {kDirKey[1], to_json(p.link.b_to_a)}}}});
+        list.push_back({{"id", p.id},
+                        {"name", p.name},
+                        {"category", p.category},
+                        {"description", p.description},
+                        {"source", p.source},
+                        {"link",
+                         {{kDirectionKeys[0], to_json(p.link.a_to_b)},
+                          {kDirectionKeys[1], to_json(p.link.b_to_a)}}}});
     return {{"presets", list}};
 }
 
@@ -193,8 +192,8 @@ json scenario_to_json(const LinkConfig& link, unsigned directions, const json& b
     if (base.is_object())
         for (const auto& [key, value] : base.items())
             if (!is_link_key(key) && !is_dir_key(key)) out[key] = value;
-    out[kDirKey[0]] = to_json(link.a_to_b);
-    if (directions == 2) out[kDirKey[1]] = to_json(link.b_to_a);
+    out[kDirectionKeys[0]] = to_json(link.a_to_b);
+    if (directions == 2) out[kDirectionKeys[1]] = to_json(link.b_to_a);
     return out;
 }
 

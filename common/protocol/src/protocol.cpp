@@ -214,7 +214,7 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
     }
     LinkConfig next = current;
     for (unsigned d = 0; d < directions; ++d) {
-        const char* name = kDirectionNames[d];
+        const char* name = kDirectionKeys[d];
         LinkParams& out = d == 0 ? next.a_to_b : next.b_to_a;
         try {
             out = link_params_from_json(layered_link_keys({&params}, d),
@@ -258,7 +258,7 @@ json stats_message(const Header& h, const LinkStats& s, bool final) {
 json delay_message(const Header& h, const DelayMessage& m) {
     json body = json::object();
     for (unsigned d = 0; d < m.directions && d < 2; ++d)
-        body[kDirectionNames[d]] = to_json(m.dir[d]);
+        body[kDirectionKeys[d]] = to_json(m.dir[d]);
     add_header(body, h);
     return body;
 }
@@ -270,9 +270,9 @@ DelayMessage delay_message_from_json(const json& body) {
     m.directions = body.contains("b_to_a") ? 2 : 1;
     for (unsigned d = 0; d < m.directions; ++d) {
         try {
-            m.dir[d] = direction_delay_from_json(body[kDirectionNames[d]]);
+            m.dir[d] = direction_delay_from_json(body[kDirectionKeys[d]]);
         } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(std::string(kDirectionNames[d]) + "." + e.what());
+            throw std::invalid_argument(std::string(kDirectionKeys[d]) + "." + e.what());
         }
     }
     return m;

@@ -34,7 +34,7 @@ json to_json(const LinkStats& s, bool final) {
                             {"samples_dropped", t.samples_dropped},
                             {"delay", to_json(t.delay)}};
         }
-        j[kDirectionNames[d]] = std::move(c);
+        j[kDirectionKeys[d]] = std::move(c);
     }
     json ports = json::object();
     for (unsigned p = 0; p < s.ports && p < 2; ++p) {
@@ -82,8 +82,8 @@ LinkStats link_stats_from_json(const json& j) {
     s.t_ns = t.get<TimeNs>();
     s.directions = j.contains("b_to_a") ? 2 : 1;
     for (unsigned d = 0; d < s.directions; ++d) {
-        const std::string where = std::string(kDirectionNames[d]) + ".";
-        const json& c = need(j, kDirectionNames[d], "");
+        const std::string where = std::string(kDirectionKeys[d]) + ".";
+        const json& c = need(j, kDirectionKeys[d], "");
         DirectionStats& ds = s.dir[d];
         CounterSnapshot& k = ds.counters;
         k.packets_in = u64(c, "packets_in", where);

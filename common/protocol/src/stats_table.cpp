@@ -15,16 +15,16 @@ void print_stats_table(std::FILE* out, const LinkStats& s, const LinkStats* last
         return std::string(buf);
     };
     std::fprintf(out, "%s t=%.3fs\n", final ? "final" : "stats", static_cast<double>(s.t_ns) / 1e9);
-    std::fprintf(out, "  %-7s %14s %14s %11s %11s %10s %10s %10s %10s %9s %6s %9s %12s %7s\n",
-                 "dir", "rx", "tx", "rx pps", "tx pps", "loss", "policer", "spacer", "buf_full",
+    std::fprintf(out, "  %-7s %14s %14s %11s %11s %10s %10s %10s %11s %9s %6s %9s %12s %7s\n",
+                 "dir", "rx", "tx", "rx pps", "tx pps", "loss", "policer", "spacer", "buffer_full",
                  "in_flight", "tx_q", "alpha", "R (pps)", "stalls");
     for (unsigned d = 0; d < s.directions && d < 2; ++d) {
         const CounterSnapshot& c = s.dir[d].counters;
         const CounterSnapshot* p = last && d < last->directions ? &last->dir[d].counters : nullptr;
         std::fprintf(out,
-                     "  %-7s %14llu %14llu %11s %11s %10llu %10llu %10llu %10llu %9llu %6llu "
+                     "  %-7s %14llu %14llu %11s %11s %10llu %10llu %10llu %11llu %9llu %6llu "
                      "%9.6f %12.0f %7llu\n",
-                     kDirectionNames[d], static_cast<unsigned long long>(c.packets_in),
+                     kDirectionKeys[d], static_cast<unsigned long long>(c.packets_in),
                      static_cast<unsigned long long>(c.packets_out),
                      p ? rate(c.packets_in, p->packets_in).c_str() : "-",
                      p ? rate(c.packets_out, p->packets_out).c_str() : "-",

@@ -29,7 +29,8 @@ json to_json(const RunningStats& s) {
     j["min_ns"] = s.min;
     j["max_ns"] = s.max;
     j["mean_ns"] = s.mean();
-    j["sd_ns"] = s.sd();
+    j["jitter_ns"] = s.sd();
+    j["sd_ns"] = s.sd();  // the same, under its protocol-1 name (docs/glossary.md, Deprecated)
     return j;
 }
 
@@ -91,7 +92,7 @@ RunningStats running_stats_from_json(const json& j) {
     s.min = number(j, "min_ns");
     s.max = number(j, "max_ns");
     s.shift = number(j, "mean_ns");
-    const double sd = number(j, "sd_ns");
+    const double sd = number(j, j.contains("jitter_ns") ? "jitter_ns" : "sd_ns");
     s.sum = 0;
     s.sumsq = sd * sd * static_cast<double>(s.count);
     return s;

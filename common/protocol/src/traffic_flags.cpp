@@ -11,7 +11,7 @@ using nlohmann::json;
 
 const std::vector<TrafficFlag>& traffic_flags() {
     static const std::vector<TrafficFlag> kFlags = {
-        {"pattern", "--traffic", "NAME", "sine", "traffic pattern: cbr, poisson or sine"},
+        {"pattern", "--traffic-pattern", "NAME", "sine", "traffic pattern: cbr, poisson or sine"},
         {"rate_bps", "--traffic-rate", "RATE", "100Mbit",
          "rate of the traffic (sine: its peak), e.g. 100Mbit"},
         {"frame_size_bytes", "--frame-size", "BYTES", "1518", "frame size in bytes, with FCS"},

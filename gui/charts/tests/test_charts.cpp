@@ -793,7 +793,7 @@ void ChartsTest::csvExportContent() {
                              {"min_ns", 900000},
                              {"max_ns", 1600000},
                              {"mean_ns", 1250000},
-                             {"sd_ns", 100000}}));
+                             {"jitter_ns", 100000}}));
     p.addDelay(delayMsg(0, 9 * kS, 10 * kS, {{9'250'000'000, 999.25}}));
     QTRY_VERIFY(p.pointsDrawn("delay.samples") >= 3);
     QTemporaryDir dir;
@@ -1068,17 +1068,17 @@ void ChartsTest::windowStatsReadouts() {
         s.emplace_back(std::int64_t(i) * 1'000'000, i % 2 ? 1100 : 900);
     json m = delayMsg(0, 0, kS, s);
     m["a_to_b"]["lateness"] = {
-        {"count", 1000}, {"min_ns", 100}, {"max_ns", 40000}, {"mean_ns", 2000}, {"sd_ns", 500}};
+        {"count", 1000}, {"min_ns", 100}, {"max_ns", 40000}, {"mean_ns", 2000}, {"jitter_ns", 500}};
     m["a_to_b"]["measured"] = {{"send_ns", {1, 2}}, {"delay_ns", {1'050'000, 1'150'000}}};
     m["a_to_b"]["measured_delay"] = {{"count", 2},
                                      {"min_ns", 1'050'000},
                                      {"max_ns", 1'150'000},
                                      {"mean_ns", 1'100'000},
-                                     {"sd_ns", 50'000}};
+                                     {"jitter_ns", 50'000}};
     p.addDelay(m);
     json m2 = delayMsg(0, kS, 2 * kS, {});
     m2["a_to_b"]["lateness"] = {
-        {"count", 3000}, {"min_ns", 100}, {"max_ns", 10000}, {"mean_ns", 6000}, {"sd_ns", 500}};
+        {"count", 3000}, {"min_ns", 100}, {"max_ns", 10000}, {"mean_ns", 6000}, {"jitter_ns", 500}};
     p.addDelay(m2);
     QVERIFY(p.redrawIfDue());
     const WindowStats w = p.windowStats(0);

@@ -1,8 +1,9 @@
 // Time-stamp-counter ticks to nanoseconds, at a rate measured against the system clock.
 //
-// A TSC rate reported by the platform can be off: DPDK 22.11's rte_get_tsc_hz() returns
-// 2 100 000 000 on VMs whose TSC runs at ~2 095 980 000 Hz by CLOCK_MONOTONIC_RAW, which
-// would make every delay 0.19 % long. So the rate is measured: paired readings of the TSC
+// A TSC rate reported by the platform can be off: DPDK 22.11's rte_get_tsc_hz() can return
+// a VM's nominal rate rather than the rate its TSC runs at by CLOCK_MONOTONIC_RAW, and every
+// delay would be off by their ratio (docs/dataplane.md, "The clock", has a measured case).
+// So the rate is measured: paired readings of the TSC
 // and CLOCK_MONOTONIC_RAW (read_clock_pair), a short baseline at start (calibrate_tsc) and
 // ever longer ones later (TscRateTracker), each change adopted without a step in the
 // nanosecond timeline (TscScale::reanchor) and handed to readers lock-free (TscClock).

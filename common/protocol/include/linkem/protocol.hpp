@@ -36,8 +36,8 @@ inline constexpr std::size_t kMaxClientName = 64;
 inline constexpr const char* kTopicStats = "stats";
 inline constexpr const char* kTopicDelay = "delay";
 inline constexpr const char* kTopicEvent = "event";
-/// The keys of the two directions in link, stats and delay bodies: A->B, B->A.
-inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
+/// The keys of the two directions (linkem/stats.hpp), as proto:: names them.
+using linkem::kDirectionKeys;
 
 /// The methods of section 3.
 enum class Method : std::uint8_t {

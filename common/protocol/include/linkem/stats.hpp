@@ -16,8 +16,9 @@
 
 namespace linkem {
 
-/// The names of the two directions and ports, as in JSON and tables.
-inline constexpr const char* kDirectionNames[2] = {"a_to_b", "b_to_a"};
+/// The keys of the two directions (A->B, B->A) in link, stats and delay bodies, config files
+/// and tables: the one constant that names them (docs/glossary.md). The ports' keys.
+inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
 inline constexpr const char* kPortNames[2] = {"a", "b"};
 
 /// What the built-in traffic's receiving side measured from its frames, per direction (the

@@ -13,7 +13,8 @@ namespace linkem {
 /// {"packets_in":..,"bytes_in":..,...,"rate_intervals":..}: every counter.
 nlohmann::json to_json(const CounterSnapshot& c);
 
-/// {"count":..,"min_ns":..,"max_ns":..,"mean_ns":..,"sd_ns":..} (only count when empty).
+/// {"count":..,"min_ns":..,"max_ns":..,"mean_ns":..,"jitter_ns":..} (only count when empty);
+/// protocol 1 also writes jitter_ns as "sd_ns", its earlier name. The reader takes either.
 nlohmann::json to_json(const RunningStats& s);
 nlohmann::json to_json(const DirectionDelay& d);
 /// The inverse of to_json (RunningStats comes back with shift = mean, so that mean(), sd(),

@@ -23,7 +23,7 @@ struct TrafficFlag {
     std::string help;        // what it sets; each program may add its defaults
 };
 
-/// One entry per traffic setting a flag sets: --traffic (pattern), --traffic-rate,
+/// One entry per traffic setting a flag sets: --traffic-pattern (pattern), --traffic-rate,
 /// --frame-size, --period.
 const std::vector<TrafficFlag>& traffic_flags();
 

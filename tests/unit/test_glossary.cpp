@@ -1,0 +1,186 @@
+// docs/glossary.md against the code's own tables: every name a user or client can meet (the
+// link fields and their flags, the traffic flags, the protocol's methods, topics, error
+// codes and direction keys, and every key the protocol's codecs write) must be in the
+// glossary, and no name the glossary retires may come back. The names are generated from
+// the same tables and codecs the programs use, so a new key without a glossary entry fails
+// here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "linkem/link_flags.hpp"
+#include "linkem/link_params.hpp"
+#include "linkem/link_params_json.hpp"
+#include "linkem/protocol.hpp"
+#include "linkem/stats.hpp"
+#include "linkem/telemetry_json.hpp"
+#include "linkem/traffic_flags.hpp"
+#include "linkem/traffic_json.hpp"
+
+namespace linkem {
+namespace {
+
+using nlohmann::json;
+
+std::string glossary_text() {
+    std::ifstream in(LINKEM_GLOSSARY_PATH);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// Every `name` in backticks in the glossary, outside its "Retired names" section.
+struct Glossary {
+    std::set<std::string> names, retired;
+    std::string text;
+};
+
+Glossary read_glossary() {
+    Glossary g;
+    g.text = glossary_text();
+    const std::size_t cut = g.text.find("## Retired names");
+    const std::regex tick("`([^`]+)`");
+    auto collect = [&](const std::string& part, std::set<std::string>& into) {
+        for (std::sregex_iterator it(part.begin(), part.end(), tick), end; it != end; ++it) {
+            std::string n = (*it)[1];
+            // "--a-to-b-jitter DURATION" -> "--a-to-b-jitter"; "{count, ...}" stays whole.
+            if (n.rfind("--", 0) == 0 && n.find(' ') != std::string::npos)
+                n = n.substr(0, n.find(' '));
+            into.insert(n);
+        }
+    };
+    collect(g.text.substr(0, cut), g.names);
+    if (cut == std::string::npos) return g;
+    // The retired names are the first column of the section's table ("| retired | now |").
+    std::istringstream lines(g.text.substr(cut));
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("| `", 0) != 0) continue;
+        collect(line.substr(0, line.find('|', 1)), g.retired);
+    }
+    return g;
+}
+
+void keys_of(const json& j, std::set<std::string>& out) {
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            out.insert(it.key());
+            keys_of(it.value(), out);
+        }
+    } else if (j.is_array()) {
+        for (const json& e : j)
+            keys_of(e, out);
+    }
+}
+
+/// Every key the protocol library writes: link parameters, stats, delay telemetry,
+/// traffic settings, with every optional part present.
+std::set<std::string> protocol_keys() {
+    std::set<std::string> keys;
+    LinkStats s;
+    s.directions = 2;
+    s.ports = 2;
+    keys_of(to_json(s, false), keys);
+    DirectionDelay d;
+    d.samples.push_back({1, 2, 3, 4});
+    d.delay.add(5);
+    d.delay.add(7);
+    d.lateness.add(1);
+    keys_of(to_json(d), keys);
+    keys_of(to_json(TrafficConfig{}), keys);
+    keys_of(to_json(LinkParams{}), keys);
+    keys_of(link_params_schema(), keys);
+    keys.erase("a");  // ports.a / ports.b: the port keys, checked below with kPortNames
+    keys.erase("b");
+    return keys;
+}
+
+/// Keys of link_params_schema()'s JSON-Schema vocabulary, not linkem's.
+const std::set<std::string> kSchemaWords = {"type", "default", "help", "values",
+                                            "min",  "max",     "unit"};
+
+TEST(Glossary, NamesEveryLinkFieldAndFlag) {
+    const Glossary g = read_glossary();
+    ASSERT_FALSE(g.names.empty()) << "cannot read " << LINKEM_GLOSSARY_PATH;
+    for (const LinkParamField& f : link_param_fields()) {
+        EXPECT_TRUE(g.names.count(f.key))
+            << "link field `" << f.key << "` is not in docs/glossary.md";
+        for (const std::string& v : f.values)
+            EXPECT_TRUE(g.names.count(v))
+                << f.key << " value `" << v << "` is not in docs/glossary.md";
+    }
+    for (const LinkParamFlag& f : link_param_flags())
+        EXPECT_TRUE(g.names.count("--" + f.flag))
+            << "flag `--" << f.flag << "` is not in docs/glossary.md";
+}
+
+TEST(Glossary, NamesEveryTrafficFlagAndKey) {
+    const Glossary g = read_glossary();
+    for (const TrafficFlag& f : traffic_flags()) {
+        EXPECT_TRUE(g.names.count(f.key))
+            << "traffic key `" << f.key << "` is not in docs/glossary.md";
+        EXPECT_TRUE(g.names.count(f.flag))
+            << "traffic flag `" << f.flag << "` is not in docs/glossary.md";
+    }
+    for (TrafficPattern p : {TrafficPattern::cbr, TrafficPattern::poisson, TrafficPattern::sine})
+        EXPECT_TRUE(g.names.count(std::string(to_string(p)))) << to_string(p);
+}
+
+TEST(Glossary, NamesEveryMethodTopicErrorAndDirection) {
+    const Glossary g = read_glossary();
+    for (const proto::MethodSpec& m : proto::kMethods)
+        EXPECT_TRUE(g.names.count(std::string(m.name)))
+            << "method `" << m.name << "` is not in docs/glossary.md";
+    for (const char* t : {proto::kTopicStats, proto::kTopicDelay, proto::kTopicEvent})
+        EXPECT_TRUE(g.names.count(t)) << "topic `" << t << "` is not in docs/glossary.md";
+    for (int c = 0; c <= static_cast<int>(proto::ErrorCode::failed); ++c) {
+        const std::string n(proto::to_string(static_cast<proto::ErrorCode>(c)));
+        EXPECT_TRUE(g.names.count(n)) << "error code `" << n << "` is not in docs/glossary.md";
+    }
+    for (const char* k : kDirectionKeys)
+        EXPECT_TRUE(g.names.count(k)) << k;
+    for (const char* k : kPortNames)
+        EXPECT_TRUE(g.names.count(k)) << k;
+}
+
+TEST(Glossary, NamesEveryKeyTheProtocolWrites) {
+    const Glossary g = read_glossary();
+    for (const std::string& k : protocol_keys()) {
+        if (kSchemaWords.count(k) || link_param_field(k)) continue;
+        EXPECT_TRUE(g.names.count(k))
+            << "the protocol writes `" << k << "`, which is not in docs/glossary.md";
+    }
+}
+
+TEST(Glossary, RetiredNamesStayRetired) {
+    const Glossary g = read_glossary();
+    ASSERT_FALSE(g.retired.empty()) << "docs/glossary.md has no '## Retired names' section";
+    std::set<std::string> used = protocol_keys();
+    for (const LinkParamFlag& f : link_param_flags())
+        used.insert("--" + f.flag);
+    for (const TrafficFlag& f : traffic_flags()) {
+        used.insert(f.key);
+        used.insert(f.flag);
+    }
+    std::string help;
+    for (const LinkParamField& f : link_param_fields())
+        help += f.help + "\n";
+    for (const TrafficFlag& f : traffic_flags())
+        help += f.help + "\n";
+    for (const std::string& r : g.retired) {
+        EXPECT_FALSE(g.names.count(r))
+            << "`" << r << "` is both retired and in use in the glossary";
+        EXPECT_FALSE(used.count(r)) << "retired name `" << r << "` is in use again";
+        if (r.find(' ') != std::string::npos) {  // a phrase: no help text may use it
+            EXPECT_EQ(help.find(r), std::string::npos) << "retired `" << r << "` is in a help text";
+        }
+    }
+}
+
+}  // namespace
+}  // namespace linkem
