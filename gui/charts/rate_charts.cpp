@@ -147,7 +147,9 @@ void ThroughputChart::draw(const RedrawFrame& f, bool all) {
 DropsChart::DropsChart() : ChartRenderer(QStringLiteral("drops")) {
     chart_ = newChart();
     x_ = newAxis(QObject::tr("Time since linkemd started (s)"));
-    y_ = newAxis(QObject::tr("packets/s"));
+    // "drops/s", not "packets/s": as short as the plot of a small chart is tall (58 px in a
+    // 363x189 chart, where "packets/s" was cut short)
+    y_ = newAxis(QObject::tr("drops/s"));
     chart_->addAxis(x_, Qt::AlignBottom);
     chart_->addAxis(y_, Qt::AlignLeft);
     for (int d = 0; d < 2; ++d)
