@@ -118,7 +118,24 @@ bool ChartsPanel::eventFilter(QObject* watched, QEvent* e) {
     return QWidget::eventFilter(watched, e);
 }
 
+// Showing a view lays the panel out, and the resize may ask for another arrangement (tabs or
+// not) while this one is half built: that one waits until this one is done (arranging inside
+// arranging deleted the grid being filled).
 void ChartsPanel::arrange() {
+    if (arranging_) {
+        arrange_again_ = true;
+        return;
+    }
+    arranging_ = true;
+    for (int pass = 0; pass < 3; ++pass) {
+        arrange_again_ = false;
+        arrangeOnce();
+        if (!arrange_again_) break;
+    }
+    arranging_ = false;
+}
+
+void ChartsPanel::arrangeOnce() {
     // Take every view out of the grid, then put back those of the arrangement.
     delete grid_host_->layout();
     auto* grid = new QGridLayout(grid_host_);

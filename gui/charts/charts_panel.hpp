@@ -99,6 +99,7 @@ class ChartsPanel : public QWidget {
     void redraw();
     void markAllDirty();
     void arrange();
+    void arrangeOnce();
     int plotWidthNow() const;
     bool tabbed() const;
     /// Narrower than this, the desk's three small charts share one place in tabs.
@@ -120,6 +121,7 @@ class ChartsPanel : public QWidget {
     QWidget* lane_box_[2] = {nullptr, nullptr};
     ChartStyle style_;
     Arrangement arrangement_ = Arrangement::desk;
+    bool arranging_ = false, arrange_again_ = false;
     double window_s_ = 30;
     bool paused_ = false, packets_ = false;
     int show_ = 0;
