@@ -2,12 +2,14 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QScreen>
 
 #include <cstring>
 #include <memory>
 
 #include "linkem/protocol.hpp"
 #include "main_window.hpp"
+#include "settings.hpp"
 
 namespace {
 
@@ -58,7 +60,10 @@ int main(int argc, char** argv) {
     QCommandLineOption client_cert("curve-secret",
                                    "CURVE: this client's key pair file (NAME.key_secret)", "FILE");
     QCommandLineOption no_connect("no-connect", "do not connect at start");
-    cli.addOptions({control, telemetry, server_key, client_cert, no_connect});
+    QCommandLineOption projector(
+        "projector", "open in the stage layout, for a projector (F11 switches layouts)");
+    QCommandLineOption desk("desk", "open in the desk layout (the default)");
+    cli.addOptions({control, telemetry, server_key, client_cert, no_connect, projector, desk});
     cli.process(app);
     if (!cli.positionalArguments().isEmpty()) {
         fprintf(stderr, "linkem-gui: unexpected argument '%s'; see --help\n",
@@ -90,8 +95,18 @@ int main(int argc, char** argv) {
     options.endpoints.server_key_file = cli.value(server_key);
     options.endpoints.client_cert_file = cli.value(client_cert);
     options.connect = !cli.isSet(no_connect);
+    if (cli.isSet(projector) && cli.isSet(desk)) {
+        fprintf(stderr, "linkem-gui: --projector and --desk exclude each other; give one\n");
+        return 2;
+    }
+    if (cli.isSet(projector)) options.layout = "stage";
+    if (cli.isSet(desk)) options.layout = "desk";
+    // Within the screen's available area (a projector's 1280x720 too); the window's own
+    // geometry from the last run is kept when it fits.
+    const QRect avail = QGuiApplication::primaryScreen()->availableGeometry();
     linkem::gui::MainWindow w(options);
-    w.resize(1500, 950);
+    if (linkem::gui::GuiSettings::load().geometry.isEmpty())
+        w.resize(std::min(1500, avail.width() - 40), std::min(950, avail.height() - 60));
     w.show();
     return gui_app->exec();
 }

@@ -391,6 +391,7 @@ void Controller::publish_delay() {
                 d.wait.merge(r.wait);
             }
             d.samples_dropped = reports.back().samples_dropped;
+            d.params_generation = reports.back().params_generation;
         }
         d.samples = std::move(batch_.samples[k]);
         any = any || !d.samples.empty();

@@ -34,8 +34,9 @@
 #include <string>
 #include <vector>
 
-#include "chart_data.hpp"
 #include "charts_panel.hpp"
+#include "charts_profile.hpp"
+#include "linkem/protocol.hpp"
 #include "main_window.hpp"
 
 namespace {
@@ -95,10 +96,12 @@ class Synthetic {
         : rate_(rate), per_msg_(std::max(1, static_cast<int>(rate * 0.05))) {}
 
     /// The messages of the 50 ms that begin at t (a multiple of 50 ms): a delay message, and
-    /// a stats message when t is a multiple of 100 ms.
-    void feed(linkem::gui::ChartsPanel* charts, std::int64_t t) {
+    /// a stats message when t is a multiple of 100 ms, handed to the window as the client
+    /// thread hands it linkemd's.
+    void feed(linkem::gui::MainWindow& w, std::int64_t t) {
         using nlohmann::json;
-        json msg = {{"t_ns", t + kDelayNs}};
+        json msg = {
+            {"v", 1}, {"instance_id", "00000000000000b0"}, {"seq", seq_++}, {"t_ns", t + kDelayNs}};
         for (const char* dir : {"a_to_b", "b_to_a"}) {
             json arr = json::array(), del = json::array(), sch = json::array(), act = json::array(),
                  send = json::array(), mdel = json::array();
@@ -139,22 +142,30 @@ class Synthetic {
                           {"min_ns", 0},
                           {"max_ns", 20000},
                           {"mean_ns", 10000},
-                          {"jitter_ns", 5000}}}};
+                          {"jitter_ns", 5000}}},
+                        {"measured_delay",
+                         {{"count", per_msg_},
+                          {"min_ns", lo},
+                          {"max_ns", hi + 23000},
+                          {"mean_ns", 20e6},
+                          {"jitter_ns", 4e6}}},
+                        {"samples_dropped", 0},
+                        {"params_generation", 0}};
         }
-        charts->addDelay(msg);
+        emit w.client().telemetry(QStringLiteral("delay"), msg);
         if (t % kStatsNs != 0) return;
-        packets_ += 49'000 * 0.1;
-        json st = {{"t_ns", t + kDelayNs}};
-        for (const char* dir : {"a_to_b", "b_to_a"})
-            st[dir] = {{"packets_in", packets_},
-                       {"bytes_in", packets_ * 260},
-                       {"packets_out", packets_},
-                       {"bytes_out", packets_ * 260},
-                       {"drops_loss", packets_ / 1000},
-                       {"drops_policer", 0},
-                       {"drops_spacer", 0},
-                       {"drops_buffer_full", 0}};
-        charts->addStats(st);
+        packets_ += 4'900;
+        linkem::LinkStats st;
+        st.t_ns = t + kDelayNs;
+        st.directions = 2;
+        for (linkem::DirectionStats& d : st.dir) {
+            d.counters.packets_in = d.counters.packets_out = packets_;
+            d.counters.bytes_in = d.counters.bytes_out = packets_ * 260;
+            d.counters.drops_loss = packets_ / 1000;
+        }
+        emit w.client().telemetry(
+            QStringLiteral("stats"),
+            linkem::proto::stats_message({"00000000000000b0", seq_++, st.t_ns}, st, false));
     }
 
   private:
@@ -169,18 +180,18 @@ class Synthetic {
     double rate_;
     int per_msg_;
     std::uint64_t lcg_ = 12345;
-    double packets_ = 0;
+    std::uint64_t packets_ = 0, seq_ = 0;
 };
 
 // --prefill: `seconds` of synthetic telemetry ending at t_end_ns (data-plane time), fed to
 // the charts as linkemd's messages would be. The window is then full at once, as after
 // `seconds` of real telemetry.
-void prefill(linkem::gui::ChartsPanel* charts, std::int64_t t_end_ns, double seconds, double rate) {
+void prefill(linkem::gui::MainWindow& w, std::int64_t t_end_ns, double seconds, double rate) {
     Synthetic s(rate);
     const std::int64_t t0 = (t_end_ns - static_cast<std::int64_t>(seconds * 1e9)) /
                             Synthetic::kDelayNs * Synthetic::kDelayNs;
     for (std::int64_t t = t0; t < t_end_ns; t += Synthetic::kDelayNs)
-        s.feed(charts, t);
+        s.feed(w, t);
 }
 
 // --steps: the charts alone (the main window, not connected), a full 5-minute window, then
@@ -196,6 +207,8 @@ int step_costs(int steps, double rate) {
     w.resize(1600, 1000);
     w.show();
     w.setWindowSeconds(300);
+    linkem::gui::ChartsCosts costs;
+    w.setCosts(&costs);
     linkem::gui::ChartsPanel* charts = w.charts();
     // lay the window out and let the charts take their plot width
     for (int i = 0; i < 20; ++i) {
@@ -206,7 +219,7 @@ int step_costs(int steps, double rate) {
     Synthetic s(rate);
     constexpr std::int64_t kStart = 300'000'000'000;
     for (std::int64_t t = 0; t < kStart; t += Synthetic::kDelayNs)
-        s.feed(charts, t);
+        s.feed(w, t);
     charts->redrawIfDue();
     QCoreApplication::processEvents();
     // A step every 1% of the window's columns; which redraws moved the axis is told by the
@@ -223,12 +236,12 @@ int step_costs(int steps, double rate) {
     const int messages = steps * 60;  // 3 s of 50 ms messages a step
     std::int64_t t = kStart;
     for (int i = 0; i < messages; ++i, t += Synthetic::kDelayNs) {
-        s.feed(charts, t);
+        s.feed(w, t);
         const double x_before = xmax();
-        const linkem::gui::ChartsCosts c0 = charts->costs();
+        const linkem::gui::ChartsCosts c0 = costs;
         charts->redrawIfDue();
         QCoreApplication::processEvents();
-        const linkem::gui::ChartsCosts c1 = charts->costs();
+        const linkem::gui::ChartsCosts c1 = costs;
         const Cost c{c1.redraw_ms - c0.redraw_ms, c1.paint_ms - c0.paint_ms};
         (xmax() != x_before ? moved : heads).push_back(c);
     }
@@ -337,6 +350,9 @@ int main(int argc, char** argv) {
     w.resize(1600, 1000);
     w.show();
     w.setWindowSeconds(300);
+    linkem::gui::ChartsCosts costs;
+    w.setCosts(&costs);
+    auto stored = [&w](int d) { return w.model().store().dir(d).samples.size(); };
 
     QElapsedTimer clock;
     clock.start();
@@ -386,7 +402,7 @@ int main(int argc, char** argv) {
     std::int64_t last_waited = 0;
     auto note = [&](char what, double ms) {
         if (phase != kMeasuring) return;
-        const double p = w.charts()->costs().paint_ms;
+        const double p = costs.paint_ms;
         const std::int64_t q = sched(tid).waited;
         events.push_back(
             {clock.nsecsElapsed(), what, ms, p - last_paint_ms, (q - last_waited) / 1e6});
@@ -400,11 +416,14 @@ int main(int argc, char** argv) {
     // the redraw that drew the message. The receipts, and the samples received:
     std::atomic<std::uint64_t> received[2] = {0, 0};
     QObject::connect(
-        &w.client(), &linkem::gui::Client::telemetry, &app,
-        [&](const QString& topic, const nlohmann::json& body) {
+        &w.client(), &linkem::gui::Client::delivered, &app,
+        [&](const linkem::gui::Delivery& dv) {
+            if (dv.kind != linkem::gui::Delivery::Kind::telemetry) return;
+            const QString& topic = dv.text;
+            const nlohmann::json& body = dv.body;
             if (topic != "delay" && topic != "stats") return;
-            std::int64_t t_ns = 0;  // as the charts read it (ChartsPanel::taken)
-            linkem::gui::jsonInteger(body, "t_ns", t_ns);
+            // as the charts read it (ChartsPanel::taken): the header's t_ns
+            const std::int64_t t_ns = body.value("t_ns", std::int64_t{0});
             {
                 const Key key{topic == "delay", t_ns};
                 const std::lock_guard<std::mutex> lock(receipts_mutex);
@@ -458,13 +477,13 @@ int main(int argc, char** argv) {
                     QElapsedTimer p;
                     p.start();
                     prefilling = true;
-                    prefill(w.charts(), std::max<qint64>(0, t_ns), prefill_s, prefill_r);
+                    prefill(w, std::max<qint64>(0, t_ns), prefill_s, prefill_r);
                     prefilling = false;
                     std::printf(
                         "prefilled %.0f s at %.0f samples/s per direction "
                         "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB\n",
                         prefill_s, prefill_r, p.nsecsElapsed() / 1e9, status_mib("VmRSS:"),
-                        w.charts()->storedBytes() / 1048576.0);
+                        w.model().store().storedBytes() / 1048576.0);
                 }
                 first_delay_ns = clock.nsecsElapsed();
             }
@@ -480,10 +499,10 @@ int main(int argc, char** argv) {
         }
         last_redraw_ns = now;
         ++redraws;
-        note('r', w.charts()->costs().last_redraw_wall_ms);
+        note('r', costs.last_redraw_wall_ms);
         if (pending_ns >= 0) {
             const qint64 l = now - pending_ns;
-            const linkem::gui::ChartsCosts c = w.charts()->costs();
+            const linkem::gui::ChartsCosts c = costs;
             const Sched now_sched = sched(tid);
             const Breakdown b{l / 1e6, (now_sched.waited - pending_sched.waited) / 1e6,
                               (now_sched.ran - pending_sched.ran) / 1e6, c.last_redraw_wall_ms,
@@ -532,7 +551,7 @@ int main(int argc, char** argv) {
             phase = kMeasuring;
             t0_ns = now;
             cpu0 = thread_cpu_s(tid);
-            w.charts()->resetCosts();
+            costs = linkem::gui::ChartsCosts{};
             for (int d = 0; d < 2; ++d)
                 received0[d] = received[d];
         }
@@ -540,8 +559,7 @@ int main(int argc, char** argv) {
         const double el = (now - t0_ns) / 1e9;
         if (every_s > 0 && el >= next_report && el < run_s) {
             std::printf("after %.0f s: VmRSS %.1f MiB, VmHWM %.1f MiB, samples held %zu + %zu\n",
-                        el, status_mib("VmRSS:"), status_mib("VmHWM:"),
-                        w.charts()->storedSamples(0), w.charts()->storedSamples(1));
+                        el, status_mib("VmRSS:"), status_mib("VmHWM:"), stored(0), stored(1));
             std::fflush(stdout);
             next_report += every_s;
         }
@@ -556,7 +574,7 @@ int main(int argc, char** argv) {
             "received: %.0f + %.0f delay samples/s (a_to_b + b_to_a), %.1f delay "
             "messages/s; samples held %zu + %zu\n",
             (received[0] - received0[0]) / el, (received[1] - received0[1]) / el, messages / el,
-            w.charts()->storedSamples(0), w.charts()->storedSamples(1));
+            stored(0), stored(1));
         std::printf("UI thread CPU: %.2f s of %.1f s = %.1f %% of a core (target <= 25 %%): %s\n",
                     cpu, el, share, verdict(share <= 25.0));
         std::printf(
@@ -636,7 +654,7 @@ int main(int argc, char** argv) {
             "wait for the pair\n",
             pair_gap_ms.size(), pctOf(pair_gap_ms, 0.5), pctOf(pair_gap_ms, 0.9),
             pair_gap_ms.empty() ? 0.0 : pair_gap_ms.back(), static_cast<long long>(late));
-        const linkem::gui::ChartsCosts c = w.charts()->costs();
+        const linkem::gui::ChartsCosts c = costs;
         std::printf(
             "UI thread CPU in the charts: redraw %.1f ms/s (%llu, mean %.2f ms, max %.2f ms), "
             "paint %.1f ms/s (%llu, mean %.2f ms, max %.2f ms), taking messages in %.1f ms/s "
@@ -649,7 +667,8 @@ int main(int argc, char** argv) {
         std::printf(
             "memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= 300 MB = 286 MiB): %s; "
             "sample store %.1f MiB\n",
-            hwm, rss, verdict(hwm * 1048576.0 <= 300e6), w.charts()->storedBytes() / 1048576.0);
+            hwm, rss, verdict(hwm * 1048576.0 <= 300e6),
+            w.model().store().storedBytes() / 1048576.0);
         std::printf("load average: %s\n", loadavg().c_str());
         std::fflush(stdout);
         app.exit(0);

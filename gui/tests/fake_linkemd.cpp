@@ -164,95 +164,67 @@ json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
                                             "the fake linkemd does not do " + r.method, ""});
 }
 
+// The messages are built with the protocol's encoders, as linkemd's are.
 json FakeLinkemd::stats_body() const {
-    json body = json::object();
-    body["final"] = false;
+    LinkStats s;
+    s.t_ns = now_ns();
+    s.directions = directions_;
+    s.ports = directions_;
     for (unsigned d = 0; d < directions_; ++d) {
-        const LinkParams& p = d == 0 ? link_.a_to_b : link_.b_to_a;
-        const double in = static_cast<double>(packets_);
-        body[d == 0 ? "a_to_b" : "b_to_a"] = {{"packets_in", in},
-                                              {"bytes_in", in * 1518},
-                                              {"packets_out", in},
-                                              {"bytes_out", in * 1518},
-                                              {"drops_loss", 0},
-                                              {"drops_policer", 0},
-                                              {"drops_spacer", 0},
-                                              {"drops_buffer_full", 0},
-                                              {"delays_clamped", 0},
-                                              {"in_flight", 0},
-                                              {"tx_queued", 0},
-                                              {"alpha", 0.99},
-                                              {"rate_pps", 10000.0},
-                                              {"rate_intervals", 1},
-                                              {"params_generation", generation_},
-                                              {"stalls", 0},
-                                              {"stall_ns", 0},
-                                              {"longest_stall_ns", 0},
-                                              {"delay_samples_dropped", 0},
-                                              {"traffic",
-                                               {{"run", 1},
-                                                {"sent", in},
-                                                {"received", in},
-                                                {"lost", 0},
-                                                {"out_of_order", 0},
-                                                {"samples_dropped", 0},
-                                                {"delay", {{"count", 0}}}}}};
-        (void)p;
+        DirectionStats& ds = s.dir[d];
+        // like linkemd --demo: 0.5 % lost by the loss model
+        ds.counters.packets_in = packets_;
+        ds.counters.drops_loss = packets_ / 200;
+        ds.counters.packets_out = packets_ - ds.counters.drops_loss;
+        ds.counters.bytes_in = packets_ * 1518;
+        ds.counters.bytes_out = ds.counters.packets_out * 1518;
+        ds.counters.alpha = 0.99;
+        ds.counters.rate_pps = 10000;
+        ds.counters.rate_intervals = 1;
+        ds.params_generation = generation_;
+        ds.traffic.present = true;
+        ds.traffic.run = 1;
+        ds.traffic.sent = packets_;
+        ds.traffic.received = ds.counters.packets_out;
+        ds.traffic.lost = ds.counters.drops_loss;
+        PortStats& p = s.port[d];
+        p.name = d == 0 ? "fake_a" : "fake_b";
+        p.link_up = true;
+        p.speed_mbps = 10000;
     }
-    body["ports"] = {{"a",
-                      {{"device", "fake_a"},
-                       {"rx", 0},
-                       {"tx", 0},
-                       {"rx_missed", 0},
-                       {"rx_nombuf", 0},
-                       {"tx_failed", 0},
-                       {"link_up", true},
-                       {"speed_mbps", 10000}}}};
-    if (directions_ > 1)
-        body["ports"]["b"] = {
-            {"device", "fake_b"}, {"rx", 0},        {"tx", 0},         {"rx_missed", 0},
-            {"rx_nombuf", 0},     {"tx_failed", 0}, {"link_up", true}, {"speed_mbps", 10000}};
+    json body = to_json(s, false);
     return body;
 }
 
 json FakeLinkemd::delay_body(std::int64_t start, std::int64_t end) {
     static thread_local std::mt19937_64 rng(7);
-    json body = json::object();
+    proto::DelayMessage m;
+    m.directions = directions_;
     for (unsigned d = 0; d < directions_; ++d) {
         const LinkParams& p = d == 0 ? link_.a_to_b : link_.b_to_a;
         std::normal_distribution<double> dist(static_cast<double>(p.mean_delay),
                                               std::max(1.0, static_cast<double>(p.jitter)));
-        json arr = json::array(), del = json::array(), sch = json::array(), act = json::array();
-        double sum = 0, sum2 = 0, mn = 1e300, mx = 0;
+        DirectionDelay& dd = m.dir[d];
+        dd.start_ns = start;
+        dd.end_ns = end;
         const int n = 20;
         for (int i = 0; i < n; ++i) {
-            const double x = std::max(0.0, dist(rng));
-            arr.push_back(start + (end - start) * i / n);
-            del.push_back(std::llround(x));
-            sch.push_back(std::llround(x));
-            act.push_back(std::llround(x) + 1500);
-            sum += x;
-            sum2 += x * x;
-            mn = std::min(mn, x);
-            mx = std::max(mx, x);
+            const auto x = static_cast<DurationNs>(std::llround(std::max(0.0, dist(rng))));
+            dd.samples.push_back(DelaySample{start + (end - start) * i / n, x, x, x + 1500});
+            dd.delay.add(static_cast<double>(x));
+            dd.lateness.add(1500);
         }
-        const double mean = sum / n, sd = std::sqrt(std::max(0.0, sum2 / n - mean * mean));
-        body[d == 0 ? "a_to_b" : "b_to_a"] = {
-            {"start_ns", start},
-            {"end_ns", end},
-            {"samples",
-             {{"arrival_ns", arr}, {"delay_ns", del}, {"scheduled_ns", sch}, {"actual_ns", act}}},
-            {"delay",
-             {{"count", n}, {"min_ns", mn}, {"max_ns", mx}, {"mean_ns", mean}, {"jitter_ns", sd}}},
-            {"lateness",
-             {{"count", n},
-              {"min_ns", 1000},
-              {"max_ns", 2000},
-              {"mean_ns", 1500},
-              {"jitter_ns", 300}}},
-            {"samples_dropped", 0}};
+        // the fake adopts a change at once: every interval runs with the generation in force
+        dd.params_generation = generation_;
+        // the built-in traffic's measured delay: the actual delay and 3 us of wire
+        dd.has_measured = true;
+        for (std::size_t i = 0; i < dd.samples.size(); i += 2) {
+            const DelaySample& x = dd.samples[i];
+            dd.measured.push_back(MeasuredDelay{x.arrival_ns, x.actual_ns + 3000});
+            dd.measured_delay.add(static_cast<double>(x.actual_ns + 3000));
+        }
     }
-    return body;
+    return proto::delay_message(proto::Header{}, m);
 }
 
 void FakeLinkemd::run() {

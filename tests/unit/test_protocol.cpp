@@ -303,6 +303,8 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     EXPECT_EQ(back.dir[0].delay.min, 19e6);
     EXPECT_EQ(back.dir[0].samples_dropped, 3u);
     EXPECT_EQ(back.dir[1].delay.count, 0u);
+    EXPECT_FALSE(back.dir[0].params_generation.has_value());
+    EXPECT_FALSE(back.dir[0].has_measured);
     EXPECT_EQ(back.dir[0].wait.count, 4u);
     EXPECT_DOUBLE_EQ(back.dir[0].wait.spacer_ns, 400.0);
     EXPECT_DOUBLE_EQ(back.dir[0].wait.order_ns, 1000.0);
@@ -314,6 +316,42 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     json broken = body;
     broken["a_to_b"]["samples"]["delay_ns"].erase(0);
     EXPECT_THROW(proto::delay_message_from_json(broken), std::invalid_argument);
+}
+
+// The generation a direction ran with and the built-in traffic's keys (measured samples,
+// measured_delay in `delay`; traffic in `stats`) travel and come back.
+TEST(ProtocolTelemetry, GenerationAndTrafficKeysRoundTrip) {
+    proto::DelayMessage m;
+    m.directions = 1;
+    m.dir[0].params_generation = 7;
+    m.dir[0].has_measured = true;
+    m.dir[0].measured = {{1000, 20'500'000}, {2000, 21'000'000}};
+    m.dir[0].measured_delay.shift = 2e7;
+    m.dir[0].measured_delay.add(20.5e6);
+    const json body = proto::delay_message(proto::Header{"ab", 1, 99}, m);
+    EXPECT_EQ(body["a_to_b"]["params_generation"], 7);
+    EXPECT_EQ(body["a_to_b"]["measured"]["delay_ns"][1], 21'000'000);
+    const proto::DelayMessage back = proto::delay_message_from_json(body);
+    EXPECT_EQ(back.dir[0].params_generation, std::optional<std::uint64_t>(7));
+    ASSERT_TRUE(back.dir[0].has_measured);
+    ASSERT_EQ(back.dir[0].measured.size(), 2u);
+    EXPECT_EQ(back.dir[0].measured[1].send_ns, 2000);
+    EXPECT_EQ(back.dir[0].measured_delay.count, 1u);
+    json bad = body;
+    bad["a_to_b"]["measured"]["send_ns"].erase(0);
+    EXPECT_THROW(proto::delay_message_from_json(bad), std::invalid_argument);
+
+    LinkStats s = sample_stats();
+    s.dir[0].traffic.present = true;
+    s.dir[0].traffic.sent = 10;
+    s.dir[0].traffic.out_of_order = 2;
+    s.dir[0].traffic.delay.add(5.0);
+    const LinkStats sb = link_stats_from_json(proto::stats_message({"00ff", 1, 5}, s, false));
+    EXPECT_TRUE(sb.dir[0].traffic.present);
+    EXPECT_EQ(sb.dir[0].traffic.sent, 10u);
+    EXPECT_EQ(sb.dir[0].traffic.out_of_order, 2u);
+    EXPECT_EQ(sb.dir[0].traffic.delay.count, 1u);
+    EXPECT_FALSE(sb.dir[1].traffic.present);
 }
 
 TEST(ProtocolTelemetry, EventRoundTrip) {

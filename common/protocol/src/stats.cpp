@@ -23,6 +23,17 @@ json to_json(const LinkStats& s, bool final) {
         c["stall_ns"] = ds.stall_ns;
         c["longest_stall_ns"] = ds.longest_stall_ns;
         c["delay_samples_dropped"] = ds.delay_samples_dropped;
+        if (ds.traffic.present) {
+            const TrafficStats& t = ds.traffic;
+            c["traffic"] = {{"run", t.run},
+                            {"sent", t.sent},
+                            {"received", t.received},
+                            {"lost", t.lost},
+                            {"out_of_order", t.out_of_order},
+                            {"duplicates", t.duplicates},
+                            {"samples_dropped", t.samples_dropped},
+                            {"delay", to_json(t.delay)}};
+        }
         j[kDirectionKeys[d]] = std::move(c);
     }
     json ports = json::object();
@@ -97,6 +108,26 @@ LinkStats link_stats_from_json(const json& j) {
         ds.longest_stall_ns = u64(c, "longest_stall_ns", where);
         if (c.contains("delay_samples_dropped"))
             ds.delay_samples_dropped = u64(c, "delay_samples_dropped", where);
+        if (c.contains("traffic")) {
+            const json& t = c["traffic"];
+            const std::string tw = where + "traffic.";
+            TrafficStats& ts = ds.traffic;
+            ts.present = true;
+            ts.run = u64(t, "run", tw);
+            ts.sent = u64(t, "sent", tw);
+            ts.received = u64(t, "received", tw);
+            ts.lost = u64(t, "lost", tw);
+            ts.out_of_order = u64(t, "out_of_order", tw);
+            if (t.contains("duplicates")) ts.duplicates = u64(t, "duplicates", tw);
+            if (t.contains("samples_dropped")) ts.samples_dropped = u64(t, "samples_dropped", tw);
+            if (t.contains("delay")) {
+                try {
+                    ts.delay = running_stats_from_json(t["delay"]);
+                } catch (const std::invalid_argument& e) {
+                    throw std::invalid_argument(tw + "delay." + e.what());
+                }
+            }
+        }
     }
     s.ports = 0;
     if (j.contains("ports")) {

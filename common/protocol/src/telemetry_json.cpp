@@ -53,17 +53,28 @@ json to_json(const DirectionDelay& d) {
         scheduled.push_back(s.scheduled_ns);
         actual.push_back(s.actual_ns);
     }
-    return {{"start_ns", d.start_ns},
-            {"end_ns", d.end_ns},
-            {"samples",
-             {{"arrival_ns", std::move(arrival)},
-              {"delay_ns", std::move(delay)},
-              {"scheduled_ns", std::move(scheduled)},
-              {"actual_ns", std::move(actual)}}},
-            {"delay", to_json(d.delay)},
-            {"lateness", to_json(d.lateness)},
-            {"wait", to_json(d.wait)},
-            {"samples_dropped", d.samples_dropped}};
+    json j = {{"start_ns", d.start_ns},
+              {"end_ns", d.end_ns},
+              {"samples",
+               {{"arrival_ns", std::move(arrival)},
+                {"delay_ns", std::move(delay)},
+                {"scheduled_ns", std::move(scheduled)},
+                {"actual_ns", std::move(actual)}}},
+              {"delay", to_json(d.delay)},
+              {"lateness", to_json(d.lateness)},
+              {"wait", to_json(d.wait)},
+              {"samples_dropped", d.samples_dropped}};
+    if (d.params_generation) j["params_generation"] = *d.params_generation;
+    if (d.has_measured) {
+        json send = json::array(), delay_ns = json::array();
+        for (const MeasuredDelay& m : d.measured) {
+            send.push_back(m.send_ns);
+            delay_ns.push_back(m.delay_ns);
+        }
+        j["measured"] = {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay_ns)}};
+        j["measured_delay"] = to_json(d.measured_delay);
+    }
+    return j;
 }
 
 namespace {
@@ -145,6 +156,30 @@ DirectionDelay direction_delay_from_json(const json& j) {
     if (j.contains("wait")) d.wait = wait_sums_from_json(j["wait"]);
     const std::int64_t dropped = integer(j, "samples_dropped");
     d.samples_dropped = dropped < 0 ? 0 : static_cast<std::uint64_t>(dropped);
+    // params_generation and the built-in traffic's keys are optional.
+    if (j.contains("params_generation")) {
+        if (!j["params_generation"].is_number_unsigned())
+            throw std::invalid_argument("params_generation: not a whole number >= 0");
+        d.params_generation = j["params_generation"].get<std::uint64_t>();
+    }
+    if (j.contains("measured")) {
+        const json& m = j["measured"];
+        if (!m.is_object() || !m.contains("send_ns") || !m["send_ns"].is_array() ||
+            !m.contains("delay_ns") || !m["delay_ns"].is_array() ||
+            m["send_ns"].size() != m["delay_ns"].size())
+            throw std::invalid_argument(
+                "measured: expected {\"send_ns\": [...], \"delay_ns\": [...]} of equal length");
+        d.has_measured = true;
+        d.measured.resize(m["send_ns"].size());
+        for (std::size_t i = 0; i < d.measured.size(); ++i) {
+            const json &s = m["send_ns"][i], &v = m["delay_ns"][i];
+            if (!s.is_number_integer() || !v.is_number_integer())
+                throw std::invalid_argument("measured: expected integers");
+            d.measured[i] = MeasuredDelay{s.get<TimeNs>(), v.get<DurationNs>()};
+        }
+        if (j.contains("measured_delay"))
+            d.measured_delay = running_stats_from_json(j["measured_delay"]);
+    }
     return d;
 }
 

@@ -1,7 +1,8 @@
-// QTest of linkem_gui_charts under QT_QPA_PLATFORM=offscreen: the charts get points and
-// decimate them, the window trims, rates come from counter deltas, the histogram is a
-// density comparable with the configured distribution's (sampled with the emulator's own
-// DelayDistribution), CSV and PNG exports, clear(), pause, readouts, bad input.
+// QTest of linkem_gui_charts under QT_QPA_PLATFORM=offscreen, fed through the model layer
+// (TelemetryModel) as the main window feeds it: the charts get points and decimate them, the
+// window trims, rates come from counter deltas, the histogram is a density comparable with
+// the configured distribution's (sampled with the emulator's own DelayDistribution), CSV and
+// PNG exports, clear(), pause, the window's readouts, bad input refused whole.
 #include <QChart>
 #include <QFile>
 #include <QGraphicsTextItem>
@@ -9,6 +10,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QtTest>
@@ -18,10 +20,14 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "chart_data.hpp"
+#include "chart_export.hpp"
+#include "chart_renderer.hpp"
 #include "charts_panel.hpp"
+#include "histogram_chart.hpp"
 #include "linkem/distributions.hpp"
 #include "linkem/rng.hpp"
+#include "probes.hpp"
+#include "telemetry_model.hpp"
 
 using nlohmann::json;
 using namespace linkem::gui;
@@ -50,11 +56,23 @@ json delayMsg(int dir, std::int64_t start, std::int64_t end,
         {"delay", summary},
         {"lateness", {{"count", 0}}},
         {"samples_dropped", 0}};
+    json empty = {{"start_ns", start},
+                  {"end_ns", end},
+                  {"samples",
+                   {{"arrival_ns", json::array()},
+                    {"delay_ns", json::array()},
+                    {"scheduled_ns", json::array()},
+                    {"actual_ns", json::array()}}},
+                  {"delay", {{"count", 0}}},
+                  {"lateness", {{"count", 0}}},
+                  {"samples_dropped", 0}};
     return json{{"v", 1},
                 {"instance_id", "00000000000000aa"},
-                {"seq", 0},
+                {"seq", std::uint64_t{0}},
                 {"t_ns", end},
-                {kDirectionKeys[dir], body}};
+                {kDirectionKeys[dir], body},
+                // the protocol always has A→B: an empty interval when the samples are B→A's
+                {kDirectionKeys[0], dir == 0 ? body : empty}};
 }
 
 json linkMsg(double mean, double jitter, const char* dist = "normal") {
@@ -67,16 +85,111 @@ json linkMsg(double mean, double jitter, const char* dist = "normal") {
 
 json statsMsg(std::int64_t t, std::uint64_t pin, std::uint64_t bin, std::uint64_t pout,
               std::uint64_t bout, std::uint64_t loss, std::uint64_t policer) {
-    json d = {{"packets_in", pin}, {"bytes_in", bin},        {"packets_out", pout},
-              {"bytes_out", bout}, {"drops_loss", loss},     {"drops_policer", policer},
-              {"drops_spacer", 0}, {"drops_buffer_full", 0}, {"in_flight", 7},
-              {"alpha", 0.25},     {"rate_pps", 1234.5}};
-    return json{{"v", 1},         {"instance_id", "00000000000000aa"},
-                {"seq", 0},       {"t_ns", t},
-                {"final", false}, {"a_to_b", d}};
+    linkem::LinkStats s;
+    s.t_ns = t;
+    s.directions = 1;
+    linkem::CounterSnapshot& c = s.dir[0].counters;
+    c.packets_in = pin;
+    c.bytes_in = bin;
+    c.packets_out = pout;
+    c.bytes_out = bout;
+    c.drops_loss = loss;
+    c.drops_policer = policer;
+    c.in_flight = 7;
+    c.alpha = 0.25;
+    c.rate_pps = 1234.5;
+    return linkem::proto::stats_message({"00000000000000aa", 0, t}, s, false);
 }
 
-QLineSeries* seriesNamed(ChartsPanel& p, const QString& chart, const QString& name) {
+// The window's figures of one direction, as the readouts compute them (ReadoutModel).
+struct WindowStats {
+    std::uint64_t samples = 0;
+    double mean_us = 0, sd_us = 0, target_mean_us = 0, target_jitter_us = 0;
+    double mean_dev_pct = 0, jitter_dev_pct = 0, lateness_mean_us = 0, lateness_max_us = 0;
+    bool has_measured = false;
+    double measured_mean_us = 0, measured_sd_us = 0, alpha = 0, rate_pps = 0;
+    std::uint64_t in_flight = 0;
+};
+
+struct Model {
+    TelemetryModel model;
+};
+
+// The charts panel with its model, fed as the main window feeds it.
+class Panel : public Model, public ChartsPanel {
+  public:
+    Panel() : ChartsPanel(model.store()) {}
+    void addDelay(const json& m) {
+        if (model.add("delay", m, 0) == TelemetryModel::Took::delay)
+            dataArrived(true, model.lastTimeNs());
+        else
+            qInfo("delay message refused: %s", model.lastRefusal().c_str());
+    }
+    void addStats(const json& m) {
+        if (model.add("stats", m, 0) == TelemetryModel::Took::stats)
+            dataArrived(false, model.lastTimeNs());
+        else
+            qInfo("stats message refused: %s", model.lastRefusal().c_str());
+    }
+    void setLink(const json& link) {
+        linkem::LinkConfig c;
+        c.a_to_b = linkem::link_params_from_json(link["a_to_b"]);
+        c.b_to_a = linkem::link_params_from_json(link["b_to_a"]);
+        model.setLink(c, 2, ++generation_);
+        linkChanged();
+    }
+    void setWindow(double s) {
+        ChartsPanel::setWindow(s);
+        model.setWindow(window());
+    }
+    void clear() {
+        model.clear();
+        cleared();
+    }
+    int pointsDrawn(const QString& what) const { return linkem::gui::pointsDrawn(*this, what); }
+    Histogram histogram(int d) const { return histogramChart()->drawn(d); }
+    double density(int d, double x_us) const {
+        const auto& t = model.store().dir(d).targets.back();
+        return distributionDensity(t.distribution, t.mean_us, t.jitter_us, x_us);
+    }
+    std::size_t storedSamples(int d) const { return model.store().dir(d).samples.size(); }
+    bool exportCsv(const QString& path, QString* error) const {
+        return linkem::gui::exportCsv(model.store(), visibleRange().first, visibleRange().second,
+                                      path, error);
+    }
+    bool exportPng(const QString& dir, QString* error) const {
+        return linkem::gui::exportPng(shownRenderers(), dir, error);
+    }
+    WindowStats windowStats(int d) const {
+        WindowStats w;
+        if (d < 0 || d > 1) return w;
+        const DirectionReadout r = model.readouts().get(d);
+        const Achieved& a = r.window;
+        w.samples = a.actual.count;
+        w.mean_us = a.actual.mean() / 1e3;
+        w.sd_us = a.actual.sd() / 1e3;
+        w.target_mean_us = static_cast<double>(r.link.mean_delay) / 1e3;
+        w.target_jitter_us = static_cast<double>(r.link.jitter) / 1e3;
+        if (w.samples > 0 && w.target_mean_us > 0)
+            w.mean_dev_pct = (w.mean_us - w.target_mean_us) / w.target_mean_us * 100;
+        if (w.samples > 0 && w.target_jitter_us > 0)
+            w.jitter_dev_pct = (w.sd_us - w.target_jitter_us) / w.target_jitter_us * 100;
+        w.lateness_mean_us = a.lateness.count ? a.lateness.mean() / 1e3 : 0;
+        w.lateness_max_us = a.lateness.count ? a.lateness.max / 1e3 : 0;
+        w.has_measured = a.measured.count > 0;
+        w.measured_mean_us = a.measured.mean() / 1e3;
+        w.measured_sd_us = a.measured.sd() / 1e3;
+        w.alpha = r.alpha;
+        w.rate_pps = r.rate_pps;
+        w.in_flight = r.in_flight;
+        return w;
+    }
+
+  private:
+    std::uint64_t generation_ = 0;
+};
+
+QLineSeries* seriesNamed(Panel& p, const QString& chart, const QString& name) {
     for (QAbstractSeries* s : p.chart(chart)->series())
         if (s->name() == name) return qobject_cast<QLineSeries*>(s);
     return nullptr;
@@ -84,7 +197,7 @@ QLineSeries* seriesNamed(ChartsPanel& p, const QString& chart, const QString& na
 
 // The points drawn of a series that follows the time axis: its body, then its head (the
 // newest columns, named "<name> (newest)") without the body's last point it begins with.
-QList<QPointF> pointsOf(ChartsPanel& p, const QString& chart, const QString& name) {
+QList<QPointF> pointsOf(Panel& p, const QString& chart, const QString& name) {
     QLineSeries* body = seriesNamed(p, chart, name);
     QLineSeries* head = seriesNamed(p, chart, name + QStringLiteral(" (newest)"));
     if (!body || !head) return {};
@@ -182,6 +295,7 @@ class ChartsTest : public QObject {
     void clearForgetsEverything();
     void pauseStopsRedraws();
     void legendEntriesFitWhole();
+    void narrowPanelTabsTheSmallCharts();
     void statsAndDelayOfOneTickDrawnTogether();
     void takenNamesEachMessage();
     void windowStatsReadouts();
@@ -220,7 +334,7 @@ void ChartsTest::decimateKeepsColumnExtremesInOrder() {
 }
 
 void ChartsTest::chartsGetPointsAndDecimate() {
-    ChartsPanel p;
+    Panel p;
     p.resize(1200, 800);
     p.show();
     QVERIFY(QTest::qWaitForWindowExposed(&p));
@@ -273,8 +387,8 @@ void ChartsTest::chartsGetPointsAndDecimate() {
 }
 
 void ChartsTest::windowTrimsOldData() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.setWindow(5);
     // 20 s, one sample every 10 ms
@@ -301,8 +415,8 @@ void ChartsTest::windowTrimsOldData() {
 // sample older than the heads, or a step, lays the bodies out again. What is drawn is the
 // same either way: every column's min and max.
 void ChartsTest::onlyHeadsBetweenMoves() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.setWindow(300);
     p.setLink(linkMsg(20000, 4000));
@@ -353,16 +467,14 @@ void ChartsTest::onlyHeadsBetweenMoves() {
 }
 
 void ChartsTest::storeKeepsFiveMinutes() {
-    ChartData d;
+    ChartStore d;
     // 400 s, 1000 samples per second
     for (int sec = 0; sec < 400; ++sec) {
-        json arr = json::array(), act = json::array();
-        for (int i = 0; i < 1000; ++i) {
-            arr.push_back(std::int64_t(sec) * kS + i * 1'000'000);
-            act.push_back(5'000'000);
-        }
-        d.addDelay(json{{"t_ns", std::int64_t(sec + 1) * kS},
-                        {"a_to_b", {{"samples", {{"arrival_ns", arr}, {"actual_ns", act}}}}}});
+        linkem::proto::DelayMessage m;
+        for (int i = 0; i < 1000; ++i)
+            m.dir[0].samples.push_back(
+                {std::int64_t(sec) * kS + i * 1'000'000, 5'000'000, 5'000'000, 5'000'000});
+        d.addDelay(m, std::int64_t(sec + 1) * kS);
     }
     const std::size_t n = d.dir(0).samples.size();
     // 300 s of 1000/s are kept; whole chunks go, so at most a chunk more
@@ -430,12 +542,12 @@ void ChartsTest::storeRoundTripIsExact() {
         if (k == 0) hi = lo;  // one instant
         const std::size_t stride = 1 + g() % 40, run = 1 + g() % 70;
         std::vector<DelayPoint> want, want_strided, got, got_strided;
-        Moments m;
+        linkem::RunningStats m;
         std::size_t j = 0;
         for (const DelayPoint& p : ref) {
             if (p.t_ns < lo || p.t_ns > hi) continue;
             want.push_back(p);
-            m.add(p.actual_us());
+            addCentred(m, static_cast<double>(p.actual_ns));
             if (stride <= 1 || j % (stride * run) < run) want_strided.push_back(p);
             ++j;
         }
@@ -448,14 +560,14 @@ void ChartsTest::storeRoundTripIsExact() {
             QVERIFY(samePoint(got[i], want[i]));
         for (std::size_t i = 0; i < got_strided.size(); ++i)
             QVERIFY(samePoint(got_strided[i], want_strided[i]));
-        const Moments a = r.actual(lo, hi);
-        QCOMPARE(a.n, m.n);
+        const linkem::RunningStats a = r.actual(lo, hi);
+        QCOMPARE(a.count, m.count);
         QCOMPARE(r.count(lo, hi), want.size());
-        if (m.n > 0) {
+        if (m.count > 0) {
             QCOMPARE(a.min, m.min);
             QCOMPARE(a.max, m.max);
             const double scale = std::max({1.0, std::fabs(m.min), std::fabs(m.max)});
-            QVERIFY(std::fabs(a.mean - m.mean) <= 1e-9 * scale);
+            QVERIFY(std::fabs(a.mean() - m.mean()) <= 1e-9 * scale);
         }
     }
 }
@@ -508,7 +620,7 @@ void ChartsTest::storeTrimAndClear() {
     r.forEach(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
               [&](const DelayPoint&) { ++visits; });
     QCOMPARE(visits, std::size_t(0));
-    QCOMPARE(r.actual(0, std::numeric_limits<std::int64_t>::max()).n, std::uint64_t(0));
+    QCOMPARE(r.actual(0, std::numeric_limits<std::int64_t>::max()).count, std::uint64_t(0));
 }
 
 void ChartsTest::storeFitsBudget() {
@@ -537,8 +649,8 @@ void ChartsTest::storeFitsBudget() {
 }
 
 void ChartsTest::ratesFromCounterDeltas() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     // 0.5 s apart: 1000 packets in, 1.5e6 bytes in, 990 out / 1.485e6 bytes, 10 loss, 0 policer
     p.addStats(statsMsg(1 * kS, 5000, 7'500'000, 4950, 7'425'000, 50, 0));
@@ -618,8 +730,8 @@ void ChartsTest::histogramMatchesEmulatorDraws_data() {
 void ChartsTest::histogramMatchesEmulatorDraws() {
     QFETCH(QString, dist);
     QFETCH(int, kind);
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.setWindow(60);
     // (mean 4 sd above 0: the emulator's clamping of negative draws to 0 stays negligible)
@@ -658,8 +770,8 @@ void ChartsTest::histogramMatchesEmulatorDraws() {
 void ChartsTest::histogramCatchesUp() {
     // the histogram is counted at most every 200 ms: samples that arrive just after a count
     // still reach it without further messages
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
     QTRY_COMPARE(p.histogram(0).samples, std::uint64_t(2));
@@ -669,8 +781,8 @@ void ChartsTest::histogramCatchesUp() {
 }
 
 void ChartsTest::csvExportContent() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.setWindow(5);
     p.setLink(linkMsg(1000, 100));
@@ -681,7 +793,7 @@ void ChartsTest::csvExportContent() {
                              {"min_ns", 900000},
                              {"max_ns", 1600000},
                              {"mean_ns", 1250000},
-                             {"sd_ns", 100000}}));
+                             {"jitter_ns", 100000}}));
     p.addDelay(delayMsg(0, 9 * kS, 10 * kS, {{9'250'000'000, 999.25}}));
     QTRY_VERIFY(p.pointsDrawn("delay.samples") >= 3);
     QTemporaryDir dir;
@@ -705,14 +817,16 @@ void ChartsTest::csvExportContent() {
     const QList<QStringList>& iv = csv.at(QStringLiteral("intervals"));
     QCOMPARE(iv[0].size(), 11);
     QCOMPARE(iv[0][0], QStringLiteral("direction"));
-    QCOMPARE(iv.size(), 3);  // a_to_b's interval [9, 10] (count 0) and b_to_a's
+    // a_to_b's intervals [9, 10] (count 0: one of the b_to_a message, one of its own) and
+    // b_to_a's
+    QCOMPARE(iv.size(), 4);
     QCOMPARE(iv[1][3], QStringLiteral("0"));
-    QCOMPARE(iv[2][0], QStringLiteral("b_to_a"));
-    QCOMPARE(iv[2][3], QStringLiteral("40"));
-    QCOMPARE(iv[2][4].toDouble(), 900.0);
-    QCOMPARE(iv[2][5].toDouble(), 1600.0);
-    QCOMPARE(iv[2][6].toDouble(), 1250.0);
-    QCOMPARE(iv[2][7].toDouble(), 100.0);
+    QCOMPARE(iv[3][0], QStringLiteral("b_to_a"));
+    QCOMPARE(iv[3][3], QStringLiteral("40"));
+    QCOMPARE(iv[3][4].toDouble(), 900.0);
+    QCOMPARE(iv[3][5].toDouble(), 1600.0);
+    QCOMPARE(iv[3][6].toDouble(), 1250.0);
+    QCOMPARE(iv[3][7].toDouble(), 100.0);
     QCOMPARE(csv.at(QStringLiteral("measured")).size(), 1);  // header only
     QCOMPARE(csv.at(QStringLiteral("rates")).size(), 1);
     // an unwritable path fails with a message naming it, and changes nothing
@@ -721,7 +835,7 @@ void ChartsTest::csvExportContent() {
 }
 
 void ChartsTest::pngExportWritesFourCharts() {
-    ChartsPanel p;
+    Panel p;
     p.resize(1200, 800);
     p.show();
     p.setLink(linkMsg(20000, 4000));
@@ -757,8 +871,8 @@ void ChartsTest::pngExportWritesFourCharts() {
 }
 
 void ChartsTest::clearForgetsEverything() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
     p.addStats(statsMsg(kS, 1, 1, 1, 1, 0, 0));
@@ -781,8 +895,8 @@ void ChartsTest::clearForgetsEverything() {
 // after the stats message waits for the delay message (up to 8 ms) and draws both, instead of
 // drawing the stats at once and the delay message 30 ms later.
 void ChartsTest::statsAndDelayOfOneTickDrawnTogether() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     QVERIFY(QTest::qWaitForWindowExposed(&p));
     p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
@@ -823,27 +937,27 @@ void ChartsTest::statsAndDelayOfOneTickDrawnTogether() {
 // Each message taken in is announced with its kind and t_ns (what linkem-gui-bench times the
 // drawing latency from), also one whose t_ns cannot be read.
 void ChartsTest::takenNamesEachMessage() {
-    ChartsPanel p;
+    Panel p;
     QSignalSpy spy(&p, &ChartsPanel::taken);
     p.addStats(statsMsg(kS, 20, 20, 20, 20, 0, 0));
     p.addDelay(delayMsg(0, kS, 2 * kS, {{kS + 1, 5}}));
     json bad = delayMsg(0, 2 * kS, 3 * kS, {{2 * kS + 1, 5}});
     bad["t_ns"] = "soon";
-    p.addDelay(bad);
-    QCOMPARE(spy.count(), 3);
+    p.addDelay(bad);  // refused whole: not taken
+    QCOMPARE(spy.count(), 2);
+    QCOMPARE(p.model.refused(), std::uint64_t(1));
     QCOMPARE(spy[0][0].toBool(), false);
     QCOMPARE(spy[0][1].toLongLong(), statsMsg(kS, 20, 20, 20, 20, 0, 0)["t_ns"].get<qint64>());
     QCOMPARE(spy[1][0].toBool(), true);
     QCOMPARE(spy[1][1].toLongLong(), delayMsg(0, kS, 2 * kS, {{kS + 1, 5}})["t_ns"].get<qint64>());
-    QCOMPARE(spy[2][1].toLongLong(), qint64{0});
 }
 
 // With both directions, measured traffic and all four drop causes, the delay and drops charts
-// each show four legend entries; at the size the main window gives them (1600x1000: a panel
-// of 712x593, charts of 386 and 320 px) none is cut short ("A→B mea...").
+// each show four legend entries; in a panel of 1100x600 (the drops chart a third of its width)
+// none is cut short ("A→B mea..."), and no text of the charts overlaps another.
 void ChartsTest::legendEntriesFitWhole() {
-    ChartsPanel p;
-    p.resize(712, 593);
+    Panel p;
+    p.resize(1100, 600);
     p.show();
     QVERIFY(QTest::qWaitForWindowExposed(&p));
     for (int d = 0; d < 2; ++d) {
@@ -853,9 +967,9 @@ void ChartsTest::legendEntriesFitWhole() {
         p.addDelay(m);
     }
     for (int i = 1; i <= 3; ++i) {
-        json st = statsMsg(i * kS, 100 * i, 10000 * i, 90 * i, 9000 * i, 3 * i, 2 * i);
-        st["a_to_b"]["drops_spacer"] = 4 * i;
-        st["a_to_b"]["drops_buffer_full"] = i;
+        json st = statsMsg(i * kS, 100 * i, 10000 * i, 80 * i, 8000 * i, 3 * i, 2 * i);
+        st["a_to_b"]["drops_spacer"] = std::uint64_t(4 * i);
+        st["a_to_b"]["drops_buffer_full"] = std::uint64_t(i);
         st["b_to_a"] = st["a_to_b"];
         p.addStats(st);
     }
@@ -884,12 +998,36 @@ void ChartsTest::legendEntriesFitWhole() {
             }
         }
         QVERIFY2(texts >= 4, chart);
+        const QStringList problems = chartTextProblems(p.chart(chart));
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
     }
 }
 
+// A panel too narrow for three small charts side by side puts them in tabs; the chart of
+// the tab shown draws, and a chart shown later draws whole.
+void ChartsTest::narrowPanelTabsTheSmallCharts() {
+    Panel p;
+    p.resize(800, 600);
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    p.addStats(statsMsg(kS, 10, 15000, 10, 15000, 0, 0));
+    p.addStats(statsMsg(2 * kS, 1010, 1'515'000, 1010, 1'515'000, 0, 0));
+    p.addDelay(delayMsg(0, 0, 2 * kS, {{1, 5}, {2, 6}}));
+    auto* tabs = p.findChild<QTabWidget*>("charts_tabs");
+    QVERIFY(tabs && tabs->isVisible());
+    QCOMPARE(tabs->count(), 3);
+    QTRY_VERIFY(p.pointsDrawn("histogram.bars") > 0);
+    QCOMPARE(p.pointsDrawn("throughput"), 0);  // hidden: not drawn
+    tabs->setCurrentIndex(1);
+    QTRY_VERIFY(p.pointsDrawn("throughput") > 0);
+    p.resize(1300, 600);
+    QTRY_VERIFY(!tabs->isVisible());
+    QTRY_VERIFY(p.pointsDrawn("drops") >= 0 && p.renderer("drops")->view()->isVisible());
+}
+
 void ChartsTest::pauseStopsRedraws() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.show();
     p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
     QTRY_COMPARE(p.pointsDrawn("delay.samples"), 2);
@@ -920,8 +1058,8 @@ void ChartsTest::pauseStopsRedraws() {
 }
 
 void ChartsTest::windowStatsReadouts() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.setWindow(10);
     p.setLink(linkMsg(1000, 100));
     // actual delays 900 and 1100 alternating: mean 1000, sd 100
@@ -930,17 +1068,17 @@ void ChartsTest::windowStatsReadouts() {
         s.emplace_back(std::int64_t(i) * 1'000'000, i % 2 ? 1100 : 900);
     json m = delayMsg(0, 0, kS, s);
     m["a_to_b"]["lateness"] = {
-        {"count", 1000}, {"min_ns", 100}, {"max_ns", 40000}, {"mean_ns", 2000}, {"sd_ns", 500}};
+        {"count", 1000}, {"min_ns", 100}, {"max_ns", 40000}, {"mean_ns", 2000}, {"jitter_ns", 500}};
     m["a_to_b"]["measured"] = {{"send_ns", {1, 2}}, {"delay_ns", {1'050'000, 1'150'000}}};
     m["a_to_b"]["measured_delay"] = {{"count", 2},
                                      {"min_ns", 1'050'000},
                                      {"max_ns", 1'150'000},
                                      {"mean_ns", 1'100'000},
-                                     {"sd_ns", 50'000}};
+                                     {"jitter_ns", 50'000}};
     p.addDelay(m);
     json m2 = delayMsg(0, kS, 2 * kS, {});
     m2["a_to_b"]["lateness"] = {
-        {"count", 3000}, {"min_ns", 100}, {"max_ns", 10000}, {"mean_ns", 6000}, {"sd_ns", 500}};
+        {"count", 3000}, {"min_ns", 100}, {"max_ns", 10000}, {"mean_ns", 6000}, {"jitter_ns", 500}};
     p.addDelay(m2);
     QVERIFY(p.redrawIfDue());
     const WindowStats w = p.windowStats(0);
@@ -965,40 +1103,51 @@ void ChartsTest::windowStatsReadouts() {
     // the other direction has nothing
     QCOMPARE(p.windowStats(1).samples, std::uint64_t(0));
     QVERIFY(!p.windowStats(1).has_measured);
-    QCOMPARE(p.windowStats(7).samples, std::uint64_t(0));
 }
 
+// A message the protocol's decoders refuse is dropped whole (nothing of it is drawn) and
+// counted; the good ones around it are taken.
 void ChartsTest::badInputIsIgnored() {
-    ChartsPanel p;
-    p.resize(1000, 700);
+    Panel p;
+    p.resize(1200, 700);
     p.addDelay(json::array());
     p.addDelay(json{{"a_to_b", "x"}});
-    p.addDelay(
-        json{{"a_to_b", {{"samples", {{"arrival_ns", {1, "x", 3}}, {"actual_ns", {5, 6}}}}}}});
-    p.addDelay(json{{"b_to_a", {{"samples", {{"arrival_ns", 5}, {"actual_ns", {5}}}}}}});
-    p.addDelay(json{{"a_to_b", {{"start_ns", 0}, {"end_ns", 10}, {"delay", {{"count", "many"}}}}}});
+    json bad = delayMsg(0, 0, kS, {{1, 5}, {3, 7}});
+    bad["a_to_b"]["samples"]["arrival_ns"][1] = "x";
+    p.addDelay(bad);
+    json short_ = delayMsg(1, 0, kS, {{5, 5}});
+    short_["b_to_a"]["samples"]["actual_ns"] = json::array();
+    p.addDelay(short_);
+    json count = delayMsg(0, 0, kS, {});
+    count["a_to_b"]["delay"] = {{"count", "many"}};
+    p.addDelay(count);
     p.addStats(json{{"t_ns", "soon"}});
-    p.addStats(json{{"t_ns", 5}, {"a_to_b", {{"packets_in", "many"}}}});
-    p.setLink(json{{"a_to_b", {{"mean_delay_us", "slow"}}}});
-    p.setLink(json(42));
-    QCOMPARE(p.storedSamples(0), std::size_t(1));  // only (1, 5): "x" skipped, 3 has no partner
+    json st = statsMsg(5, 1, 1, 1, 1, 0, 0);
+    st["a_to_b"]["packets_in"] = "many";
+    p.addStats(st);
+    QCOMPARE(p.model.refused(), std::uint64_t(7));
+    QCOMPARE(p.storedSamples(0), std::size_t(0));
     QCOMPARE(p.storedSamples(1), std::size_t(0));
+    p.addDelay(delayMsg(0, 0, kS, {{1, 5}}));
+    QCOMPARE(p.storedSamples(0), std::size_t(1));
     QVERIFY(p.redrawIfDue());
     QCOMPARE(p.pointsDrawn("delay.samples"), 1);
 }
 
 void ChartsTest::windowIsClamped() {
-    ChartsPanel p;
+    Panel p;
+    p.setWindow(0.5);
+    QCOMPARE(p.window(), 1.0);  // from 1 s: the correlated wander shows
     p.setWindow(1);
-    QCOMPARE(p.window(), 5.0);
+    QCOMPARE(p.window(), 1.0);
     p.setWindow(1000);
     QCOMPARE(p.window(), 300.0);
     p.setWindow(std::nan(""));
     QCOMPARE(p.window(), 300.0);
     p.setWindow(42);
     QCOMPARE(p.window(), 42.0);
-    p.setProjectorMode(true);
-    QVERIFY(p.projectorMode());
+    p.setChartStyle(ChartStyle::stage());
+    QVERIFY(p.chartStyle().antialias);
 }
 
 QTEST_MAIN(ChartsTest)

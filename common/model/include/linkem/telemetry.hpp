@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "linkem/counters.hpp"
@@ -83,6 +84,13 @@ struct IntervalReport {
     std::uint64_t samples_dropped = 0;  // cumulative
 };
 
+/// One frame of the built-in traffic, measured end to end: the send time it carried and its
+/// one-way delay (receive - send), ns.
+struct MeasuredDelay {
+    TimeNs send_ns = 0;
+    DurationNs delay_ns = 0;
+};
+
 /// One direction of a `delay` message.
 struct DirectionDelay {
     TimeNs start_ns = 0, end_ns = 0;
@@ -90,6 +98,14 @@ struct DirectionDelay {
     RunningStats delay, lateness;
     WaitSums wait;
     std::uint64_t samples_dropped = 0;
+    /// The parameter generation the direction ran with at end_ns (none from a linkemd that
+    /// does not send it).
+    std::optional<std::uint64_t> params_generation;
+    /// With the built-in traffic: its measured samples, and the measured delay of every frame
+    /// received in the interval.
+    bool has_measured = false;
+    std::vector<MeasuredDelay> measured;
+    RunningStats measured_delay;
 };
 
 }  // namespace linkem

@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "linkem/counters.hpp"
+#include "linkem/telemetry.hpp"
 #include "linkem/time.hpp"
 
 namespace linkem {
@@ -19,6 +20,15 @@ namespace linkem {
 /// and tables: the one constant that names them (docs/glossary.md). The ports' keys.
 inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
 inline constexpr const char* kPortNames[2] = {"a", "b"};
+
+/// What the built-in traffic's receiving side measured from its frames, per direction (the
+/// `traffic` object of a `stats` message; present only with the built-in traffic).
+struct TrafficStats {
+    bool present = false;
+    std::uint64_t run = 0, sent = 0, received = 0, lost = 0, out_of_order = 0, duplicates = 0,
+                  samples_dropped = 0;
+    RunningStats delay;  // measured one-way delay since the last set_link or set_traffic, ns
+};
 
 struct DirectionStats {
     CounterSnapshot counters;
@@ -36,6 +46,7 @@ struct DirectionStats {
     std::uint64_t longest_stall_ns = 0;  // the longest since start
     /// Delay samples the data plane could not hand to telemetry (its ring was full).
     std::uint64_t delay_samples_dropped = 0;
+    TrafficStats traffic;
 };
 
 struct PortStats {

@@ -1,0 +1,351 @@
+#include "direction_panel.hpp"
+
+#include <map>
+
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QRegularExpressionValidator>
+#include <QVBoxLayout>
+
+#include "gilbert_elliott.hpp"
+
+namespace linkem::gui {
+
+using nlohmann::json;
+
+QString explain(const std::string& key, const std::string& v) {
+    if (key == "strategy") {
+        if (v == "correlated")
+            return "each delay leans on the one before with weight α (from the packet rate), "
+                   "so order is kept and the jitter you set is the jitter you get";
+        if (v == "uncorrelated")
+            return "independent delays, order kept: a packet waits behind a later one, so "
+                   "the mean delay rises and the jitter shrinks (the naive method)";
+        if (v == "reordered")
+            return "independent delays, each packet leaves at its own time: the distribution "
+                   "is exact, but packets overtake each other (out-of-order)";
+        if (v == "smooth")
+            return "the delay glides smoothly in time (half-life sets how fast), whatever the "
+                   "packet rate: order kept and the mean, jitter and distribution you set";
+    }
+    if (key == "distribution") {
+        if (v == "normal") return "bell curve around the mean; delays below 0 are sent at 0";
+        if (v == "uniform") return "flat between mean − √3·jitter and mean + √3·jitter";
+        if (v == "gamma") return "skewed right, never below 0: long tail of late packets";
+        if (v == "lognormal") return "skewed right with a heavier tail than gamma";
+        if (v == "constant") return "every packet gets exactly the mean delay (jitter must be 0)";
+    }
+    if (key == "limiter") {
+        if (v == "none") return "no bandwidth limit";
+        if (v == "spacer")
+            return "delays packets to the rate (a queue): backlog shows up as extra delay, "
+                   "drops beyond the spacer limit";
+        if (v == "policer") return "drops what exceeds the rate (a token bucket): no extra delay";
+    }
+    if (key == "loss_model") {
+        if (v == "none") return "no loss";
+        if (v == "bernoulli") return "each packet lost independently with the loss probability";
+        if (v == "gilbert_elliott")
+            return "bursty loss: a good and a bad state, moving with p and r per packet";
+    }
+    return {};
+}
+
+QString explainShort(const std::string& key, const std::string& v) {
+    static const std::map<std::string, const char*> one_line = {
+        {"strategy/correlated", "each delay leans on the last; order kept"},
+        {"strategy/uncorrelated", "independent, order kept: the mean rises"},
+        {"strategy/reordered", "independent: packets overtake"},
+        {"strategy/smooth", "glides in time (half-life); order kept"},
+        {"distribution/normal", "bell curve around the mean"},
+        {"distribution/uniform", "flat, mean ± √3·jitter"},
+        {"distribution/gamma", "skewed right, never below 0"},
+        {"distribution/lognormal", "skewed right, heavier tail"},
+        {"distribution/constant", "exactly the mean (jitter 0)"},
+        {"limiter/none", "no bandwidth limit"},
+        {"limiter/spacer", "queues to the rate: delay, then drops"},
+        {"limiter/policer", "drops above the rate, no delay"},
+        {"loss_model/none", "no loss"},
+        {"loss_model/bernoulli", "each packet lost independently"},
+        {"loss_model/gilbert_elliott", "bursty: a good and a bad state"},
+    };
+    const auto it = one_line.find(key + "/" + v);
+    return it == one_line.end() ? explain(key, v) : QString::fromUtf8(it->second);
+}
+
+DirectionPanel::DirectionPanel(int direction, const QString& title, const json& schema,
+                               QWidget* parent)
+    : QGroupBox(title, parent), direction_(direction) {
+    setObjectName(direction == 0 ? "a_to_b" : "b_to_a");
+    auto* form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+
+    auto add_param = [&](const std::string& key, bool slider, QFormLayout* into,
+                         const QString& label) -> ParamControl* {
+        if (!schema.contains(key)) return nullptr;
+        auto* c = new ParamControl(key, schema[key], slider, this);
+        c->label()->hide();  // the form's label takes its place
+        controls_[key] = c;
+        auto* l = new QLabel(label, this);
+        l->setBuddy(c->spinBox());
+        l->setToolTip(c->toolTip());
+        into->addRow(l, c);
+        connect(c, &ParamControl::edited, this, [this](const std::string& k, double v) {
+            if (updating_) return;
+            emit edited(direction_, k, v);
+            if (k.starts_with("ge_")) showGeFigures();
+            if (k == "mean_delay_us")
+                if (auto* j = control("jitter_us")) j->setMeanDelay(v);
+        });
+        return c;
+    };
+    addCombo(form, "strategy", schema, "S&trategy");
+    addCombo(form, "distribution", schema, "D&istribution");
+    add_param("mean_delay_us", true, form, "&Mean delay");
+    add_param("jitter_us", true, form, "&Jitter");
+    add_param("half_life_us", true, form, "&Half-life");
+    addCombo(form, "limiter", schema, "Limiter (&bandwidth)");
+    add_param("rate_bps", true, form, "&Rate");
+    addCombo(form, "loss_model", schema, "Loss m&odel");
+    bernoulli_ = add_param("loss_probability", true, form, "&Loss");
+
+    ge_box_ = new QWidget(this);
+    auto* ge_form = new QFormLayout(ge_box_);
+    ge_form->setContentsMargins(16, 0, 0, 0);
+    // What users ask for: the average loss and how long a burst lasts; p and r follow.
+    ge_loss_ = new QDoubleSpinBox(ge_box_);
+    ge_loss_->setObjectName("ge_average_loss");
+    ge_loss_->setRange(0, 100);
+    ge_loss_->setDecimals(4);
+    ge_loss_->setSuffix(" %");
+    ge_loss_->setKeyboardTracking(false);
+    ge_loss_->setToolTip(
+        "average loss: the share of packets lost in the long run, "
+        "(1 - π_bad)·loss in good + π_bad·loss in bad with π_bad = p / (p + r); sets ge_p");
+    ge_burst_ = new QDoubleSpinBox(ge_box_);
+    ge_burst_->setObjectName("ge_mean_burst");
+    ge_burst_->setRange(1, 1e6);
+    ge_burst_->setDecimals(2);
+    ge_burst_->setSuffix(" packets");
+    ge_burst_->setKeyboardTracking(false);
+    ge_burst_->setToolTip(
+        "mean burst length: packets a stay in the bad state lasts on average (1 / r); with "
+        "loss 1 in bad and 0 in good, the mean length of a run of losses; sets ge_r");
+    ge_form->addRow("average loss", ge_loss_);
+    ge_form->addRow("mean burst", ge_burst_);
+    ge_note_ = new QLabel(ge_box_);
+    ge_note_->setObjectName("ge_note");
+    ge_note_->setWordWrap(true);
+    ge_note_->setStyleSheet("color: #c00000;");
+    ge_note_->hide();
+    ge_form->addRow(ge_note_);
+    connect(ge_loss_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
+    connect(ge_burst_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
+    add_param("ge_p", false, ge_form, "p: good→bad");
+    add_param("ge_r", false, ge_form, "r: bad→good");
+    add_param("ge_loss_good", false, ge_form, "loss in good");
+    add_param("ge_loss_bad", false, ge_form, "loss in bad");
+    auto* ge_label = new QLabel("Gilbert-Elliott", this);
+    form->addRow(ge_label, ge_box_);
+    ge_box_->setProperty("ge_label", QVariant::fromValue<QObject*>(ge_label));
+
+    seed_ = new QLineEdit(this);
+    seed_->setObjectName("seed");
+    seed_->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,20}"), seed_));
+    seed_->setToolTip(
+        "<b>seed</b>: the random seed in use; enter a new one to restart the random "
+        "streams from it (0 = draw a new random seed)");
+    auto* seed_label = new QLabel("S&eed", this);
+    seed_label->setBuddy(seed_);
+    seed_error_ = new QLabel(this);
+    seed_error_->setStyleSheet("color: #c00000;");
+    seed_error_->hide();
+    auto* seed_box = new QWidget(this);
+    auto* sv = new QVBoxLayout(seed_box);
+    sv->setContentsMargins(0, 0, 0, 0);
+    sv->addWidget(seed_);
+    sv->addWidget(seed_error_);
+    form->addRow(seed_label, seed_box);
+    connect(seed_, &QLineEdit::returnPressed, this, [this] {
+        bool ok = false;
+        const qulonglong s = seed_->text().toULongLong(&ok);
+        if (ok && !updating_) emit edited(direction_, "seed", json(static_cast<std::uint64_t>(s)));
+    });
+    updateVisibility();
+}
+
+void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const json& schema,
+                              const QString& label) {
+    if (!schema.contains(key)) return;
+    auto* box = new QWidget(this);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(1);
+    auto* combo = new QComboBox(box);
+    combo->setObjectName(QString::fromStdString(key));
+    for (const auto& value : schema[key].value("values", json::array())) {
+        const std::string s = value.get<std::string>();
+        combo->addItem(QString::fromStdString(s), QString::fromStdString(s));
+        combo->setItemData(combo->count() - 1, explain(key, s), Qt::ToolTipRole);
+    }
+    // one line under the combo; the whole explanation in its tooltip
+    auto* help = new QLabel(box);
+    help->setWordWrap(false);
+    QFont f = help->font();
+    f.setPointSizeF(f.pointSizeF() * 0.9);
+    f.setItalic(true);
+    help->setFont(f);
+    help->setProperty("linkem_small", true);  // scaled with the projector mode
+    auto* err = new QLabel(box);
+    err->setStyleSheet("color: #c00000;");
+    err->setWordWrap(true);
+    err->hide();
+    v->addWidget(combo);
+    v->addWidget(help);
+    v->addWidget(err);
+    auto* l = new QLabel(label, this);
+    l->setBuddy(combo);
+    const QString tip = QString("<b>%1</b>: %2")
+                            .arg(QString::fromStdString(key),
+                                 QString::fromStdString(schema[key].value("help", "")));
+    l->setToolTip(tip);
+    combo->setToolTip(tip);
+    form->addRow(l, box);
+    combos_[key] = combo;
+    combo_help_[key] = help;
+    combo_errors_[key] = err;
+    connect(combo, &QComboBox::currentIndexChanged, this, [this, key, combo, help](int) {
+        const std::string value = combo->currentData().toString().toStdString();
+        help->setText(explainShort(key, value));
+        help->setToolTip(explain(key, value));
+        updateVisibility();
+        if (!updating_) emit edited(direction_, key, json(value));
+    });
+    const std::string now = combo->currentData().toString().toStdString();
+    help->setText(explainShort(key, now));
+    help->setToolTip(explain(key, now));
+}
+
+void DirectionPanel::updateVisibility() {
+    const QComboBox* loss = combo("loss_model");
+    const QString m = loss ? loss->currentData().toString() : QString();
+    const bool ge = m == "gilbert_elliott";
+    ge_box_->setVisible(ge);
+    if (auto* l = qobject_cast<QWidget*>(ge_box_->property("ge_label").value<QObject*>()))
+        l->setVisible(ge);
+    if (bernoulli_) bernoulli_->setEnabled(m == "bernoulli");
+    const QComboBox* lim = combo("limiter");
+    if (auto* r = control("rate_bps"))
+        r->setEnabled(!lim || lim->currentData().toString() != "none");
+    const QComboBox* dist = combo("distribution");
+    if (auto* j = control("jitter_us"))
+        j->setEnabled(!dist || dist->currentData().toString() != "constant");
+    const QComboBox* st = combo("strategy");
+    if (auto* h = control("half_life_us"))
+        h->setEnabled(!st || st->currentData().toString() == "correlated");
+}
+
+// Average loss and mean burst length from the p, r and loss probabilities shown.
+void DirectionPanel::showGeFigures() {
+    auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
+    const GeFigures f = geFigures(v("ge_p"), v("ge_r"), v("ge_loss_good"), v("ge_loss_bad"));
+    const bool was = updating_;
+    updating_ = true;
+    ge_loss_->setValue(f.average_loss * 100);
+    ge_burst_->setValue(std::max(1.0, f.mean_burst));
+    updating_ = was;
+}
+
+// p and r for the average loss and mean burst length typed in.
+void DirectionPanel::fromGeFigures() {
+    if (updating_) return;
+    auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
+    const auto t = geTransitions(ge_loss_->value() / 100, ge_burst_->value(), v("ge_loss_good"),
+                                 v("ge_loss_bad"));
+    if (!t) {
+        ge_note_->setText(QString("an average loss of %1 % cannot be reached with loss %2 % in "
+                                  "good and %3 % in bad (and bursts of %4 packets)")
+                              .arg(ge_loss_->value())
+                              .arg(v("ge_loss_good") * 100)
+                              .arg(v("ge_loss_bad") * 100)
+                              .arg(ge_burst_->value()));
+        ge_note_->show();
+        return;
+    }
+    ge_note_->hide();
+    updating_ = true;
+    if (auto* p = control("ge_p")) p->spinBox()->setValue(t->p);
+    if (auto* r = control("ge_r")) r->spinBox()->setValue(t->r);
+    updating_ = false;
+    emit edited(direction_, "ge_p", t->p);
+    emit edited(direction_, "ge_r", t->r);
+}
+
+void DirectionPanel::showLink(const json& p, const std::function<bool(const std::string&)>& skip) {
+    if (!p.is_object()) return;
+    updating_ = true;
+    for (auto& [key, c] : controls_)
+        if (p.contains(key) && p[key].is_number() && !skip(key))
+            c->setApplied(p[key].get<double>());
+    if (p.contains("mean_delay_us") && p["mean_delay_us"].is_number())
+        if (auto* j = control("jitter_us")) j->setMeanDelay(p["mean_delay_us"].get<double>());
+    for (auto& [key, combo] : combos_)
+        if (p.contains(key) && p[key].is_string() && !skip(key)) {
+            const int i = combo->findData(QString::fromStdString(p[key].get<std::string>()));
+            if (i >= 0) combo->setCurrentIndex(i);
+        }
+    if (p.contains("seed") && !skip("seed") && !seed_->hasFocus())
+        seed_->setText(QString::number(p["seed"].get<std::uint64_t>()));
+    updating_ = false;
+    showGeFigures();
+    updateVisibility();
+}
+
+ParamControl* DirectionPanel::control(const std::string& key) const {
+    const auto it = controls_.find(key);
+    return it == controls_.end() ? nullptr : it->second;
+}
+
+QComboBox* DirectionPanel::combo(const std::string& key) const {
+    const auto it = combos_.find(key);
+    return it == combos_.end() ? nullptr : it->second;
+}
+
+void DirectionPanel::setError(const std::string& key, const QString& message) {
+    if (auto* c = control(key)) {
+        c->setError(message);
+        return;
+    }
+    QLabel* err = nullptr;
+    QWidget* field = nullptr;
+    if (auto it = combo_errors_.find(key); it != combo_errors_.end()) {
+        err = it->second;
+        field = combos_[key];
+    } else if (key == "seed") {
+        err = seed_error_;
+        field = seed_;
+    }
+    if (!err) return;
+    err->setText(message.isEmpty() ? QString() : "linkemd refused: " + message);
+    err->setVisible(!message.isEmpty());
+    field->setStyleSheet(message.isEmpty() ? QString() : QString("border: 2px solid #d00000;"));
+    field->setProperty("linkem_error", message);
+}
+
+QString DirectionPanel::error(const std::string& key) const {
+    if (auto* c = control(key)) return c->error();
+    if (auto* cb = combo(key)) return cb->property("linkem_error").toString();
+    if (key == "seed") return seed_->property("linkem_error").toString();
+    return {};
+}
+
+void DirectionPanel::clearErrors() {
+    for (auto& [k, c] : controls_)
+        c->setError({});
+    for (auto& [k, cb] : combos_)
+        setError(k, {});
+    setError("seed", {});
+}
+
+}  // namespace linkem::gui

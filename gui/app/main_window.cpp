@@ -1,0 +1,592 @@
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "chart_export.hpp"
+#include "charts_panel.hpp"
+#include "charts_profile.hpp"
+#include "connection_bar.hpp"
+#include "direction_panel.hpp"
+#include "events_panel.hpp"
+#include "link_controls.hpp"
+#include "linkem/link_params.hpp"
+#include "linkem/protocol.hpp"
+#include "preset_controller.hpp"
+#include "readouts.hpp"
+#include "settings.hpp"
+#include "stage_strip.hpp"
+#include "status_line.hpp"
+#include "teaching.hpp"
+#include "traffic_panel.hpp"
+#include "window_layout.hpp"
+
+namespace linkem::gui {
+
+using nlohmann::json;
+
+namespace {
+std::int64_t wallMs() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+// The link in force as LinkConfig (b_to_a as a_to_b in single-port mode); false when it
+// cannot be read.
+bool linkOf(const json& applied, LinkConfig& out) {
+    try {
+        out.a_to_b = link_params_from_json(applied.at("a_to_b"));
+        out.b_to_a =
+            applied.contains("b_to_a") ? link_params_from_json(applied["b_to_a"]) : out.a_to_b;
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+QScrollArea* scrolled(QWidget* w, QWidget* parent) {
+    auto* s = new QScrollArea(parent);
+    s->setWidgetResizable(true);
+    s->setFrameShape(QFrame::NoFrame);
+    s->setWidget(w);
+    return s;
+}
+}  // namespace
+
+MainWindow::MainWindow(const Options& options, QWidget* parent)
+    : QMainWindow(parent), options_(options), sync_(client_) {
+    setObjectName("linkem_main_window");
+    setWindowTitle("linkem");
+    desk_ = std::make_unique<DeskLayout>();
+    stage_ = std::make_unique<StageLayout>();
+    bar_ = new ConnectionBar(this);
+    addToolBar(bar_);
+    buildCentral();
+    buildDocks();
+    status_ = new StatusLine(statusBar());
+    presets_ = new PresetController(sync_, *controls_, this);
+    teaching_ = new Teaching(sync_, *charts_, this);
+    buildMenus();
+    buildControls(link_params_schema(), 2);
+    wire();
+    presets_->load();
+
+    refresh_.setInterval(250);
+    connect(&refresh_, &QTimer::timeout, this, &MainWindow::refresh);
+    refresh_.start();
+
+    QString layout = options_.layout;
+    if (options_.use_settings) {
+        readSettings();
+        if (layout.isEmpty()) layout = GuiSettings::load().layout;
+    }
+    Endpoints e = bar_->endpoints();
+    if (!options_.endpoints.control.isEmpty()) e.control = options_.endpoints.control;
+    if (!options_.endpoints.telemetry.isEmpty()) e.telemetry = options_.endpoints.telemetry;
+    if (!options_.endpoints.server_key_file.isEmpty() ||
+        !options_.endpoints.client_cert_file.isEmpty()) {
+        e.server_key_file = options_.endpoints.server_key_file;
+        e.client_cert_file = options_.endpoints.client_cert_file;
+    }
+    if (e.control.isEmpty()) e.control = proto::kDefaultControl;
+    if (e.telemetry.isEmpty()) e.telemetry = proto::kDefaultTelemetry;
+    bar_->setEndpoints(e);
+    onState(Client::State::disconnected, "not connected");
+    setLayoutNamed(layout == "stage" ? "stage" : "desk");
+    if (options_.connect) connectNow();
+}
+
+MainWindow::~MainWindow() = default;
+
+// ---------------------------------------------------------------------------- assembling
+void MainWindow::buildCentral() {
+    auto* central = new QWidget(this);
+    central->setObjectName("central");
+    auto* v = new QVBoxLayout(central);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+    charts_ = new ChartsPanel(model_.store(), central);
+    strip_ = new StageStrip(model_.readouts(), central);
+    scenario_slot_ = new QWidget(central);
+    scenario_slot_->setObjectName("scenario_slot");
+    scenario_slot_->hide();
+    v->addWidget(charts_, 1);
+    v->addWidget(strip_);
+    v->addWidget(scenario_slot_);
+    setCentralWidget(central);
+}
+
+void MainWindow::buildDocks() {
+    setDockNestingEnabled(true);
+    // the bottom docks span the whole width, under the Link pane too
+    setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+    auto dock = [this](const char* title, const char* name, QWidget* w) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        return d;
+    };
+    controls_ = new LinkControls(this);
+    link_dock_ = dock("Link", "link_dock", controls_);
+    readouts_ = new Readouts(model_.readouts(), this);
+    readouts_dock_ = dock("Readouts", "readouts_dock", scrolled(readouts_, this));
+    events_ = new EventsPanel(model_.events(), this);
+    events_dock_ = dock("Events", "events_dock", scrolled(events_, this));
+    traffic_ = new TrafficPanel(client_, this);
+    traffic_dock_ = dock("Built-in traffic", "traffic_dock", scrolled(traffic_, this));
+}
+
+void MainWindow::buildControls(const json& schema, int directions) {
+    schema_ = schema;
+    directions_ = directions;
+    controls_->build(schema, directions);
+    strip_->build(schema, directions);
+    teaching_->setSchema(schema);
+    presets_->setDirections(directions);
+    readouts_->setDirections(directions);
+    charts_->setDirections(directions > 1 ? charts_->directions() : 1);
+    if (sync_.valid()) onLink(sync_.applied(), sync_.generation());
+}
+
+void MainWindow::buildMenus() {
+    auto* file = menuBar()->addMenu("&File");
+    file->addAction("&Connect", QKeySequence("Ctrl+Shift+C"), this, &MainWindow::connectNow);
+    file->addAction("&Disconnect", this, [this] { client_.disconnectFrom(); });
+    file->addSeparator();
+    file->addAction("&Open scenario…", QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {},
+                                                          "linkemd config (*.json);;All files (*)");
+        if (path.isEmpty()) return;
+        const QString err = presets_->openScenario(path);
+        if (!err.isEmpty()) QMessageBox::warning(this, "Open scenario", err);
+    });
+    file->addAction("&Save scenario…", QKeySequence::Save, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, "Save scenario", "scenario.json",
+                                                          "linkemd config (*.json)");
+        if (path.isEmpty()) return;
+        const QString err = presets_->saveScenario(path);
+        if (!err.isEmpty()) QMessageBox::warning(this, "Save scenario", err);
+    });
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+    auto* edit = menuBar()->addMenu("&Edit");
+    undo_action_ = edit->addAction("&Undo the last change of the link", QKeySequence::Undo, this,
+                                   [this] { undo(); });
+    undo_action_->setObjectName("undo_action");
+
+    presets_->fillMenu(menuBar()->addMenu("&Presets"), this);
+    teaching_->fillMenu(menuBar()->addMenu("&Teaching"));
+
+    auto* view = menuBar()->addMenu("&View");
+    pause_action_ = view->addAction("&Pause charts");
+    pause_action_->setCheckable(true);
+    pause_action_->setShortcut(QKeySequence(Qt::Key_Space));
+    pause_action_->setShortcutContext(Qt::WindowShortcut);
+    connect(pause_action_, &QAction::toggled, this, &MainWindow::setPaused);
+    stage_action_ = view->addAction("&Stage layout (for a projector)");
+    stage_action_->setObjectName("stage_action");
+    stage_action_->setCheckable(true);
+    stage_action_->setShortcuts({QKeySequence(Qt::Key_F11), QKeySequence("Ctrl+P")});
+    connect(stage_action_, &QAction::toggled, this,
+            [this](bool on) { setLayoutNamed(on ? "stage" : "desk"); });
+    view->addSeparator();
+    const std::pair<QDockWidget*, Qt::Key> keys[] = {{link_dock_, Qt::Key_F2},
+                                                     {readouts_dock_, Qt::Key_F3},
+                                                     {events_dock_, Qt::Key_F4},
+                                                     {traffic_dock_, Qt::Key_F5}};
+    for (const auto& [d, key] : keys) {
+        QAction* a = d->toggleViewAction();
+        a->setShortcut(QKeySequence(key));
+        view->addAction(a);
+    }
+    auto* all = view->addAction("All four &charts");
+    all->setObjectName("all_charts_action");
+    all->setShortcut(QKeySequence(Qt::Key_F6));
+    connect(all, &QAction::triggered, this, [this] {
+        charts_->setArrangement(charts_->arrangement() == ChartsPanel::Arrangement::desk
+                                    ? ChartsPanel::Arrangement::lanes
+                                    : ChartsPanel::Arrangement::desk);
+    });
+    auto* side = view->addAction("Delay lanes side &by side");
+    connect(side, &QAction::triggered, this,
+            [this] { charts_->setArrangement(ChartsPanel::Arrangement::side_by_side); });
+
+    auto* exp = menuBar()->addMenu("E&xport");
+    exp->addAction("Visible data as &CSV…", this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, "Export CSV", "linkem.csv", "CSV (*.csv)");
+        if (path.isEmpty()) return;
+        const QString err = exportCsv(path);
+        if (!err.isEmpty())
+            QMessageBox::warning(this, "Export CSV", err);
+        else
+            note("info", "exported the visible data to " + path);
+    });
+    exp->addAction("Charts as &PNG…", this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, "Export PNGs into");
+        if (dir.isEmpty()) return;
+        const QString err = exportPng(dir);
+        if (!err.isEmpty())
+            QMessageBox::warning(this, "Export PNG", err);
+        else
+            note("info", "exported the charts as PNG into " + dir);
+    });
+
+    auto* help = menuBar()->addMenu("&Help");
+    help->addAction("&About linkem-gui", this, [this] {
+        QMessageBox::about(this, "linkem-gui",
+                           QString("linkem-gui %1: tunes a linkemd link live and shows its delay "
+                                   "dynamics.\nProtocol version %2 (docs/protocol.md).")
+                               .arg(LINKEM_GUI_VERSION)
+                               .arg(proto::kVersion));
+    });
+}
+
+void MainWindow::wire() {
+    connect(&client_, &Client::stateChanged, this, &MainWindow::onState);
+    connect(&client_, &Client::helloReceived, this, &MainWindow::onHello);
+    connect(&client_, &Client::telemetry, this, &MainWindow::onTelemetry);
+    connect(&sync_, &LinkSync::linkChanged, this, &MainWindow::onLink);
+    connect(&sync_, &LinkSync::refused, this, [this](const QString& field, const QString& message) {
+        controls_->showRefusal(field, message);
+        note("warning",
+             "set_link refused: " + (field.isEmpty() ? QString() : field + ": ") + message);
+        statusBar()->showMessage("linkemd refused: " + message, 8000);
+    });
+    connect(&sync_, &LinkSync::accepted, controls_, &LinkControls::clearErrors);
+    connect(&sync_, &LinkSync::unanswered, this,
+            [this](const QString& m) { note("warning", "set_link not answered: " + m); });
+    connect(bar_, &ConnectionBar::connectRequested, this, &MainWindow::connectNow);
+    connect(bar_, &ConnectionBar::disconnectRequested, &client_, &Client::disconnectFrom);
+    connect(bar_, &ConnectionBar::windowChosen, this, &MainWindow::setWindowSeconds);
+    connect(controls_, &LinkControls::edited, this, &MainWindow::onEdited);
+    connect(controls_->sameBothWays(), &QCheckBox::toggled, this, &MainWindow::onSameToggled);
+    connect(strip_, &StageStrip::edited, this, &MainWindow::onEdited);
+    connect(presets_, &PresetController::changing, this, &MainWindow::beforeChange);
+    connect(teaching_, &Teaching::changing, this, &MainWindow::beforeChange);
+    auto line = [this](const QString& severity, const QString& text) { note(severity, text); };
+    connect(presets_, &PresetController::note, this, line);
+    connect(teaching_, &Teaching::note, this, line);
+}
+
+// ---------------------------------------------------------------------------- connection
+void MainWindow::connectNow() {
+    client_.connectTo(bar_->endpoints());
+}
+
+void MainWindow::onState(Client::State s, const QString& detail) {
+    status_->showState(s, detail);
+    bar_->showState(s);
+    if (s != Client::State::connected) {
+        controls_->setEditable(false);
+        strip_->setEditable(false);
+        traffic_->setEnabled(false);
+    }
+    if (s == Client::State::disconnected) sync_.clear();
+    if (!detail.isEmpty() && s != Client::State::connected)
+        note(s == Client::State::lost ? "warning" : "info", detail, s == Client::State::lost);
+    refresh();
+}
+
+void MainWindow::onHello(const json& hello, bool restarted) {
+    hello_ = hello;
+    const int dirs = std::clamp(
+        static_cast<int>(hello.value("directions", json::array({"a_to_b"})).size()), 1, 2);
+    const json schema = hello.value("link_params_schema", link_params_schema());
+    if (dirs != directions_ || schema != schema_) buildControls(schema, dirs);
+    presets_->setServer(hello.value("linkemd_version", std::string("?")));
+    model_.clear();
+    readouts_->clear();
+    history_.clear();
+    charts_->cleared();
+    if (restarted)
+        note("warning", QString("linkemd restarted: new instance %1; parameters reloaded")
+                            .arg(QString::fromStdString(hello.value("instance_id", ""))));
+    else
+        note("info", QString("connected to linkemd %1 (instance %2) at %3")
+                         .arg(QString::fromStdString(hello.value("linkemd_version", "?")),
+                              QString::fromStdString(hello.value("instance_id", "?")),
+                              bar_->endpoints().control));
+    sync_.clear();
+    sync_.reload();
+    traffic_->setAvailable(hello.value("capabilities", json::object()).value("traffic", false));
+    refresh();
+}
+
+void MainWindow::onTelemetry(const QString& topic, const json& body) {
+    const std::int64_t t0 = costs_ ? threadCpuNs() : 0;
+    const auto took = model_.add(topic.toStdString(), body, wallMs());
+    if (costs_) account(*costs_, Cost::ingest, t0);
+    switch (took) {
+        case TelemetryModel::Took::delay:
+            charts_->dataArrived(true, model_.lastTimeNs());
+            break;
+        case TelemetryModel::Took::stats:
+            charts_->dataArrived(false, model_.lastTimeNs());
+            // Another client (or SIGHUP, load_config) changed the parameters: reload them.
+            if (sync_.valid() && model_.readouts().telemetryGeneration() > sync_.generation() &&
+                !reloading_) {
+                reloading_ = true;
+                client_.request("get_link", json::object(), this, [this](const Reply& r) {
+                    reloading_ = false;
+                    if (r.ok &&
+                        r.result.value("params_generation", std::uint64_t{0}) > sync_.generation())
+                        sync_.reload();
+                });
+            }
+            break;
+        case TelemetryModel::Took::event:
+            events_->refresh();
+            break;
+        case TelemetryModel::Took::refused:
+            statusBar()->showMessage("a telemetry message was not understood: " +
+                                         QString::fromStdString(model_.lastRefusal()),
+                                     5000);
+            break;
+        case TelemetryModel::Took::ignored:
+            break;
+    }
+}
+
+// ------------------------------------------------------------------------------ the link
+void MainWindow::onLink(const json& applied, std::uint64_t generation) {
+    auto pending = [this](int d, const std::string& key) { return sync_.isPending(d, key); };
+    controls_->showLink(applied, pending);
+    strip_->showLink(applied, pending);
+    const bool connected = client_.state() == Client::State::connected;
+    controls_->setEditable(connected);
+    strip_->setEditable(connected);
+    LinkConfig link;
+    if (linkOf(applied, link)) {
+        model_.setLink(link, static_cast<unsigned>(directions_), generation);
+        charts_->linkChanged();
+    }
+    refresh();
+}
+
+void MainWindow::beforeChange(const QString& what) {
+    LinkConfig link;
+    if (sync_.valid() && linkOf(sync_.applied(), link))
+        history_.beforeEdit(link, what.toStdString(), wallMs());
+}
+
+void MainWindow::onEdited(int direction, const std::string& key, const json& value) {
+    const bool both = directions_ > 1 && (direction < 0 || controls_->sameBothWays()->isChecked());
+    beforeChange(QString::fromStdString(key) + (both ? "" : direction == 0 ? ".a" : ".b"));
+    sync_.setField(both ? -1 : std::max(direction, 0), key, value);
+    if (both && panel(1)) {
+        // Mirror the shown value at once; linkemd's answer confirms it.
+        json p = json::object();
+        p[key] = value;
+        for (int d = 0; d < 2; ++d)
+            if (direction < 0 || d == 1)
+                panel(d)->showLink(p, [](const std::string&) { return false; });
+    }
+}
+
+void MainWindow::onSameToggled(bool on) {
+    controls_->setEditable(sync_.valid() && client_.state() == Client::State::connected);
+    if (!on || !sync_.valid()) return;
+    json u = sync_.applied()["a_to_b"];
+    u.erase("seed");  // the streams go on
+    beforeChange("same_both_ways");
+    sync_.setUpdate(u);
+}
+
+bool MainWindow::undo() {
+    const auto link = history_.undo();
+    if (!link || !sync_.valid()) return false;
+    json u = json::object();
+    for (int d = 0; d < directions_; ++d) {
+        json j = to_json(d == 0 ? link->a_to_b : link->b_to_a);
+        j.erase("seed");  // the streams go on
+        u[proto::kDirectionKeys[d]] = j;
+    }
+    sync_.setUpdate(u);
+    note("info", "undo: the link before the last change is back");
+    return true;
+}
+
+// ------------------------------------------------------------------------------- views
+DirectionPanel* MainWindow::panel(int d) const {
+    return controls_->panel(d);
+}
+
+QCheckBox* MainWindow::sameBothWays() const {
+    return controls_->sameBothWays();
+}
+
+QLabel* MainWindow::statusLabel(const QString& name) const {
+    return status_->label(name);
+}
+
+QDockWidget* MainWindow::dock(const QString& name) const {
+    if (name == "link") return link_dock_;
+    if (name == "readouts") return readouts_dock_;
+    if (name == "events") return events_dock_;
+    if (name == "traffic") return traffic_dock_;
+    return nullptr;
+}
+
+void MainWindow::note(const QString& severity, const QString& text, bool needs_action) {
+    model_.events().note(severity.toStdString(), text.toStdString(), wallMs(), needs_action);
+    if (events_) events_->refresh();
+}
+
+void MainWindow::refresh() {
+    readouts_->refresh();
+    events_->refresh();
+    if (strip_->isVisible()) strip_->refresh();
+    const bool compare = charts_->arrangement() == ChartsPanel::Arrangement::side_by_side;
+    if (charts_->arrangement() != ChartsPanel::Arrangement::desk)
+        for (int d = 0; d < directions_; ++d) {
+            const QString t = laneText(d, model_.readouts().get(d), compare);
+            if (charts_->laneHeader(d)->text() != t) charts_->laneHeader(d)->setText(t);
+        }
+    undo_action_->setEnabled(history_.canUndo());
+    status_->update(
+        hello_, client_.state() != Client::State::disconnected, model_.lastStats(),
+        sync_.valid() ? std::optional<std::uint64_t>(sync_.generation()) : std::nullopt);
+}
+
+void MainWindow::setPaused(bool on) {
+    if (pause_action_->isChecked() != on) pause_action_->setChecked(on);
+    charts_->setPaused(on);
+    statusBar()->showMessage(on ? "charts paused (Space resumes)" : "charts running", 3000);
+}
+
+void MainWindow::setWindowSeconds(int s) {
+    bar_->setWindowSeconds(s);
+    model_.setWindow(s);
+    readouts_->setWindow(s);
+    charts_->setWindow(s);
+    if (layout_) layout_->setWindowSeconds(s);
+}
+
+void MainWindow::setCosts(ChartsCosts* costs) {
+    costs_ = costs;
+    charts_->setCosts(costs);
+}
+
+QString MainWindow::exportCsv(const QString& path) const {
+    QString err;
+    const auto [lo, hi] = charts_->visibleRange();
+    return linkem::gui::exportCsv(model_.store(), lo, hi, path, &err)
+               ? QString()
+               : (err.isEmpty() ? "export failed" : err);
+}
+
+QString MainWindow::exportPng(const QString& directory) const {
+    QString err;
+    return charts_->exportPng(directory, &err) ? QString()
+                                               : (err.isEmpty() ? "export failed" : err);
+}
+
+// ------------------------------------------------------------------------------ layouts
+WindowLayout* MainWindow::windowLayout(const QString& name) const {
+    return name == "stage" ? stage_.get() : name == "desk" ? desk_.get() : nullptr;
+}
+
+QString MainWindow::layoutName() const {
+    return layout_ ? layout_->name() : QString();
+}
+
+void MainWindow::setLayoutNamed(const QString& name) {
+    WindowLayout* next = windowLayout(name);
+    if (!next || next == layout_) return;
+    if (layout_) layout_->leave(*this);
+    layout_ = next;
+    layout_->enter(*this);
+    if (stage_action_->isChecked() != (name == "stage")) {
+        const QSignalBlocker block(stage_action_);
+        stage_action_->setChecked(name == "stage");
+    }
+    refresh();
+}
+
+void MainWindow::relayout() {
+    if (!layout_) return;
+    layout_->setDockState({});
+    layout_->enter(*this);
+}
+
+void MainWindow::fitToScreen() {
+    // The window opens within the screen's available area (a projector's 1280x720 too).
+    const QScreen* s = screen();
+    if (!s) return;
+    const QRect avail = s->availableGeometry();
+    const QRect frame = frameGeometry();
+    const QSize extra = frame.size() - size();  // the window manager's frame
+    const QSize most = avail.size() - extra;
+    if (width() > most.width() || height() > most.height())
+        resize(std::min(width(), most.width()), std::min(height(), most.height()));
+    QRect f = frameGeometry();
+    if (!avail.contains(f)) {
+        f.moveLeft(std::clamp(f.left(), avail.left(),
+                              std::max(avail.left(), avail.right() - f.width() + 1)));
+        f.moveTop(std::clamp(f.top(), avail.top(),
+                             std::max(avail.top(), avail.bottom() - f.height() + 1)));
+        move(f.topLeft());
+    }
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    if (!fitted_) {
+        fitted_ = true;
+        fitToScreen();
+    }
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+    QMainWindow::resizeEvent(e);
+    if (layout_) layout_->resized(*this);
+}
+
+// ----------------------------------------------------------------------------- settings
+void MainWindow::readSettings() {
+    const GuiSettings g = GuiSettings::load();
+    restoreGeometry(g.geometry);
+    desk_->setDockState(g.desk_docks);
+    stage_->setDockState(g.stage_docks);
+    desk_->setWindowSeconds(g.desk_window_s);
+    stage_->setWindowSeconds(g.stage_window_s);
+    bar_->setEndpoints(Endpoints{g.control, g.telemetry, g.server_key_file, g.client_cert_file});
+}
+
+void MainWindow::writeSettings() {
+    if (layout_) layout_->leave(*this);
+    GuiSettings g;
+    g.geometry = saveGeometry();
+    g.layout = layoutName();
+    g.desk_docks = desk_->dockState();
+    g.stage_docks = stage_->dockState();
+    g.desk_window_s = desk_->windowSeconds();
+    g.stage_window_s = stage_->windowSeconds();
+    const Endpoints e = bar_->endpoints();
+    g.control = e.control;
+    g.telemetry = e.telemetry;
+    g.server_key_file = e.server_key_file;
+    g.client_cert_file = e.client_cert_file;
+    g.save();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    if (options_.use_settings) writeSettings();
+    QMainWindow::closeEvent(e);
+}
+
+}  // namespace linkem::gui

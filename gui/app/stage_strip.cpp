@@ -1,0 +1,195 @@
+#include "stage_strip.hpp"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+
+#include "linkem/protocol.hpp"
+#include "param_control.hpp"
+#include "readouts.hpp"
+
+namespace linkem::gui {
+
+using nlohmann::json;
+
+namespace {
+const char* kName[5] = {"&Delay", "&Jitter", "&Half-life", "&Rate", "&Loss"};
+
+QString figure(const std::string& key, const DirectionReadout& r) {
+    const Achieved& a = r.since_change;
+    if (key == "mean_delay_us")
+        return a.emulated.count ? QString::number(a.emulated.mean() / 1e6, 'f', 2) + " ms" : "…";
+    if (key == "jitter_us")
+        return a.emulated.count ? QString::number(a.emulated.sd() / 1e6, 'f', 2) + " ms" : "…";
+    if (key == "half_life_us") {
+        // α is the correlated strategy's weight; the others draw without it
+        if (r.link.strategy != Strategy::correlated)
+            return "no α (" + QString::fromStdString(std::string(to_string(r.link.strategy))) + ")";
+        return r.have_stats ? QString("α %1").arg(r.alpha, 0, 'f', 4) : "…";
+    }
+    if (key == "rate_bps")
+        return r.rate ? QString::number(r.rate->out_bps / 1e6, 'f', 1) + " Mbit/s out" : "…";
+    if (key == "loss_probability")
+        return r.in_since_change ? QString::number(r.loss_since_change * 100, 'f', 2) + " %" : "…";
+    return {};
+}
+}  // namespace
+
+StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
+    : QWidget(parent), readouts_(readouts) {
+    setObjectName("stage_strip");
+    auto* v = new QVBoxLayout(this);
+    v->setContentsMargins(6, 2, 6, 2);
+    auto* top = new QHBoxLayout;
+    auto* tl = new QLabel("Sliders set", this);
+    target_ = new QComboBox(this);
+    target_->setObjectName("stage_target");
+    target_->addItem("both ways", -1);
+    target_->addItem("A→B", 0);
+    target_->addItem("B→A", 1);
+    tl->setBuddy(target_);
+    keys_hint_ = new QLabel(
+        "F11 desk · F2 link · F3 readouts · F4 events · F5 traffic · F6 all charts · Ctrl+Z undo",
+        this);
+    keys_hint_->setObjectName("stage_keys");
+    keys_hint_->setStyleSheet("color: gray;");
+    top->addWidget(tl);
+    top->addWidget(target_);
+    top->addStretch(1);
+    top->addWidget(keys_hint_);
+    v->addLayout(top);
+    grid_ = new QGridLayout;
+    grid_->setHorizontalSpacing(12);
+    grid_->setVerticalSpacing(2);
+    grid_->setColumnStretch(1, 1);
+    v->addLayout(grid_);
+    connect(target_, &QComboBox::currentIndexChanged, this, [this](int) {
+        showLink(applied_, [](int, const std::string&) { return false; });
+        refresh();
+    });
+}
+
+int StageStrip::target() const {
+    return target_->currentData().toInt();
+}
+
+void StageStrip::setTarget(int d) {
+    target_->setCurrentIndex(std::max(0, target_->findData(d)));
+}
+
+void StageStrip::build(const json& schema, int directions) {
+    directions_ = directions;
+    for (auto& [k, c] : controls_)
+        delete c;
+    for (auto& [k, l] : names_)
+        delete l;
+    for (auto& [k, l] : achieved_)
+        delete l;
+    controls_.clear();
+    names_.clear();
+    achieved_.clear();
+    target_->setVisible(directions > 1);
+    int row = 0;
+    for (int i = 0; i < 5; ++i) {
+        const std::string key = kKeys[i];
+        if (!schema.contains(key)) continue;
+        auto* name = new QLabel(kName[i], this);
+        auto* c = new ParamControl(key, schema[key], true, this);
+        c->setObjectName(QString::fromStdString("stage_" + key));
+        c->label()->hide();
+        c->setAppliedShown(false);
+        name->setBuddy(c->slider());
+        auto* got = new QLabel("…", this);
+        got->setObjectName(QString::fromStdString("stage_achieved_" + key));
+        got->setToolTip(key == "half_life_us"
+                            ? "α, the correlation weight the half-life gives at the packet "
+                              "rate measured"
+                        : key == "rate_bps" ? "the rate handed to the port"
+                                            : "since the last change (emulated delay "
+                                              "over every packet; loss: the loss model's drops "
+                                              "over the packets in)");
+        grid_->addWidget(name, row, 0);
+        grid_->addWidget(c, row, 1);
+        grid_->addWidget(new QLabel("→", this), row, 2);
+        grid_->addWidget(got, row, 3);
+        names_[key] = name;
+        controls_[key] = c;
+        achieved_[key] = got;
+        connect(c, &ParamControl::edited, this, [this](const std::string& k, double value) {
+            const int t = target();
+            emit edited(directions_ > 1 ? t : 0, k, json(value));
+        });
+        ++row;
+    }
+    setEditable(editable_);
+}
+
+void StageStrip::setEditable(bool on) {
+    editable_ = on;
+    for (auto& [k, c] : controls_)
+        c->setEnabled(on);
+}
+
+ParamControl* StageStrip::control(const std::string& key) const {
+    const auto it = controls_.find(key);
+    return it == controls_.end() ? nullptr : it->second;
+}
+
+QLabel* StageStrip::achieved(const std::string& key) const {
+    const auto it = achieved_.find(key);
+    return it == achieved_.end() ? nullptr : it->second;
+}
+
+void StageStrip::showLink(const json& applied,
+                          const std::function<bool(int, const std::string&)>& pending) {
+    applied_ = applied;
+    const int d = std::max(0, target());
+    if (!applied.is_object() || !applied.contains(proto::kDirectionKeys[d])) return;
+    const json& p = applied[proto::kDirectionKeys[d]];
+    for (auto& [key, c] : controls_) {
+        if (!p.contains(key) || !p[key].is_number() || pending(d, key)) continue;
+        c->setApplied(p[key].get<double>());
+    }
+    if (auto* j = control("jitter_us"); j && p.contains("mean_delay_us"))
+        j->setMeanDelay(p["mean_delay_us"].get<double>());
+}
+
+void StageStrip::refresh() {
+    const int t = target();
+    for (auto& [key, l] : achieved_) {
+        QString text;
+        if (t >= 0 || directions_ < 2) {
+            text = figure(key, readouts_.get(std::max(t, 0)));
+        } else {
+            text = figure(key, readouts_.get(0)) + "  |  " + figure(key, readouts_.get(1));
+        }
+        if (l->text() != text) l->setText(text);
+    }
+}
+
+void StageStrip::setTextScale(double pt) {
+    QFont f = font();
+    f.setPointSizeF(pt);
+    for (auto& [k, l] : names_) {
+        QFont b = f;
+        b.setBold(true);
+        l->setFont(b);
+    }
+    for (auto& [k, l] : achieved_)
+        l->setFont(f);
+    int spin_w = 0;
+    for (auto& [k, c] : controls_) {
+        c->spinBox()->setFont(f);
+        c->slider()->setMinimumHeight(static_cast<int>(pt * 2));
+        spin_w = std::max(spin_w, c->spinBox()->sizeHint().width());
+    }
+    for (auto& [k, c] : controls_)
+        c->spinBox()->setMinimumWidth(spin_w);  // the sliders end in one line
+    QFont small = font();
+    small.setPointSizeF(pt * 0.6);
+    keys_hint_->setFont(small);
+}
+
+}  // namespace linkem::gui

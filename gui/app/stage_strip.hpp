@@ -1,0 +1,63 @@
+// The stage's strip: large sliders for the five parameters a course talks about (mean delay,
+// jitter, half-life, rate, loss) of the direction chosen (or both ways), each with large
+// "set → achieved" figures: what the link achieved since the last change.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+#include "readout_model.hpp"
+
+class QComboBox;
+class QGridLayout;
+class QLabel;
+
+namespace linkem::gui {
+
+class ParamControl;
+
+class StageStrip : public QWidget {
+    Q_OBJECT
+  public:
+    static constexpr const char* kKeys[5] = {"mean_delay_us", "jitter_us", "half_life_us",
+                                             "rate_bps", "loss_probability"};
+
+    explicit StageStrip(const ReadoutModel& readouts, QWidget* parent = nullptr);
+    /// Builds the sliders from hello's link_params_schema.
+    void build(const nlohmann::json& schema, int directions);
+    /// The direction the sliders set: -1 both ways, 0 A→B, 1 B→A.
+    int target() const;
+    void setTarget(int direction);
+    /// The parameters in force (the chosen direction's, A→B's for both ways).
+    void showLink(const nlohmann::json& applied,
+                  const std::function<bool(int, const std::string&)>& pending);
+    /// The achieved figures now.
+    void refresh();
+    void setEditable(bool on);
+    ParamControl* control(const std::string& key) const;
+    QLabel* achieved(const std::string& key) const;
+    /// Larger or smaller text for the screen's size.
+    void setTextScale(double points);
+
+  signals:
+    /// A slider or spin box moved: direction -1 is both ways.
+    void edited(int direction, const std::string& key, const nlohmann::json& value);
+
+  private:
+    const ReadoutModel& readouts_;
+    QGridLayout* grid_ = nullptr;
+    QComboBox* target_ = nullptr;
+    QLabel* keys_hint_ = nullptr;
+    std::map<std::string, ParamControl*> controls_;
+    std::map<std::string, QLabel*> names_, achieved_;
+    nlohmann::json applied_;
+    int directions_ = 2;
+    bool editable_ = false;
+};
+
+}  // namespace linkem::gui

@@ -1,0 +1,102 @@
+#include "teaching.hpp"
+
+#include <QMenu>
+
+#include "charts_panel.hpp"
+#include "link_match.hpp"
+#include "link_sync.hpp"
+#include "readouts.hpp"
+
+namespace linkem::gui {
+
+using nlohmann::json;
+
+Teaching::Teaching(LinkSync& sync, ChartsPanel& charts, QObject* parent)
+    : QObject(parent), sync_(sync), charts_(charts) {}
+
+void Teaching::setSchema(const json& schema) {
+    strategies_.clear();
+    if (schema.contains("strategy"))
+        for (const auto& v : schema["strategy"].value("values", json::array()))
+            strategies_ << QString::fromStdString(v.get<std::string>());
+    if (menu_) fillMenu(menu_);
+}
+
+void Teaching::fillMenu(QMenu* menu) {
+    menu_ = menu;
+    menu->clear();
+    menu->setToolTipsVisible(true);
+    // The paper's pair first: correlated against uncorrelated.
+    QList<QPair<QString, QString>> pairs;
+    if (strategies_.contains("correlated") && strategies_.contains("uncorrelated"))
+        pairs.append(qMakePair(QString("correlated"), QString("uncorrelated")));
+    for (int i = 0; i < strategies_.size(); ++i)
+        for (int j = i + 1; j < strategies_.size(); ++j)
+            if (!pairs.contains(qMakePair(strategies_[i], strategies_[j])))
+                pairs.append(qMakePair(strategies_[i], strategies_[j]));
+    bool first = true;
+    for (const auto& [a, b] : pairs) {
+        auto* act = menu->addAction(QString("Compare &strategies: %1 (A→B) vs %2 (B→A)").arg(a, b));
+        act->setObjectName(QString("compare_%1_%2").arg(a, b));
+        act->setToolTip("the same mean and jitter both ways, the two lanes side by side");
+        if (first) act->setShortcut(QKeySequence("Ctrl+T"));
+        first = false;
+        connect(act, &QAction::triggered, this, [this, a = a, b = b] { compareStrategies(a, b); });
+    }
+    if (pairs.isEmpty())
+        menu->addAction("(connect to linkemd to compare its strategies)")->setEnabled(false);
+}
+
+QString Teaching::compareStrategies(const QString& a, const QString& b) {
+    if (!sync_.valid()) return "not connected: there is no link to compare on";
+    for (const QString& s : {a, b})
+        if (!strategies_.contains(s))
+            return QString("'%1' is not a strategy of this linkemd; it offers %2")
+                .arg(s, strategies_.join(", "));
+    LinkParams in_force;
+    try {
+        in_force = link_params_from_json(sync_.applied()["a_to_b"]);
+    } catch (const std::exception& e) {
+        return QString("the parameters in force cannot be read: ") + e.what();
+    }
+    emit changing("compare");
+    sync_.setUpdate(compareStrategiesUpdate(in_force, a.toStdString(), b.toStdString()));
+    charts_.setDirections(0);
+    charts_.setArrangement(ChartsPanel::Arrangement::side_by_side);
+    emit note("info", QString("comparing strategies: %1 (A→B) and %2 (B→A), %3 ms ± %4 ms both "
+                              "ways")
+                          .arg(a, b)
+                          .arg(static_cast<double>(in_force.mean_delay) / 1e6)
+                          .arg(static_cast<double>(in_force.jitter) / 1e6));
+    return {};
+}
+
+QString laneText(int d, const DirectionReadout& r, bool compare) {
+    const QString dir = d == 0 ? "A→B" : "B→A";
+    if (!r.have_link) return QString("<b>%1</b>").arg(dir);
+    const double mean = static_cast<double>(r.link.mean_delay),
+                 jitter = static_cast<double>(r.link.jitter);
+    const Achieved& a = r.since_change;
+    QString got = "waiting for the first interval after the change…";
+    if (a.emulated.count > 0)
+        got = QString("<b>%1 ± %2 ms</b> emulated (n %3)")
+                  .arg(a.emulated.mean() / 1e6, 0, 'f', 2)
+                  .arg(a.emulated.sd() / 1e6, 0, 'f', 2)
+                  .arg(formatCount(a.emulated.count));
+    QString text = QString("<b>%1</b> · %2 · set %3 ± %4 ms → %5")
+                       .arg(dir, QString::fromStdString(std::string(to_string(r.link.strategy))))
+                       .arg(mean / 1e6, 0, 'f', 2)
+                       .arg(jitter / 1e6, 0, 'f', 2)
+                       .arg(got);
+    if (compare) {
+        if (a.actual.count > 0)
+            text += QString(" · actual %1 ± %2 ms")
+                        .arg(a.actual.mean() / 1e6, 0, 'f', 2)
+                        .arg(a.actual.sd() / 1e6, 0, 'f', 2);
+        if (r.have_traffic)
+            text += QString(" · out of order %1").arg(formatCount(r.out_of_order_since_change));
+    }
+    return text;
+}
+
+}  // namespace linkem::gui

@@ -1,0 +1,50 @@
+// Teaching views: "compare strategies" puts two delay strategies side by side — the same
+// mean and jitter both ways, A→B with one strategy and B→A with another, the two lanes next
+// to each other with what each achieved (the DPDS paper's Fig. 1, live). The strategies come
+// from linkemd's schema, so any two it knows can be compared.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include "readout_model.hpp"
+
+class QMenu;
+
+namespace linkem::gui {
+
+class ChartsPanel;
+class LinkSync;
+
+class Teaching : public QObject {
+    Q_OBJECT
+  public:
+    Teaching(LinkSync& sync, ChartsPanel& charts, QObject* parent = nullptr);
+    /// The strategies linkemd offers (hello's link_params_schema).
+    void setSchema(const nlohmann::json& schema);
+    QStringList strategies() const { return strategies_; }
+    /// The Teaching menu: the compare actions (rebuilt when the schema changes).
+    void fillMenu(QMenu* menu);
+    /// A→B with strategy a, B→A with strategy b, the rest as A→B's in force; the lanes side
+    /// by side. Returns an error (not connected, an unknown strategy), empty if fine.
+    QString compareStrategies(const QString& a, const QString& b);
+
+  signals:
+    void changing(const QString& what);
+    void note(const QString& severity, const QString& text);
+
+  private:
+    LinkSync& sync_;
+    ChartsPanel& charts_;
+    QStringList strategies_;
+    QMenu* menu_ = nullptr;
+};
+
+/// The text over a delay lane: the direction, its strategy, set → achieved since the last
+/// change (the emulated delay over every packet; with `compare`, also the actual delay of the
+/// sampled packets and the built-in traffic's out-of-order frames).
+QString laneText(int direction, const DirectionReadout& r, bool compare);
+
+}  // namespace linkem::gui

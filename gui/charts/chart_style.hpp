@@ -1,0 +1,36 @@
+// How the charts look in a layout: font sizes, line widths, antialiasing, and whether the
+// titles carry their caption lines (the desk) or only a short title (the stage).
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+namespace linkem::gui {
+
+struct ChartStyle {
+    double title_pt = 10, label_pt = 8.5, legend_pt = 8.5;
+    double line_scale = 1;   // line widths and marker sizes multiplied by it
+    bool antialias = false;  // triples the cost of painting dense series
+    bool captions = true;    // the title's caption lines (what the chart shows, in words)
+
+    static ChartStyle desk() { return {}; }
+    static ChartStyle stage() { return {17, 13, 13, 2.5, true, false}; }
+};
+
+/// A→B, B→A; darker shades for the measured samples and the targets.
+inline const QColor kDirectionColor[2] = {QColor(31, 119, 180), QColor(230, 115, 0)};
+inline const QColor kDirectionDark[2] = {QColor(8, 48, 107), QColor(140, 60, 0)};
+/// Drop causes in kDropCauses order: loss, policer, spacer, buffer full.
+inline const QColor kCauseColor[4] = {QColor(214, 39, 40), QColor(148, 103, 189),
+                                      QColor(44, 160, 44), QColor(120, 80, 40)};
+
+inline QString directionLabel(int d) {
+    return d == 0 ? QStringLiteral("A→B") : QStringLiteral("B→A");
+}
+
+inline QColor withAlpha(QColor c, int a) {
+    c.setAlpha(a);
+    return c;
+}
+
+}  // namespace linkem::gui

@@ -1,0 +1,235 @@
+#include "chart_store.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace linkem::gui {
+
+// ---- distributions ----
+
+double distributionDensity(const std::string& distribution, double mean, double sd, double x) {
+    if (!(sd > 0) || distribution == "constant") return 0;
+    constexpr double kSqrt2Pi = 2.5066282746310002;
+    if (distribution == "uniform") {
+        const double half = std::sqrt(3.0) * sd;
+        return x >= mean - half && x <= mean + half ? 1.0 / (2 * half) : 0.0;
+    }
+    if (distribution == "gamma") {
+        if (!(mean > 0) || !(x > 0)) return 0;
+        const double cv = sd / mean;
+        const double k = 1.0 / (cv * cv), theta = sd * cv;
+        return std::exp((k - 1) * std::log(x) - x / theta - std::lgamma(k) - k * std::log(theta));
+    }
+    if (distribution == "lognormal") {
+        if (!(mean > 0) || !(x > 0)) return 0;
+        const double cv = sd / mean;
+        const double s = std::sqrt(std::log1p(cv * cv));
+        const double mu = std::log(mean) - 0.5 * s * s;
+        const double z = (std::log(x) - mu) / s;
+        return std::exp(-0.5 * z * z) / (x * s * kSqrt2Pi);
+    }
+    // normal (and anything unknown: the protocol's default)
+    const double z = (x - mean) / sd;
+    return std::exp(-0.5 * z * z) / (sd * kSqrt2Pi);
+}
+
+// ---- ChartData ----
+
+void ChartStore::touch(std::int64_t t_ns) {
+    if (!have_data_ || t_ns > latest_ns_) latest_ns_ = t_ns;
+    have_data_ = true;
+}
+
+void ChartStore::addDelay(const proto::DelayMessage& msg, std::int64_t t_ns) {
+    if (t_ns > 0) touch(t_ns);
+    for (unsigned d = 0; d < msg.directions && d < 2; ++d) {
+        const DirectionDelay& j = msg.dir[d];
+        Direction& D = dirs_[d];
+        const bool have_interval = j.end_ns > 0 || j.delay.count > 0;
+        if (have_interval) touch(j.end_ns);
+        for (const DelaySample& s : j.samples) {
+            touch(s.arrival_ns);
+            const DelayPoint p{s.arrival_ns, s.delay_ns, s.scheduled_ns, s.actual_ns};
+            D.samples.add(p);
+            if (column_ns_ > 0 && s.arrival_ns >= latest_ns_ - keep_ns_ - column_ns_) {
+                D.actual_cols.add(s.arrival_ns, static_cast<float>(p.actual_us()));
+                changed(s.arrival_ns);
+            }
+        }
+        // The built-in traffic's measured samples (send time, one-way delay).
+        for (const MeasuredDelay& m : j.measured) {
+            D.measured.add(DelayPoint{m.send_ns, m.delay_ns, m.delay_ns, m.delay_ns});
+            if (column_ns_ > 0 && m.send_ns >= latest_ns_ - keep_ns_ - column_ns_) {
+                D.measured_cols.add(m.send_ns, static_cast<float>(m.delay_ns * 1e-3));
+                changed(m.send_ns);
+            }
+        }
+        if (have_interval) {
+            Interval iv;
+            iv.start_ns = j.start_ns;
+            iv.end_ns = j.end_ns;
+            iv.delay = j.delay;
+            iv.lateness = j.lateness;
+            iv.measured = j.measured_delay;
+            iv.generation = j.params_generation;
+            D.intervals.push_back(iv);
+            changed(j.start_ns);
+        }
+    }
+    trim();
+}
+
+void ChartStore::addStats(const LinkStats& st) {
+    touch(st.t_ns);
+    const std::int64_t t = st.t_ns;
+    for (unsigned d = 0; d < st.directions && d < 2; ++d) {
+        Direction& D = dirs_[d];
+        const CounterSnapshot& k = st.dir[d].counters;
+        const double c[8] = {
+            static_cast<double>(k.packets_in),   static_cast<double>(k.bytes_in),
+            static_cast<double>(k.packets_out),  static_cast<double>(k.bytes_out),
+            static_cast<double>(k.drops_loss),   static_cast<double>(k.drops_policer),
+            static_cast<double>(k.drops_spacer), static_cast<double>(k.drops_buffer_full)};
+        if (D.have_prev && t == D.prev_t_ns) continue;  // the same message again
+        bool monotonic = D.have_prev && t > D.prev_t_ns;
+        for (int i = 0; i < 8 && monotonic; ++i)
+            monotonic = c[i] >= D.prev[i];
+        if (monotonic) {
+            const double dt = static_cast<double>(t - D.prev_t_ns) / 1e9;
+            RatePoint r;
+            r.t_ns = t;
+            r.in_pps = (c[0] - D.prev[0]) / dt;
+            r.in_bps = (c[1] - D.prev[1]) * 8 / dt;
+            r.out_pps = (c[2] - D.prev[2]) / dt;
+            r.out_bps = (c[3] - D.prev[3]) * 8 / dt;
+            for (int i = 0; i < 4; ++i)
+                r.drops_per_s[i] = (c[4 + i] - D.prev[4 + i]) / dt;
+            D.rates.push_back(r);
+            changed(t);
+        }
+        // Otherwise (first message, counters went back: linkemd restarted) start again.
+        D.have_prev = true;
+        D.prev_t_ns = t;
+        std::copy(c, c + 8, D.prev);
+    }
+    trim();
+}
+
+void ChartStore::setLink(const LinkConfig& link, unsigned directions) {
+    for (unsigned d = 0; d < directions && d < 2; ++d) {
+        const LinkParams& p = d == 0 ? link.a_to_b : link.b_to_a;
+        Direction& D = dirs_[d];
+        Target t;
+        t.since_ns = have_data_ ? latest_ns_ : std::numeric_limits<std::int64_t>::min();
+        t.mean_us = static_cast<double>(p.mean_delay) / 1e3;
+        t.jitter_us = static_cast<double>(p.jitter) / 1e3;
+        t.distribution = std::string(to_string(p.distribution));
+        t.strategy = std::string(to_string(p.strategy));
+        if (!D.targets.empty()) {
+            const Target& b = D.targets.back();
+            if (b.mean_us == t.mean_us && b.jitter_us == t.jitter_us &&
+                b.distribution == t.distribution && b.strategy == t.strategy)
+                continue;
+            if (b.since_ns >= t.since_ns) D.targets.pop_back();
+        }
+        D.targets.push_back(t);
+    }
+}
+
+void ChartStore::setColumns(std::int64_t column_ns, std::int64_t keep_ns) {
+    if (column_ns == column_ns_ && keep_ns == keep_ns_) return;
+    column_ns_ = column_ns;
+    keep_ns_ = keep_ns;
+    for (Direction& D : dirs_) {
+        D.actual_cols.reset(column_ns);
+        D.measured_cols.reset(column_ns);
+        if (column_ns <= 0 || !have_data_) continue;
+        const std::int64_t lo = latest_ns_ - keep_ns - column_ns;
+        D.samples.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
+            D.actual_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
+        });
+        D.measured.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
+            D.measured_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
+        });
+    }
+}
+
+void ChartStore::trim() {
+    const std::int64_t cutoff = latest_ns_ - kRetentionNs;
+    for (Direction& D : dirs_) {
+        D.samples.trimBefore(cutoff);
+        D.measured.trimBefore(cutoff);
+        while (!D.intervals.empty() && D.intervals.front().end_ns < cutoff)
+            D.intervals.pop_front();
+        while (!D.rates.empty() && D.rates.front().t_ns < cutoff)
+            D.rates.pop_front();
+        while (D.targets.size() >= 2 && D.targets[1].since_ns <= cutoff)
+            D.targets.pop_front();
+        if (column_ns_ > 0) {
+            D.actual_cols.trimBefore(latest_ns_ - keep_ns_ - column_ns_);
+            D.measured_cols.trimBefore(latest_ns_ - keep_ns_ - column_ns_);
+        }
+    }
+}
+
+void ChartStore::clear() {
+    for (Direction& D : dirs_) {
+        D = Direction{};
+        D.actual_cols.reset(column_ns_);
+        D.measured_cols.reset(column_ns_);
+    }
+    latest_ns_ = 0;
+    have_data_ = false;
+}
+
+Histogram ChartStore::histogram(int d, std::int64_t lo, std::int64_t hi,
+                                std::size_t max_used) const {
+    Histogram h;
+    const SampleRing& ring = dirs_[d].samples;
+    const RunningStats all = ring.actual(lo, hi);
+    if (all.count == 0) return h;
+    // in microseconds, as the charts draw them
+    const double sd = all.sd() * 1e-3, mean = all.mean() * 1e-3;
+    const double mn = all.min * 1e-3, mx = all.max * 1e-3;
+    double a = std::max(mn, mean - 6 * sd), b = std::min(mx, mean + 6 * sd);
+    if (!(b - a > 1e-3)) {
+        a = mean - 0.5;
+        b = mean + 0.5;
+    }
+    const std::size_t bins = std::clamp<std::size_t>(
+        static_cast<std::size_t>(std::lround(std::sqrt(static_cast<double>(all.count)))), 10, 100);
+    h.lo_us = a;
+    h.bin_us = (b - a) / static_cast<double>(bins);
+    h.samples = all.count;
+    std::vector<std::uint64_t> counts(bins, 0);
+    const std::uint64_t stride =
+        max_used > 0 && all.count > max_used ? (all.count + max_used - 1) / max_used : 1;
+    // runs of 64 consecutive samples (512 bytes) spread evenly over the window: a fraction
+    // of the cache misses of every stride-th sample alone, for as many samples
+    ring.forEachStrided(
+        lo, hi, stride,
+        [&](const DelayPoint& p) {
+            ++h.used;
+            const double x = p.actual_us();
+            if (x < a || x > b) return;
+            std::size_t i = static_cast<std::size_t>((x - a) / h.bin_us);
+            if (i >= bins) i = bins - 1;
+            ++counts[i];
+        },
+        64);
+    h.density.resize(bins);
+    for (std::size_t i = 0; i < bins; ++i)
+        h.density[i] =
+            h.used ? static_cast<double>(counts[i]) / (static_cast<double>(h.used) * h.bin_us)
+                   : 0.0;
+    return h;
+}
+
+std::size_t ChartStore::storedBytes() const {
+    std::size_t b = 0;
+    for (const Direction& D : dirs_)
+        b += D.samples.bytes() + D.measured.bytes();
+    return b;
+}
+
+}  // namespace linkem::gui

@@ -1,0 +1,125 @@
+// What linkem-gui's charts draw, independent of Qt: per direction the delay samples (a
+// SampleRing and its pixel columns), one Interval per `delay` message, one RatePoint per
+// `stats` message, and the targets (mean, jitter, distribution) in force over time. Fed with
+// the protocol's typed messages (TelemetryModel decodes them); holds the last 5 minutes.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "linkem/link_params.hpp"
+#include "linkem/protocol.hpp"
+#include "linkem/stats.hpp"
+#include "sample_store.hpp"
+
+namespace linkem::gui {
+
+using proto::kDirectionKeys;
+
+/// One `delay` message's interval of one direction (ns).
+struct Interval {
+    std::int64_t start_ns = 0, end_ns = 0;
+    RunningStats delay;     // the drawn delay of every packet queued in the interval
+    RunningStats lateness;  // departure - scheduled departure of every packet that left
+    RunningStats measured;  // the built-in traffic's measured one-way delay (count 0 if none)
+    std::optional<std::uint64_t> generation;  // the parameter generation at end_ns
+};
+
+/// Rates of one direction between two `stats` messages (at the later one's t_ns).
+struct RatePoint {
+    std::int64_t t_ns = 0;
+    double in_bps = 0, out_bps = 0, in_pps = 0, out_pps = 0;
+    double drops_per_s[4] = {0, 0, 0, 0};  // kDropCauses order
+};
+inline constexpr const char* kDropCauses[4] = {"drops_loss", "drops_policer", "drops_spacer",
+                                               "drops_buffer_full"};
+
+/// The target in force from since_ns on (set by setLink), in microseconds.
+struct Target {
+    std::int64_t since_ns = std::numeric_limits<std::int64_t>::min();
+    double mean_us = 0, jitter_us = 0;
+    std::string distribution = "normal";
+    std::string strategy = "correlated";
+};
+
+/// A histogram of actual delays as a probability density per microsecond.
+struct Histogram {
+    double lo_us = 0, bin_us = 0;
+    std::vector<double> density;  // per bin, 1/us; sum(density) * bin_us = fraction in range
+    std::uint64_t samples = 0;    // samples in the window (the normalisation)
+    std::uint64_t used = 0;       // samples binned (every k-th when the window holds many)
+    double hi_us() const { return lo_us + bin_us * static_cast<double>(density.size()); }
+};
+
+/// The configured distribution's probability density (1/us) at x_us, for mean and sd as
+/// the model's distributions parameterise it: normal; uniform on mean -+ sqrt(3) sd;
+/// gamma with shape mean^2/sd^2 and scale sd^2/mean; lognormal with sigma^2 = ln(1 + cv^2),
+/// mu = ln(mean) - sigma^2/2. Constant (or sd 0) has no density: returns 0 (drawn as a
+/// spike at the mean).
+double distributionDensity(const std::string& distribution, double mean_us, double sd_us,
+                           double x_us);
+
+/// Everything received, for both directions.
+class ChartStore {
+  public:
+    struct Direction {
+        SampleRing samples;
+        SampleRing measured{false};  // built-in traffic: t = send_ns, actual_ns = measured delay
+        std::deque<Interval> intervals;
+        std::deque<RatePoint> rates;
+        std::deque<Target> targets;                  // oldest first; the last is in force
+        ColumnDecimator actual_cols, measured_cols;  // of the last keep_ns (setColumns)
+        // the previous `stats` counters, for the rates
+        bool have_prev = false;
+        std::int64_t prev_t_ns = 0;
+        double prev[8] = {};  // packets_in, bytes_in, packets_out, bytes_out, drops x4
+    };
+
+    /// A `stats` message (its t_ns is the stats' own).
+    void addStats(const LinkStats& stats);
+    /// A `delay` message taken at t_ns (its header's).
+    void addDelay(const proto::DelayMessage& msg, std::int64_t t_ns);
+    /// The link in force from now on (get_link, set_link).
+    void setLink(const LinkConfig& link, unsigned directions);
+    void clear();
+
+    /// Newest data-plane time seen in any message (0 before the first).
+    std::int64_t latestNs() const { return latest_ns_; }
+    bool hasData() const { return have_data_; }
+    const Direction& dir(int d) const { return dirs_[d]; }
+
+    /// Decimation columns of column_ns for the last keep_ns (the time window): rebuilt
+    /// from the stored samples when column_ns or keep_ns changes, then kept up to date.
+    void setColumns(std::int64_t column_ns, std::int64_t keep_ns);
+    std::int64_t columnNs() const { return column_ns_; }
+
+    Histogram histogram(int d, std::int64_t lo, std::int64_t hi, std::size_t max_used) const;
+
+    /// Bytes the stored delay and measured samples of both directions take.
+    std::size_t storedBytes() const;
+
+    /// The oldest time at which something drawn changed since the last call (a sample or
+    /// measured sample added to the columns, an interval's start, a rate point), then
+    /// forgets it; INT64_MAX when nothing changed.
+    std::int64_t takeOldestChange() {
+        const std::int64_t t = oldest_change_;
+        oldest_change_ = std::numeric_limits<std::int64_t>::max();
+        return t;
+    }
+
+  private:
+    void touch(std::int64_t t_ns);
+    void trim();
+    void changed(std::int64_t t) { oldest_change_ = std::min(oldest_change_, t); }
+    Direction dirs_[2];
+    std::int64_t latest_ns_ = 0;
+    bool have_data_ = false;
+    std::int64_t column_ns_ = 0, keep_ns_ = 0;
+    std::int64_t oldest_change_ = std::numeric_limits<std::int64_t>::max();
+};
+
+}  // namespace linkem::gui

@@ -1,0 +1,328 @@
+// linkem-gui's model layer without Qt (GoogleTest): the telemetry model decodes each message
+// once and refuses a bad one whole; readouts since the last change leave the link before it
+// out; the event log coalesces; slider scales keep the drag bound; Ctrl+Z's history;
+// Gilbert-Elliott figures; preset matching.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "event_log.hpp"
+#include "gilbert_elliott.hpp"
+#include "link_history.hpp"
+#include "link_match.hpp"
+#include "linkem/protocol.hpp"
+#include "slider_scale.hpp"
+#include "telemetry_model.hpp"
+
+using namespace linkem;
+using namespace linkem::gui;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+// A delay message of one interval [start, end) per direction: `n` packets with emulated
+// delays mean ± sd (every packet), 10 samples, tagged with `generation` (none: untagged).
+json delayMessage(std::int64_t start, std::int64_t end, double mean_ns, double sd_ns,
+                  std::optional<std::uint64_t> generation, std::uint64_t seq) {
+    proto::DelayMessage m;
+    m.directions = 2;
+    for (int d = 0; d < 2; ++d) {
+        DirectionDelay& dd = m.dir[d];
+        dd.start_ns = start;
+        dd.end_ns = end;
+        dd.delay.shift = mean_ns;
+        // two values mean ± sd: mean and (population) sd exactly
+        for (int i = 0; i < 500; ++i) {
+            dd.delay.add(mean_ns - sd_ns);
+            dd.delay.add(mean_ns + sd_ns);
+        }
+        dd.lateness.add(1000);
+        for (int i = 0; i < 10; ++i) {
+            const std::int64_t t = start + (end - start) * i / 10;
+            const auto v = static_cast<DurationNs>(mean_ns);
+            dd.samples.push_back(DelaySample{t, v, v + 100, v + 150});
+        }
+        dd.params_generation = generation;
+    }
+    return proto::delay_message(proto::Header{"00000000000000aa", seq, end}, m);
+}
+
+json statsMessage(std::int64_t t, std::uint64_t generation, std::uint64_t in, std::uint64_t loss,
+                  std::uint64_t ooo, std::uint64_t seq) {
+    LinkStats s;
+    s.t_ns = t;
+    s.directions = 2;
+    for (auto& d : s.dir) {
+        d.counters.packets_in = in;
+        d.counters.drops_loss = loss;
+        d.counters.packets_out = in - loss;
+        d.params_generation = generation;
+        d.traffic.present = true;
+        d.traffic.run = 1;
+        d.traffic.out_of_order = ooo;
+    }
+    return proto::stats_message(proto::Header{"00000000000000aa", seq, t}, s, false);
+}
+
+LinkConfig link(double mean_ms, double jitter_ms) {
+    LinkConfig l;
+    l.a_to_b.mean_delay = l.b_to_a.mean_delay = static_cast<DurationNs>(mean_ms * kMs);
+    l.a_to_b.jitter = l.b_to_a.jitter = static_cast<DurationNs>(jitter_ms * kMs);
+    return l;
+}
+
+}  // namespace
+
+TEST(GuiModel, OneStatisticsTypeDividesByN) {
+    // The protocol's RunningStats: the population sd, as sd_ns and jitter_us are.
+    RunningStats s;
+    for (double x : {1.0, 2.0, 3.0, 4.0})
+        addCentred(s, x);
+    EXPECT_DOUBLE_EQ(s.mean(), 2.5);
+    EXPECT_NEAR(s.sd(), std::sqrt(1.25), 1e-12);
+    // centred on its first value: 10 s ± 1 µs in ns keeps its digits
+    RunningStats big;
+    for (double x : {1e10 - 1000, 1e10 + 1000})
+        addCentred(big, x);
+    EXPECT_NEAR(big.sd(), 1000, 1e-6);
+}
+
+TEST(GuiModel, StoreScopesMatchBruteForce) {
+    SampleRing ring;
+    std::mt19937_64 g(3);
+    std::vector<DelayPoint> all;
+    for (int i = 0; i < 20'000; ++i) {
+        const std::int64_t d = 20 * kMs + static_cast<std::int64_t>(g() % 4'000'000);
+        const std::int64_t s = d + static_cast<std::int64_t>(g() % 500'000);
+        all.push_back(DelayPoint{i * 50'000, d, s, s + 3000});
+        ring.add(all.back());
+    }
+    const std::int64_t lo = 123'456'789, hi = 876'543'210;
+    RunningStats a, w;
+    for (const DelayPoint& p : all)
+        if (p.t_ns >= lo && p.t_ns <= hi) {
+            a.add(static_cast<double>(p.actual_ns));
+            w.add(static_cast<double>(p.scheduled_ns - p.delay_ns));
+        }
+    const RunningStats ra = ring.actual(lo, hi), rw = ring.wait(lo, hi);
+    EXPECT_EQ(ra.count, a.count);
+    EXPECT_NEAR(ra.mean(), a.mean(), 1e-3);
+    EXPECT_NEAR(ra.sd(), a.sd(), 1e-3);
+    EXPECT_EQ(rw.count, w.count);
+    EXPECT_NEAR(rw.mean(), w.mean(), 1e-3);
+    EXPECT_EQ(rw.max, w.max);
+}
+
+TEST(GuiModel, TelemetryDecodedOnceAndRefusedWhole) {
+    TelemetryModel m;
+    EXPECT_EQ(m.add("delay", delayMessage(0, 50 * kMs, 20e6, 4e6, 1, 0), 0),
+              TelemetryModel::Took::delay);
+    EXPECT_EQ(m.store().dir(0).samples.size(), 10u);
+    EXPECT_EQ(m.store().dir(1).intervals.size(), 1u);
+    EXPECT_EQ(m.add("stats", statsMessage(100 * kMs, 1, 1000, 10, 0, 0), 0),
+              TelemetryModel::Took::stats);
+    ASSERT_TRUE(m.lastStats().has_value());
+    EXPECT_EQ(m.lastStats()->dir[1].counters.packets_in, 1000u);
+    // A message that breaks the protocol is dropped whole: nothing of it is stored.
+    json bad = delayMessage(50 * kMs, 100 * kMs, 20e6, 4e6, 1, 1);
+    bad["b_to_a"]["samples"]["actual_ns"].erase(0);
+    EXPECT_EQ(m.add("delay", bad, 0), TelemetryModel::Took::refused);
+    EXPECT_EQ(m.refused(), 1u);
+    EXPECT_NE(m.lastRefusal().find("b_to_a.samples.actual_ns"), std::string::npos)
+        << m.lastRefusal();
+    EXPECT_EQ(m.store().dir(0).samples.size(), 10u);
+    json no_t = statsMessage(200 * kMs, 1, 2000, 10, 0, 1);
+    no_t.erase("t_ns");
+    EXPECT_EQ(m.add("stats", no_t, 0), TelemetryModel::Took::refused);
+    EXPECT_EQ(m.add("something_new", json::object(), 0), TelemetryModel::Took::refused);
+    json later = statsMessage(300 * kMs, 1, 3000, 10, 0, 2);
+    EXPECT_EQ(m.add("something_new", later, 0), TelemetryModel::Took::ignored);
+}
+
+// After a change, "since change" holds only what ran under the new generation: the first
+// interval tagged with it (which may hold packets of the link before) is left out, and so are
+// the samples that arrived before its end; the window mixes both.
+TEST(GuiModel, ReadoutsSinceChangeLeaveTheLinkBeforeOut) {
+    TelemetryModel m;
+    m.setWindow(30);
+    m.setLink(link(20, 4), 2, 1);
+    std::uint64_t seq = 0;
+    std::int64_t t = 0;
+    for (int i = 0; i < 40; ++i, t += 50 * kMs)
+        m.add("delay", delayMessage(t, t + 50 * kMs, 20e6, 4e6, 1, seq++), 0);
+    m.add("stats", statsMessage(t, 1, 100'000, 500, 3, 0), 0);
+    m.setLink(link(80, 4), 2, 2);  // the set_link reply: generation 2
+    DirectionReadout r = m.readouts().get(0);
+    EXPECT_EQ(r.generation, 2u);
+    EXPECT_EQ(r.since_change.emulated.count, 0u);  // waiting for the first interval
+    // the first interval tagged 2 mixes both links: its mean is 50 ms
+    m.add("delay", delayMessage(t, t + 50 * kMs, 50e6, 30e6, 2, seq++), 0);
+    t += 50 * kMs;
+    EXPECT_EQ(m.readouts().get(0).since_change.emulated.count, 0u);
+    for (int i = 0; i < 20; ++i, t += 50 * kMs)
+        m.add("delay", delayMessage(t, t + 50 * kMs, 80e6, 4e6, 2, seq++), 0);
+    m.add("stats", statsMessage(t, 2, 150'000, 600, 5, 1), 0);
+    m.add("stats", statsMessage(t + 100 * kMs, 2, 160'000, 700, 9, 2), 0);
+    r = m.readouts().get(1);
+    EXPECT_EQ(r.since_change.emulated.count, 20u * 1000u);
+    EXPECT_NEAR(r.since_change.emulated.mean(), 80e6, 1);
+    EXPECT_NEAR(r.since_change.emulated.sd(), 4e6, 1);
+    EXPECT_EQ(r.since_change.actual.count, 200u);
+    EXPECT_NEAR(r.since_change.actual.mean(), 80e6 + 150, 1);
+    EXPECT_NEAR(r.since_change.wait.mean(), 100, 1e-6);
+    // the counters since the change: from the first stats message of generation 2
+    EXPECT_EQ(r.in_since_change, 10'000u);
+    EXPECT_NEAR(r.loss_since_change, 0.01, 1e-12);
+    EXPECT_EQ(r.out_of_order_since_change, 4u);
+    // the 30 s window holds both links (and the mixed interval)
+    EXPECT_EQ(r.window.emulated.count, 61u * 1000u);
+    EXPECT_GT(r.window.emulated.sd(), 20e6);
+}
+
+TEST(GuiModel, ReadoutsWithoutGenerationTagsFollowTheStats) {
+    // A linkemd that does not tag its intervals: the newest stats message's generation.
+    TelemetryModel m;
+    m.setLink(link(20, 4), 2, 1);
+    std::int64_t t = 0;
+    m.add("stats", statsMessage(t, 1, 0, 0, 0, 0), 0);
+    for (int i = 0; i < 5; ++i, t += 50 * kMs)
+        m.add("delay", delayMessage(t, t + 50 * kMs, 20e6, 4e6, std::nullopt, i), 0);
+    m.add("stats", statsMessage(t, 2, 5000, 0, 0, 1), 0);
+    for (int i = 0; i < 5; ++i, t += 50 * kMs)
+        m.add("delay", delayMessage(t, t + 50 * kMs, 80e6, 4e6, std::nullopt, 5 + i), 0);
+    const DirectionReadout r = m.readouts().get(0);
+    EXPECT_EQ(r.generation, 2u);
+    EXPECT_EQ(r.since_change.emulated.count, 4u * 1000u);  // the first one left out
+    EXPECT_NEAR(r.since_change.emulated.mean(), 80e6, 1);
+}
+
+TEST(GuiModel, EventsCoalescePerKindAndDirection) {
+    EventLog log;
+    for (int i = 0; i < 50; ++i)
+        for (const char* dir : {"a_to_b", "b_to_a"}) {
+            const std::uint64_t stalled = 1'000'000 + static_cast<std::uint64_t>(i % 7) * 3'000'000;
+            log.add(proto::Event{"stall", "warning", "warning: direction ...",
+                                 json{{"direction", dir},
+                                      {"stall_ns", stalled},
+                                      {"stalls", 3},
+                                      {"longest_stall_ns", 9'775'000}}},
+                    1000 + i);
+        }
+    ASSERT_EQ(log.rows().size(), 2u);
+    const EventRow* a = log.find("stall", "A→B");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->count, 50u);
+    EXPECT_EQ(a->last_ms, 1049);
+    EXPECT_EQ(a->first_ms, 1000);
+    EXPECT_EQ(a->worst, 19e6);  // 1 + 6 x 3 ms
+    EXPECT_NE(a->worst_text.find("19.0 ms"), std::string::npos) << a->worst_text;
+    EXPECT_FALSE(a->needs_action);  // explained, not alarming
+    EXPECT_FALSE(EventLog::explanation("stall").empty());
+    // Only what needs action is marked: a link down, a full buffer.
+    log.add(proto::Event{"link", "warning", "port net_ring0: link down",
+                         json{{"port", "a"}, {"link_up", false}}},
+            2000);
+    log.add(proto::Event{"link", "info", "port net_ring0: link up",
+                         json{{"port", "a"}, {"link_up", true}}},
+            2001);
+    const EventRow* l = log.find("link", "port a");
+    ASSERT_TRUE(l);
+    EXPECT_EQ(l->count, 2u);
+    EXPECT_FALSE(l->needs_action);  // up again
+    log.add(proto::Event{"buffer_full", "warning", "b", json{{"direction", "b_to_a"}}}, 2002);
+    EXPECT_TRUE(log.find("buffer_full", "B→A")->needs_action);
+    // the GUI's own lines: the same text is one row
+    log.note("warning", "set_link not answered: timeout", 3000);
+    log.note("warning", "set_link not answered: timeout", 3001);
+    EXPECT_EQ(log.find("gui", "set_link not answered: timeout")->count, 2u);
+    EXPECT_EQ(log.rows().size(), 5u);
+}
+
+// No 100-pixel drag moves a slider's value more than 3x, whatever its length; a long slider
+// covers the whole working range, a short one a window of it around the value.
+TEST(GuiModel, SliderScalesKeepTheDragBound) {
+    const json schema = link_params_schema();
+    for (const char* key :
+         {"mean_delay_us", "jitter_us", "half_life_us", "rate_bps", "loss_probability"}) {
+        const WorkingRange r = workingRange(key, schema[key]["min"], schema[key]["max"], 20000);
+        for (int px : {120, 200, 400, 700, 1000, 1400, 2000}) {
+            for (double around : {0.0, r.low, std::sqrt(r.low * r.high), r.high}) {
+                const SliderScale s = SliderScale::fit(r, px, around);
+                SCOPED_TRACE(std::string(key) + " " + std::to_string(px) + " px around " +
+                             std::to_string(around));
+                EXPECT_LE(s.maxRatio(100), kMaxRatioPer100Px * (1 + 1e-9));
+                EXPECT_GE(s.lo, r.low * (1 - 1e-9));
+                EXPECT_LE(s.hi, r.high * (1 + 1e-9));
+                for (int p = 0; p <= s.steps; p += 7)
+                    EXPECT_EQ(s.position(s.value(p)), p);
+                if (s.whole) {
+                    EXPECT_DOUBLE_EQ(s.lo, r.low);
+                    EXPECT_DOUBLE_EQ(s.hi, r.high);
+                } else if (around > 0) {
+                    EXPECT_TRUE(s.comfortable(around) || around <= r.low || around >= r.high);
+                }
+            }
+        }
+    }
+    // jitter: 0 .. max(mean, 100 ms); the mean delay: 0 .. 1 s, with 0 at the left end
+    EXPECT_EQ(workingRange("jitter_us", 0, 1e7, 20000).high, 1e5);
+    EXPECT_EQ(workingRange("jitter_us", 0, 1e7, 600000).high, 6e5);
+    const SliderScale mean =
+        SliderScale::fit(workingRange("mean_delay_us", 0, 1e7, 0), 1000, 20000);
+    EXPECT_TRUE(mean.whole);
+    EXPECT_EQ(mean.value(0), 0.0);
+    EXPECT_DOUBLE_EQ(mean.value(mean.steps), 1e6);
+    // one arrow step: about 1 %
+    EXPECT_LT(mean.value(501) / mean.value(500), 1.012);
+}
+
+TEST(GuiModel, HistoryUndoesWholeChanges) {
+    LinkHistory h;
+    const LinkConfig a = link(20, 4), b = link(50, 4), c = link(50, 9);
+    h.beforeEdit(a, "mean_delay_us", 0);
+    h.beforeEdit(b, "mean_delay_us", 100);  // the same drag: one change
+    h.beforeEdit(b, "jitter_us", 3000);
+    ASSERT_EQ(h.size(), 2u);
+    EXPECT_EQ(*h.undo(), b);
+    EXPECT_EQ(*h.undo(), a);
+    EXPECT_FALSE(h.undo().has_value());
+    h.beforeEdit(c, "preset", 10'000);
+    h.beforeEdit(a, "mean_delay_us", 20'000);  // > kJoinMs later: its own change
+    h.beforeEdit(b, "mean_delay_us", 21'600);
+    EXPECT_EQ(h.size(), 3u);
+}
+
+TEST(GuiModel, GilbertElliottBothWays) {
+    const auto t = geTransitions(0.02, 4, 0, 1);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_DOUBLE_EQ(t->r, 0.25);
+    const GeFigures f = geFigures(t->p, t->r, 0, 1);
+    EXPECT_NEAR(f.average_loss, 0.02, 1e-12);
+    EXPECT_NEAR(f.mean_burst, 4, 1e-12);
+    // with losses in both states
+    const auto u = geTransitions(0.1, 10, 0.01, 0.5);
+    ASSERT_TRUE(u.has_value());
+    EXPECT_NEAR(geFigures(u->p, u->r, 0.01, 0.5).average_loss, 0.1, 1e-12);
+    EXPECT_FALSE(geTransitions(0.6, 10, 0.01, 0.5).has_value());  // above loss in bad
+    EXPECT_FALSE(geTransitions(0.1, 0.5, 0, 1).has_value());      // bursts under a packet
+}
+
+TEST(GuiModel, PresetMatchingIgnoresSeeds) {
+    std::vector<Preset> presets(2);
+    presets[0].link = link(10, 1);
+    presets[1].link = link(20, 4);
+    LinkConfig in_force = link(20, 4);
+    in_force.a_to_b.seed = 77;
+    EXPECT_EQ(matchingPreset(presets, in_force, 2), 1);
+    in_force.b_to_a.jitter = 5 * kMs;
+    EXPECT_EQ(matchingPreset(presets, in_force, 2), -1);  // "Custom"
+    EXPECT_EQ(matchingPreset(presets, in_force, 1), 1);   // single-port: A→B only
+    const json u = compareStrategiesUpdate(in_force.a_to_b, "correlated", "uncorrelated");
+    EXPECT_EQ(u["a_to_b"]["strategy"], "correlated");
+    EXPECT_EQ(u["b_to_a"]["strategy"], "uncorrelated");
+    EXPECT_EQ(u["b_to_a"]["jitter_us"], u["a_to_b"]["jitter_us"]);
+    EXPECT_FALSE(u["a_to_b"].contains("seed"));
+}

@@ -1,0 +1,171 @@
+// Both layouts (desk, stage) at 1280x720 and 1920x1080, with telemetry flowing from a fake
+// linkemd and events coming in: every label whole (no text cut at its width or height),
+// every chart's title, axis titles, tick labels and legend entries whole and apart, every
+// widget inside the window; on the stage the delay lanes take at least half the window.
+// Runs offscreen and under Xvfb (gui/tests/CMakeLists.txt). With LINKEM_GUI_LAYOUT_SHOTS=DIR
+// it saves what it checked as DIR/<layout>-<width>x<height>.png.
+#include <QChartView>
+#include <QDir>
+#include <QLabel>
+#include <QScreen>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+#include "chart_renderer.hpp"
+#include "charts_panel.hpp"
+#include "fake_linkemd.hpp"
+#include "main_window.hpp"
+#include "param_control.hpp"
+#include "probes.hpp"
+#include "readouts.hpp"
+#include "stage_strip.hpp"
+
+using namespace linkem;
+using namespace linkem::gui;
+using nlohmann::json;
+
+namespace {
+constexpr int kTimeout = 30000;
+}
+
+class LayoutTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void layoutsAreComplete_data();
+    void layoutsAreComplete();
+    void windowOpensWithinTheScreen();
+
+  private:
+    QTemporaryDir dir_;
+    std::unique_ptr<test::FakeLinkemd> fake_;
+    QString control_, telemetry_;
+};
+
+void LayoutTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(dir_.isValid());
+    control_ = "ipc://" + dir_.path() + "/control";
+    telemetry_ = "ipc://" + dir_.path() + "/telemetry";
+    fake_ = std::make_unique<test::FakeLinkemd>(control_.toStdString(), telemetry_.toStdString());
+    LinkConfig link;  // linkemd --demo's link
+    for (LinkParams* p : {&link.a_to_b, &link.b_to_a}) {
+        p->mean_delay = 20 * kNsPerMs;
+        p->jitter = 4 * kNsPerMs;
+        p->limiter = Limiter::spacer;
+        p->rate_bps = 200e6;
+        p->loss_model = LossModel::bernoulli;
+        p->loss_probability = 0.005;
+    }
+    fake_->start(link);
+}
+
+void LayoutTest::cleanupTestCase() {
+    fake_.reset();
+}
+
+void LayoutTest::layoutsAreComplete_data() {
+    QTest::addColumn<QString>("layout");
+    QTest::addColumn<QSize>("size");
+    for (const char* layout : {"desk", "stage"})
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+            QTest::addRow("%s %dx%d", layout, size.width(), size.height())
+                << QString(layout) << size;
+}
+
+void LayoutTest::layoutsAreComplete() {
+    QFETCH(QString, layout);
+    QFETCH(QSize, size);
+    Options o;
+    o.endpoints.control = control_;
+    o.endpoints.telemetry = telemetry_;
+    o.use_settings = false;
+    o.layout = layout;
+    MainWindow w(o);
+    w.show();
+    w.resize(size);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.relayout();  // the layout's first arrangement for this size
+    QCOMPARE(w.layoutName(), layout);
+    // Data in every chart and readout, and the warnings a busy machine gives.
+    QTRY_VERIFY_WITH_TIMEOUT(w.link().valid(), kTimeout);
+    for (int i = 0; i < 5; ++i)
+        for (const char* dir : {"a_to_b", "b_to_a"})
+            fake_->queue_event(proto::Event{
+                "stall", "warning",
+                std::string("warning: direction ") + dir +
+                    ": the data plane did not run for 12.345 ms in 66 stall(s) since the last "
+                    "report (longest since start 9.775 ms): packets arriving or due then left "
+                    "up to that late (README: \"Stalls\")",
+                json{{"direction", dir},
+                     {"stall_ns", 12'345'000},
+                     {"stalls", 66},
+                     {"longest_stall_ns", 9'775'000}}});
+    QTRY_VERIFY_WITH_TIMEOUT(
+        pointsDrawn(*w.charts(), layout == "desk" ? "delay.measured" : "delay.b_to_a.measured") > 0,
+        kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.readouts()->text("emulated_mean", 1, Readouts::since_change).contains("ms"), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("drops", 1).contains("·"), kTimeout);
+    if (layout == "stage")
+        QTRY_VERIFY_WITH_TIMEOUT(w.stageStrip()->achieved("loss_probability")->text().contains("%"),
+                                 kTimeout);
+    QTest::qWait(1200);  // drops drawn, the histogram counted, the layout settled
+    QCOMPARE(w.size(), size);
+
+    QStringList problems = windowTextProblems(&w);
+    if (const QByteArray dir = qgetenv("LINKEM_GUI_LAYOUT_SHOTS"); !dir.isEmpty()) {
+        QDir().mkpath(QString::fromLocal8Bit(dir));
+        w.grab().save(QString("%1/%2-%3x%4.png")
+                          .arg(QString::fromLocal8Bit(dir), layout)
+                          .arg(size.width())
+                          .arg(size.height()));
+    }
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));
+
+    if (layout == "stage") {
+        // The delay lanes take at least half the window; both are shown, one per direction.
+        int lanes = 0;
+        for (const char* name : {"delay.a_to_b", "delay.b_to_a"}) {
+            QWidget* v = w.charts()->renderer(name)->view();
+            QVERIFY(v->isVisible());
+            lanes += v->width() * v->height();
+        }
+        const double share = static_cast<double>(lanes) / (size.width() * size.height());
+        QVERIFY2(
+            share >= 0.5,
+            qPrintable(
+                QString("the delay lanes take %1 % of the window").arg(share * 100, 0, 'f', 1)));
+        // the five large sliders, and the set -> achieved figures beside them
+        for (const char* key : StageStrip::kKeys) {
+            QVERIFY(w.stageStrip()->control(key)->isVisible());
+            QVERIFY(!w.stageStrip()->achieved(key)->text().isEmpty());
+        }
+    }
+}
+
+// The window opens within the screen's available area, whatever size it asks for.
+void LayoutTest::windowOpensWithinTheScreen() {
+    Options o;
+    o.connect = false;
+    o.use_settings = false;
+    MainWindow w(o);
+    w.resize(4000, 3000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QRect avail = w.screen()->availableGeometry();
+    QVERIFY2(avail.contains(w.frameGeometry()),
+             qPrintable(QString("frame %1,%2 %3x%4 on a screen of %5x%6")
+                            .arg(w.frameGeometry().x())
+                            .arg(w.frameGeometry().y())
+                            .arg(w.frameGeometry().width())
+                            .arg(w.frameGeometry().height())
+                            .arg(avail.width())
+                            .arg(avail.height())));
+}
+
+QTEST_MAIN(LayoutTest)
+#include "test_gui_layouts.moc"
