@@ -71,10 +71,10 @@ hits=$(grep -rnE 'add_option[_a-z]*(<[^>]*>)?\( *"--(traffic|traffic-pattern|tra
        backend common)
 [ -z "$hits" ] || breach "traffic flags defined outside traffic_flags()" "$hits"
 
-# One direction constant: kDirectionKeys (common/protocol/include/linkem/stats.hpp) is the
+# One direction constant: kDirectionKeys (common/model/include/linkem/link_params.hpp) is the
 # only array that spells the two direction keys; everything else indexes it.
 hits=$(grep -rnE '"a_to_b", *"b_to_a"' common backend --include=*.cpp --include=*.hpp |
-       grep -v '^common/protocol/include/linkem/stats.hpp:.*kDirectionKeys')
+       grep -v '^common/model/include/linkem/link_params.hpp:.*kDirectionKeys')
 [ -z "$hits" ] || breach "the direction keys spelled out beside kDirectionKeys" "$hits"
 
 exit $fail

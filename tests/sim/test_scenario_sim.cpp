@@ -72,7 +72,7 @@ TEST(SimTrace, DeliversTheTracesBytesPer100ms) {
     const std::string csv = testing::TempDir() + "/sim_trace_out.csv";
     std::string err;
     ASSERT_EQ(run({"--limiter", "trace", "--trace-file", trace.c_str(), "--mean-delay", "0ms",
-                   "--traffic", "cbr", "--traffic-rate", "16Mbit", "--frame-size", "1000",
+                   "--traffic-pattern", "cbr", "--traffic-rate", "16Mbit", "--frame-size", "1000",
                    "--duration", "5s", "--trace", csv.c_str(), "--trace-interval", "0", "--quiet"},
                   &err),
               0)

@@ -8,8 +8,6 @@ namespace linkem {
 
 namespace {
 
-constexpr const char* kDirNames[2] = {"a_to_b", "b_to_a"};
-
 std::string seconds(DurationNs t) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g s", static_cast<double>(t) / kNsPerSec);
@@ -48,7 +46,7 @@ bool ScenarioChange::operator==(const ScenarioChange& o) const {
 ScenarioTrack compile_track(const Scenario& s, unsigned d, const LinkParams& base) {
     if (s.duration <= 0)
         throw ParamError("duration_s", "must be greater than 0 (the timeline's length)");
-    const std::string dir = kDirNames[d];
+    const std::string dir = kDirectionKeys[d];
     // The times at which something starts or ends: the track's pieces lie between them.
     std::vector<DurationNs> times = {0, s.duration};
     DurationNs last_at = 0;

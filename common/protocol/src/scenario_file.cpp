@@ -30,7 +30,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kDirKeys[2] = {"a_to_b", "b_to_a"};
 constexpr const char* kFileKeys[] = {"name", "description", "source",
                                      "loop", "duration_s",  "steps"};
 constexpr const char* kStepKeys[] = {"at_s", "until_s", "set", "ramp", "note"};
@@ -77,7 +76,7 @@ std::array<ScenarioChange, 2> changes_from_json(const json& obj, const std::stri
                             "expected an object of link parameters (as set_link takes them), got " +
                                 std::string(obj.type_name()));
     for (const auto& [key, value] : obj.items()) {
-        if (key == kDirKeys[0] || key == kDirKeys[1]) {
+        if (key == kDirectionKeys[0] || key == kDirectionKeys[1]) {
             if (!value.is_object())
                 throw ScenarioError(
                     place, path + "." + key,
@@ -98,9 +97,10 @@ std::array<ScenarioChange, 2> changes_from_json(const json& obj, const std::stri
         try {
             out[d].values = link_param_values_from_json(merged);
         } catch (const ParamError& e) {
-            const bool own = obj.contains(kDirKeys[d]) && obj[kDirKeys[d]].contains(e.field());
+            const bool own =
+                obj.contains(kDirectionKeys[d]) && obj[kDirectionKeys[d]].contains(e.field());
             throw ScenarioError(
-                place, path + (own ? std::string(".") + kDirKeys[d] : "") + "." + e.field(),
+                place, path + (own ? std::string(".") + kDirectionKeys[d] : "") + "." + e.field(),
                 e.message());
         }
         for (const auto& [key, value] : merged.items())
@@ -274,7 +274,7 @@ json scenario_to_json(const Scenario& s) {
         } else {
             body = json::object();
             for (int d = 0; d < 2; ++d)
-                if (!st.dir[d].empty()) body[kDirKeys[d]] = change_to_json(st.dir[d]);
+                if (!st.dir[d].empty()) body[kDirectionKeys[d]] = change_to_json(st.dir[d]);
         }
         step[st.ramp ? "ramp" : "set"] = std::move(body);
         if (!st.note.empty()) step["note"] = st.note;
@@ -343,9 +343,9 @@ Scenario scenario_from_csv(std::istream& in, const std::string& place, const std
                 std::string key = header[c];
                 int d = -1;
                 for (int k = 0; k < 2; ++k)
-                    if (key.starts_with(std::string(kDirKeys[k]) + ".")) {
+                    if (key.starts_with(std::string(kDirectionKeys[k]) + ".")) {
                         d = k;
-                        key = key.substr(std::strlen(kDirKeys[k]) + 1);
+                        key = key.substr(std::strlen(kDirectionKeys[k]) + 1);
                     }
                 if (!link_param_flag(key)) {
                     std::string known;
@@ -413,15 +413,16 @@ Scenario scenario_from_csv(std::istream& in, const std::string& place, const std
             if (d == -1)
                 set[key] = value;
             else
-                set[kDirKeys[d]][key] = value;
+                set[kDirectionKeys[d]][key] = value;
         }
         // A rate needs a limiter, a loss probability a loss model: the first row adds them
         // where the file has no column for them.
         if (s.steps.empty()) {
             for (int k = 0; k < 2; ++k) {
-                if (dir_has_rate[k] && !limiter_column) set[kDirKeys[k]]["limiter"] = "spacer";
+                if (dir_has_rate[k] && !limiter_column)
+                    set[kDirectionKeys[k]]["limiter"] = "spacer";
                 if (dir_has_loss[k] && !loss_model_column)
-                    set[kDirKeys[k]]["loss_model"] = "bernoulli";
+                    set[kDirectionKeys[k]]["loss_model"] = "bernoulli";
             }
         }
         try {

@@ -81,7 +81,7 @@ void resolve_trace_files(nlohmann::json& link, const std::string& dir) {
         obj["trace_file"] = (std::filesystem::path(dir) / name).lexically_normal().string();
     };
     resolve(link);
-    for (const char* d : {"a_to_b", "b_to_a"})
+    for (const char* d : kDirectionKeys)
         if (link.is_object() && link.contains(d)) resolve(link[d]);
 }
 

@@ -24,6 +24,12 @@
 
 namespace linkem {
 
+/// The keys of the two directions (A->B, B->A) in link, stats and delay bodies, config and
+/// scenario files and tables: the one constant that names them (docs/glossary.md). The
+/// ports' keys.
+inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
+inline constexpr const char* kPortNames[2] = {"a", "b"};
+
 enum class Limiter : std::uint8_t { none, spacer, policer, trace };
 enum class ByteAccounting : std::uint8_t { frame, wire };
 

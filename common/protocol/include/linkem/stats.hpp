@@ -11,15 +11,11 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "linkem/counters.hpp"
+#include "linkem/link_params.hpp"  // kDirectionKeys, kPortNames
 #include "linkem/telemetry.hpp"
 #include "linkem/time.hpp"
 
 namespace linkem {
-
-/// The keys of the two directions (A->B, B->A) in link, stats and delay bodies, config files
-/// and tables: the one constant that names them (docs/glossary.md). The ports' keys.
-inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
-inline constexpr const char* kPortNames[2] = {"a", "b"};
 
 /// What the built-in traffic's receiving side measured from its frames, per direction (the
 /// `traffic` object of a `stats` message; present only with the built-in traffic).
