@@ -158,6 +158,11 @@ std::vector<Departure> run_workers(Limiter limiter, Strategy strategy, int worke
                     out[w].push_back({tx[i], got[i].length});
             const CounterSnapshot s = e.snapshot();
             EXPECT_TRUE(balances(s));
+            // No delay: the whole wait is the link's; the order wait is rounding at most.
+            const WaitSums wait = e.take_report(clock.load(), 0).wait;
+            EXPECT_GT(wait.count, 0u);
+            EXPECT_GE(wait.spacer_ns, 0.0);
+            EXPECT_LE(std::abs(wait.order_mean()), 1.0);
             drops[w] = s.drops_spacer + s.drops_policer;
         });
     }

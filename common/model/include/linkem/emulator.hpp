@@ -716,8 +716,15 @@ class Emulator {
             queue.push(tx, pkt);
             --room;
             tx_sum += tx;
-            if constexpr (Fifo && L == Limiter::spacer)
-                t_in_sum += static_cast<std::int64_t>(floor + 0.5);  // this packet's t_in, rounded
+            if constexpr (Fifo && L == Limiter::spacer) {
+                // The order wait is sum(t_in - now - d) - the rest of the wait the spacer's.
+                // Shared, the link comes first (tx = link_at + d, then the FIFO's hold): the
+                // spacer's part is link_at - now, so t_in counts as tx - (link_at - now).
+                if constexpr (kShared)
+                    t_in_sum += tx - (link_at[i] - now);
+                else
+                    t_in_sum += static_cast<std::int64_t>(floor + 0.5);
+            }
             const double g = d - shift;
             g_sum += g;
             g_sq += g * g;
