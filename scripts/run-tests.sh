@@ -15,7 +15,7 @@ build=${1:-build-tests}
 scripts/install-deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLINKEM_WITH_GUI=ON
 cmake --build "$build" -j"$(nproc)"
-ctest --test-dir "$build" --output-on-failure --timeout 900
+ctest --test-dir "$build" -j"$(nproc)" --output-on-failure --timeout 900
 
 if [[ ${LINKEM_NO_ASAN:-0} != 1 ]]; then
     asan="$build-asan"
