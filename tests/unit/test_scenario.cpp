@@ -382,6 +382,42 @@ TEST(ScenarioEmulator, EachPacketGetsTheParametersOfItsArrival) {
     EXPECT_EQ(emu.params().mean_delay, 10 * kMs);
 }
 
+// smooth with a gamma law needs a quantile table per shape (0.25 to ~5 ms to build): the
+// track makes them when it is compiled, so following a ramp of the jitter builds none on
+// the packet path: at every grid point the Emulator holds the track's own table.
+TEST(ScenarioEmulator, AGammaRampUsesTheTracksTables) {
+    LinkParams base;
+    base.strategy = Strategy::smooth;
+    base.distribution = Distribution::gamma;
+    base.mean_delay = 10 * kMs;
+    base.jitter = 1 * kMs;
+    const ScenarioTracks t =
+        compiled({{"duration_s", 2},
+                  {"steps", {{{"at_s", 0}, {"until_s", 2}, {"ramp", {{"jitter_us", 5000}}}}}}},
+                 LinkConfig{base, base});
+    const ScenarioTrack& d = t.dir[0];
+    Emulator<Pkt> emu(base);
+    emu.follow(&d, 0);
+    std::uint64_t seq = 0, shapes = 0;
+    const GammaQuantileTable* last = nullptr;
+    for (TimeNs now = 0; now <= 2 * kS; now += kMs / 2) {
+        const Pkt p{seq++, 100};
+        emu.ingest(&p, 1, now);
+        const auto want = d.gamma_table(d.at(now));
+        ASSERT_TRUE(want) << "no table made for " << now << " ns";
+        // (At the start the Emulator keeps the one it made for the same law itself.)
+        if (want->shape() != d.gamma_table(base)->shape()) {
+            ASSERT_EQ(emu.delayer().tables().gamma, want) << now << " ns";
+        }
+        ASSERT_EQ(emu.delayer().tables().gamma->shape(), want->shape()) << now << " ns";
+        shapes += want.get() != last;
+        last = want.get();
+    }
+    // Shape 100 down to 4 on 64 steps an octave: ~297 tables, not one per grid point (2000).
+    EXPECT_GT(shapes, 250u);
+    EXPECT_LT(shapes, 350u);
+}
+
 TEST(ScenarioEmulator, NoPacketIsLostOrDuplicatedByAChange) {
     // Every kind of change while packets are queued: the strategy between FIFO and
     // reordering, the limiter, a buffer limit below what is queued, loss, a ramp of the

@@ -309,7 +309,11 @@ TEST(Smooth, PreparedTablesAreAdoptedNotBuilt) {
     const Delayer::Config c = smooth(Distribution::gamma);
     const DelayTables t = Delayer::prepare(c);
     ASSERT_TRUE(t.gamma);
-    EXPECT_DOUBLE_EQ(t.gamma->shape(), kMu * kMu / (kSigma * kSigma));
+    // The shape (mean / jitter)^2, on the grid of kShapeSteps per octave: within 2^(1/128).
+    const double k = kMu * kMu / (kSigma * kSigma);
+    EXPECT_NEAR(t.gamma->shape() / k, 1.0, std::exp2(1.0 / 128) - 1);
+    const double steps = std::log2(t.gamma->shape()) * GammaQuantileTable::kShapeSteps;
+    EXPECT_NEAR(steps, std::round(steps), 1e-9);
     for (auto other :
          {smooth(Distribution::normal), smooth(Distribution::lognormal),
           Delayer::Config{Strategy::correlated, Distribution::gamma, kMu, kSigma, kHalfLife},

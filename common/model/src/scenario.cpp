@@ -136,7 +136,44 @@ ScenarioTrack compile_track(const Scenario& s, unsigned d, const LinkParams& bas
         }
         track.segments_.push_back(std::move(seg));
     }
+    track.prepare_tables();
     return track;
+}
+
+namespace {
+double smooth_gamma_shape(const LinkParams& p) {
+    if (p.strategy != Strategy::smooth || p.jitter <= 0) return 0;
+    return SmoothDelay::gamma_shape(p.distribution, static_cast<double>(p.mean_delay),
+                                    static_cast<double>(p.jitter));
+}
+}  // namespace
+
+void ScenarioTrack::prepare_tables() {
+    std::vector<double> shapes;
+    for (const Segment& s : segments_) {
+        shapes.push_back(smooth_gamma_shape(s.from));
+        shapes.push_back(smooth_gamma_shape(s.to));
+        if (s.ramp.any() && (smooth_gamma_shape(s.from) != 0 || smooth_gamma_shape(s.to) != 0))
+            for (DurationNs t = s.start; t < s.end; t += kRampStep)
+                shapes.push_back(smooth_gamma_shape(at(t)));
+    }
+    std::sort(shapes.begin(), shapes.end());
+    shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
+    gamma_tables_.clear();
+    for (const double k : shapes) {
+        if (k == 0) continue;
+        auto t = std::make_shared<GammaQuantileTable>();
+        t->build(k);
+        gamma_tables_.push_back(std::move(t));
+    }
+}
+
+std::shared_ptr<const GammaQuantileTable> ScenarioTrack::gamma_table(const LinkParams& p) const {
+    const double k = smooth_gamma_shape(p);
+    if (k == 0) return nullptr;
+    auto it = std::lower_bound(gamma_tables_.begin(), gamma_tables_.end(), k,
+                               [](const auto& t, double v) { return t->shape() < v; });
+    return it != gamma_tables_.end() && (*it)->shape() == k ? *it : nullptr;
 }
 
 ScenarioTracks compile(const Scenario& s, const LinkConfig& base, unsigned directions) {

@@ -104,7 +104,12 @@ double SmoothDelay::gamma_shape(Distribution dist, double mean_ns, double sd_ns)
     if (dist != Distribution::gamma) return 0;
     const double cv = sd_ns / mean_ns;
     const double k = 1 / (cv * cv);
-    return k > GammaQuantileTable::kMaxShape ? 0 : k;  // above: skewness 2/sqrt(k) < 0.02
+    if (k > GammaQuantileTable::kMaxShape) return 0;  // above: skewness 2/sqrt(k) < 0.02
+    // On a grid of kShapeSteps per octave: the jitter is then within 0.27 % of the one asked
+    // (the mean exact, see configure), and a ramp of the jitter or the mean needs a table
+    // per grid step it crosses, not one per change (ScenarioTrack prepares them).
+    constexpr double n = GammaQuantileTable::kShapeSteps;
+    return std::exp2(std::round(std::log2(k) * n) / n);
 }
 
 std::shared_ptr<const GammaQuantileTable> SmoothDelay::gamma_table(
@@ -132,8 +137,7 @@ void SmoothDelay::configure(Distribution dist, double mean_ns, double sd_ns, dou
         assert(k == 0 || (gamma && gamma->shape() == k));
         if (k == 0) dist_ = Distribution::normal;
         gamma_ = gamma;
-        const double cv = sd_ns / mean_ns;
-        ln_a_ = std::log(sd_ns * cv);  // ln of the scale var / mean
+        ln_a_ = std::log(mean_ns / k);  // ln of the scale: mean / shape (the mean exact)
     }
     const DurationNs tick = std::max<DurationNs>(
         kMinTick, static_cast<DurationNs>(std::llround(half_life_ns / kTicksPerHalfLife)));

@@ -437,7 +437,9 @@ class Emulator {
     // The scenario's next change has come: the parameters of the position `now` is at.
     [[gnu::noinline, gnu::cold]] void follow_track(TimeNs now) {
         const DurationNs position = now - track_origin_;
-        set_params(track_->at(position));
+        const LinkParams p = track_->at(position);
+        DelayTables made{track_->gamma_table(p)};  // (made by the track, off the packet path)
+        set_params(p, prepare(p, made.gamma ? made : delayer_.tables()));
         const DurationNs next = track_->next_change(std::max<DurationNs>(position, 0));
         next_change_ = next == kNever ? kNoChange : track_origin_ + next;
     }

@@ -14,10 +14,12 @@
 #include <bitset>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "linkem/link_params.hpp"
+#include "linkem/smooth_delay.hpp"
 #include "linkem/time.hpp"
 
 namespace linkem {
@@ -90,6 +92,11 @@ class ScenarioTrack {
     DurationNs duration() const { return duration_; }
     bool loop() const { return loop_; }
     const std::vector<Segment>& segments() const { return segments_; }
+    /// The smooth strategy's gamma table for p, if p is a law the track puts in force and
+    /// needs one (else null). compile_track() makes them all, off the packet path: following
+    /// the track builds none (a ramp of a gamma law's jitter would otherwise build a table,
+    /// 0.25 to ~5 ms, at every grid point).
+    std::shared_ptr<const GammaQuantileTable> gamma_table(const LinkParams& p) const;
     /// Applies f to every parameter set of the track (the data plane caps the buffer limit).
     template <class F>
     void for_each_params(F f) {
@@ -103,7 +110,9 @@ class ScenarioTrack {
     friend ScenarioTrack compile_track(const Scenario&, unsigned, const LinkParams&);
     const Segment& segment(DurationNs wrapped) const;
     DurationNs wrap(DurationNs position) const;
+    void prepare_tables();
     std::vector<Segment> segments_;  // cover [0, duration_); the last one holds after it
+    std::vector<std::shared_ptr<const GammaQuantileTable>> gamma_tables_;  // by shape
     DurationNs duration_ = 0;
     bool loop_ = false;
 };

@@ -57,6 +57,8 @@ class GammaQuantileTable {
     /// Above this shape (jitter below 1 % of the mean, skewness below 0.02: a KS distance
     /// from the normal law of about 0.001) SmoothDelay maps through the normal law instead.
     static constexpr double kMaxShape = 1e4;
+    /// Shapes are taken on a grid of this many per octave (SmoothDelay::gamma_shape).
+    static constexpr int kShapeSteps = 64;
 
     void build(double shape);
     double shape() const { return shape_; }
@@ -100,7 +102,8 @@ class SmoothDelay {
     static constexpr int kFreshAfterHalfLives = 64;
 
     /// The gamma shape whose table configure() needs for this law, or 0 when it needs none
-    /// (not gamma, or a shape above GammaQuantileTable::kMaxShape: mapped as a normal law).
+    /// (not gamma, or a shape above GammaQuantileTable::kMaxShape: mapped as a normal law):
+    /// (mean / sd)^2 on a grid of GammaQuantileTable::kShapeSteps per octave.
     static double gamma_shape(Distribution dist, double mean_ns, double sd_ns);
     /// The table configure() needs for this law (null when none): `reuse` when it is the
     /// right one, else a new one (0.25 to ~5 ms: not on the packet path).
