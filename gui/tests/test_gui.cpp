@@ -812,6 +812,9 @@ void GuiTest::compareStrategies() {
     w_->panel(0)->control("mean_delay_us")->spinBox()->setValue(20.0);
     w_->panel(0)->control("jitter_us")->spinBox()->setValue(4.0);
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.jitter, DurationNs{4'000'000}, kTimeout);
+    // the action copies the link in force as the window knows it: wait for linkemd's answer
+    QTRY_COMPARE_WITH_TIMEOUT(w_->panel(0)->control("mean_delay_us")->applied(), 20000.0, kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(w_->panel(0)->control("jitter_us")->applied(), 4000.0, kTimeout);
     QVERIFY(w_->teaching()->strategies().contains("uncorrelated"));
     QAction* act = w_->findChild<QAction*>("compare_correlated_uncorrelated");
     QVERIFY(act);
