@@ -7,7 +7,8 @@
 #include <QRegularExpressionValidator>
 #include <QVBoxLayout>
 
-#include "gilbert_elliott.hpp"
+#include "linkem/gilbert_elliott.hpp"
+#include "linkem/link_params.hpp"
 
 namespace linkem::gui {
 
@@ -122,7 +123,8 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     ge_loss_->setKeyboardTracking(false);
     ge_loss_->setToolTip(
         "average loss: the share of packets lost in the long run, "
-        "(1 - π_bad)·loss in good + π_bad·loss in bad with π_bad = p / (p + r); sets ge_p");
+        "(1 - π_bad)·loss in good + π_bad·loss in bad with π_bad = p / (p + r); with the "
+        "mean burst, sets ge_p and ge_r");
     ge_burst_ = new QDoubleSpinBox(ge_box_);
     ge_burst_->setObjectName("ge_mean_burst");
     ge_burst_->setRange(1, 1e6);
@@ -130,8 +132,9 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     ge_burst_->setSuffix(" packets");
     ge_burst_->setKeyboardTracking(false);
     ge_burst_->setToolTip(
-        "mean burst length: packets a stay in the bad state lasts on average (1 / r); with "
-        "loss 1 in bad and 0 in good, the mean length of a run of losses; sets ge_r");
+        "mean burst length: the mean run of consecutive lost packets; with loss 1 in bad and "
+        "0 in good, the mean stay in the bad state (1 / r); with the average loss, sets ge_p "
+        "and ge_r");
     ge_form->addRow("average loss", ge_loss_);
     ge_form->addRow("mean burst", ge_burst_);
     ge_note_ = new QLabel(ge_box_);
@@ -246,14 +249,20 @@ void DirectionPanel::updateVisibility() {
         h->setEnabled(!st || st->currentData().toString() == "correlated");
 }
 
-// Average loss and mean burst length from the p, r and loss probabilities shown.
+// Average loss and mean burst length from the p, r and loss probabilities shown (the model's
+// definitions, linkem/gilbert_elliott.hpp: a burst is a run of consecutive losses).
 void DirectionPanel::showGeFigures() {
     auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
-    const GeFigures f = geFigures(v("ge_p"), v("ge_r"), v("ge_loss_good"), v("ge_loss_bad"));
+    GeLossAndBurst f;
+    try {
+        f = ge_loss_and_burst({v("ge_p"), v("ge_r"), v("ge_loss_good"), v("ge_loss_bad")});
+    } catch (const ParamError&) {
+        return;  // a value out of 0..1 being typed: the figures stay as they were
+    }
     const bool was = updating_;
     updating_ = true;
     ge_loss_->setValue(f.average_loss * 100);
-    ge_burst_->setValue(std::max(1.0, f.mean_burst));
+    ge_burst_->setValue(std::max(1.0, f.mean_burst));  // runs forever: the spin box's maximum
     updating_ = was;
 }
 
@@ -261,25 +270,23 @@ void DirectionPanel::showGeFigures() {
 void DirectionPanel::fromGeFigures() {
     if (updating_) return;
     auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
-    const auto t = geTransitions(ge_loss_->value() / 100, ge_burst_->value(), v("ge_loss_good"),
-                                 v("ge_loss_bad"));
-    if (!t) {
-        ge_note_->setText(QString("an average loss of %1 % cannot be reached with loss %2 % in "
-                                  "good and %3 % in bad (and bursts of %4 packets)")
-                              .arg(ge_loss_->value())
-                              .arg(v("ge_loss_good") * 100)
-                              .arg(v("ge_loss_bad") * 100)
-                              .arg(ge_burst_->value()));
+    GeChain c;
+    try {
+        c = ge_from_loss_and_burst(ge_loss_->value() / 100, ge_burst_->value(), v("ge_loss_good"),
+                                   v("ge_loss_bad"));
+    } catch (const ParamError& e) {
+        ge_note_->setText(QString("%1: %2").arg(QString::fromStdString(e.field()),
+                                                QString::fromStdString(e.message())));
         ge_note_->show();
         return;
     }
     ge_note_->hide();
     updating_ = true;
-    if (auto* p = control("ge_p")) p->spinBox()->setValue(t->p);
-    if (auto* r = control("ge_r")) r->spinBox()->setValue(t->r);
+    if (auto* p = control("ge_p")) p->spinBox()->setValue(c.p);
+    if (auto* r = control("ge_r")) r->spinBox()->setValue(c.r);
     updating_ = false;
-    emit edited(direction_, "ge_p", t->p);
-    emit edited(direction_, "ge_r", t->r);
+    emit edited(direction_, "ge_p", c.p);
+    emit edited(direction_, "ge_r", c.r);
 }
 
 void DirectionPanel::showLink(const json& p, const std::function<bool(const std::string&)>& skip) {

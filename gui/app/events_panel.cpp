@@ -42,6 +42,7 @@ EventsPanel::EventsPanel(const EventLog& log, QWidget* parent) : QWidget(parent)
     explanation_ = new QLabel(this);
     explanation_->setObjectName("event_explanation");
     explanation_->setWordWrap(true);
+    explanation_->setTextFormat(Qt::PlainText);
     explanation_->hide();
     v->addWidget(explanation_);
 }
@@ -96,8 +97,7 @@ void EventsPanel::refresh() {
         it = items_.erase(it);
     }
     if (stall && explanation_->isHidden()) {
-        explanation_->setText(
-            QString::fromStdString(EventLog::explanation("stall")).toHtmlEscaped());
+        explanation_->setText(QString::fromStdString(EventLog::explanation("stall")));
         explanation_->show();
     }
 }

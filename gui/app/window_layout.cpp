@@ -7,6 +7,7 @@
 
 #include "charts_panel.hpp"
 #include "connection_bar.hpp"
+#include "events_panel.hpp"
 #include "link_controls.hpp"
 #include "main_window.hpp"
 #include "readouts.hpp"
@@ -27,7 +28,7 @@ void DeskLayout::enter(MainWindow& w) {
     if (!docks_.isEmpty() && w.restoreState(docks_)) return;
     // The first desk: the Link pane on the left (both columns side by side when the window
     // leaves the charts 35 % of its width), readouts below across the window, events and the
-    // built-in traffic beside them.
+    // built-in traffic beside them (or, in a narrow window, tabs beside the readouts).
     w.bar_->show();
     w.addDockWidget(Qt::LeftDockWidgetArea, w.link_dock_);
     w.addDockWidget(Qt::BottomDockWidgetArea, w.readouts_dock_);
@@ -59,10 +60,28 @@ void DeskLayout::sizeDocks(MainWindow& w) {
     const int link_w =
         both > 0 && both <= w.width() * 65 / 100 ? both : std::max(one, w.width() * 30 / 100);
     w.resizeDocks({w.link_dock_}, {link_w}, Qt::Horizontal);
-    // the readouts as wide as their figures need (up to 3/4 of the window), the events beside
+    // The readouts as wide as their figures need (up to 3/4 of the window), the events beside
+    // when that leaves them room for their columns and the start of a message (84
+    // characters); otherwise (1280 px) the events and the built-in traffic are tabs beside
+    // the readouts, each then as wide as the window.
     const int readouts_w = std::min(w.readouts_->sizeHint().width() + 40, w.width() * 3 / 4);
-    w.resizeDocks({w.readouts_dock_, w.events_dock_}, {readouts_w, w.width() - readouts_w},
-                  Qt::Horizontal);
+    const int events_min = w.events_->fontMetrics().averageCharWidth() * 84;
+    const bool tabbed = w.tabifiedDockWidgets(w.readouts_dock_).contains(w.events_dock_);
+    if (readouts_w + events_min > w.width()) {
+        if (!tabbed) {
+            w.tabifyDockWidget(w.readouts_dock_, w.events_dock_);
+            w.tabifyDockWidget(w.events_dock_, w.traffic_dock_);
+        }
+        w.readouts_dock_->raise();
+    } else {
+        if (tabbed) {
+            w.splitDockWidget(w.readouts_dock_, w.events_dock_, Qt::Horizontal);
+            w.tabifyDockWidget(w.events_dock_, w.traffic_dock_);
+            w.events_dock_->raise();
+        }
+        w.resizeDocks({w.readouts_dock_, w.events_dock_}, {readouts_w, w.width() - readouts_w},
+                      Qt::Horizontal);
+    }
     w.resizeDocks({w.readouts_dock_}, {std::clamp(w.height() * 28 / 100, 160, 360)}, Qt::Vertical);
 }
 

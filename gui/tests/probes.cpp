@@ -6,10 +6,14 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLegend>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTextDocument>
+#include <QTreeView>
 #include <QXYSeries>
 
 #include "chart_renderer.hpp"
@@ -144,6 +148,37 @@ QStringList windowTextProblems(QWidget* window) {
                 if (r.left() < vr.left() - 1 || r.right() > vr.right() + 1)
                     out << what + QStringLiteral(": wider than its scroll area");
             }
+        }
+        // A scroll area shows what does not fit by scrolling, never by squeezing or cutting
+        // it: its widget at least its minimum height, a scroll bar where it is taller.
+        if (auto* sa = qobject_cast<QScrollArea*>(w); sa && sa->widget()) {
+            const QWidget* inner = sa->widget();
+            const int need = inner->minimumSizeHint().height();
+            if (inner->height() + 1 < need)
+                out << QStringLiteral("scroll area '%1': its content squeezed to %2 of %3 px")
+                           .arg(sa->objectName())
+                           .arg(inner->height())
+                           .arg(need);
+            if (inner->height() > sa->viewport()->height() + 1 &&
+                !sa->verticalScrollBar()->isVisible())
+                out << QStringLiteral("scroll area '%1': %2 px of content in %3 px, no scroll bar")
+                           .arg(sa->objectName())
+                           .arg(inner->height())
+                           .arg(sa->viewport()->height());
+        }
+        // A table whose last column stretches (a message that may scroll sideways): every
+        // column before it whole within the table's width.
+        if (auto* t = qobject_cast<QTreeView*>(w); t && t->header()->stretchLastSection()) {
+            const QHeaderView* h = t->header();
+            int before_last = 0;
+            for (int c = 0; c + 1 < h->count(); ++c)
+                if (!h->isSectionHidden(c)) before_last += h->sectionSize(c);
+            if (before_last > t->viewport()->width() + 1)
+                out << QStringLiteral("table '%1': its first %2 columns need %3 px, it has %4")
+                           .arg(t->objectName())
+                           .arg(h->count() - 1)
+                           .arg(before_last)
+                           .arg(t->viewport()->width());
         }
         if (auto* v = qobject_cast<QChartView*>(w); v && v->chart())
             out << chartTextProblems(v->chart());

@@ -26,8 +26,11 @@ QStringList chartTextProblems(QChart* chart);
 
 /// The same for a window: every visible label whose text does not fit (cut off at its width,
 /// or its wrapped lines taller than it), every chart shown (chartTextProblems), and every
-/// visible widget that lies partly outside the window. Labels inside a scroll area count
-/// against the scroll area's width only (they may scroll up and down).
+/// visible widget that lies partly outside the window, every scroll area whose content is
+/// squeezed below its minimum height or taller than it without a scroll bar, and every table
+/// (a tree view whose last column stretches) whose columns before the last do not fit its
+/// width. Labels inside a scroll area count against the scroll area's width only (they may
+/// scroll up and down).
 QStringList windowTextProblems(QWidget* window);
 
 }  // namespace linkem::gui

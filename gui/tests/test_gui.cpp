@@ -21,6 +21,8 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <cmath>
+
 #include <memory>
 
 #include <QStyle>
@@ -33,12 +35,14 @@
 #include "events_panel.hpp"
 #include "fake_linkemd.hpp"
 #include "link_controls.hpp"
+#include "linkem/gilbert_elliott.hpp"
 #include "linkem/presets.hpp"
 #include "main_window.hpp"
 #include "param_control.hpp"
 #include "preset_controller.hpp"
 #include "probes.hpp"
 #include "readouts.hpp"
+#include "slider_scale.hpp"
 #include "stage_strip.hpp"
 #include "teaching.hpp"
 
@@ -205,6 +209,22 @@ void GuiTest::sliderDragBound() {
         }
         QVERIFY2(drags >= 2 && moved >= 2,
                  qPrintable(where + ": the drags did not move the value"));
+        // A long drag, the slider's whole length from near its left end: at most the bound
+        // per 100 px over its length (3^2.5 = 16x for 250 px), not three decades.
+        {
+            const int len = c->slider()->width();
+            const auto [before, after] = drag(c, 1, len);
+            if (before > 0 && after > 0) {
+                const double ratio = std::max(before, after) / std::min(before, after);
+                QVERIFY2(after > before && ratio <= std::pow(kMaxRatioPer100Px, len / 100.0) * 1.01,
+                         qPrintable(QString("%1 %2: %3 -> %4 by a %5 px drag (x%6)")
+                                        .arg(where, QString::fromStdString(c->key()))
+                                        .arg(before)
+                                        .arg(after)
+                                        .arg(len)
+                                        .arg(ratio)));
+            }
+        }
         c->slider()->setValue(c->slider()->maximum() / 2);
         const double before = c->shown();
         c->slider()->setFocus();
@@ -745,7 +765,11 @@ void GuiTest::undoRestoresTheLink() {
     QAction* undo = w_->findChild<QAction*>("undo_action");
     QVERIFY(undo && undo->shortcut() == QKeySequence(QKeySequence::Undo));
     QTRY_VERIFY_WITH_TIMEOUT(undo->isEnabled(), kTimeout);
-    undo->trigger();
+    // Ctrl+Z as a user presses it, the slider having the focus
+    w_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w_.get()));
+    s->setFocus();
+    QTest::keyClick(s, Qt::Key_Z, Qt::ControlModifier);
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay, DurationNs{20'000'000}, kTimeout);
     QTRY_COMPARE_WITH_TIMEOUT(mean->applied(), 20000.0, kTimeout);
 }
@@ -764,6 +788,22 @@ void GuiTest::gilbertElliottAsLossAndBurst() {
     // p and r typed: the figures follow
     p->control("ge_r")->spinBox()->setValue(0.5);
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(p->geMeanBurst()->value() - 2) < 1e-9, kTimeout);
+    // Losses in both states: the model's definitions (linkem/gilbert_elliott.hpp), where a
+    // burst is a run of losses, not a stay in bad (1 / r).
+    p->control("ge_loss_good")->spinBox()->setValue(0.01);
+    p->control("ge_loss_bad")->spinBox()->setValue(0.5);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(fake_->link().a_to_b.ge_loss_bad - 0.5) < 1e-9, kTimeout);
+    p->geMeanBurst()->setValue(1.5);
+    p->geAverageLoss()->setValue(10);  // %
+    const GeChain want = ge_from_loss_and_burst(0.1, 1.5, 0.01, 0.5);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(fake_->link().a_to_b.ge_p - want.p) < 1e-6, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(fake_->link().a_to_b.ge_r - want.r) < 1e-6, kTimeout);
+    QVERIFY(std::abs(1 / want.r - 1.5) > 0.1);  // the two definitions differ here
+    // a burst the chain cannot have: the model's message, nothing sent
+    p->geMeanBurst()->setValue(1000);
+    QTRY_VERIFY_WITH_TIMEOUT(p->findChild<QLabel*>("ge_note")->isVisibleTo(p), kTimeout);
+    QVERIFY(p->findChild<QLabel*>("ge_note")->text().contains("mean_burst"));
+    QCOMPARE(fake_->link().a_to_b.ge_r, want.r);
 }
 
 // One action compares two strategies: the same mean and jitter both ways, A→B and B→A with
@@ -772,6 +812,9 @@ void GuiTest::compareStrategies() {
     w_->panel(0)->control("mean_delay_us")->spinBox()->setValue(20.0);
     w_->panel(0)->control("jitter_us")->spinBox()->setValue(4.0);
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.jitter, DurationNs{4'000'000}, kTimeout);
+    // the action copies the link in force as the window knows it: wait for linkemd's answer
+    QTRY_COMPARE_WITH_TIMEOUT(w_->panel(0)->control("mean_delay_us")->applied(), 20000.0, kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(w_->panel(0)->control("jitter_us")->applied(), 4000.0, kTimeout);
     QVERIFY(w_->teaching()->strategies().contains("uncorrelated"));
     QAction* act = w_->findChild<QAction*>("compare_correlated_uncorrelated");
     QVERIFY(act);

@@ -8,6 +8,7 @@
 // With LINKEM_GUI_SCREENSHOT=FILE.png set, the test also saves the main window (desk,
 // 1920x1080) and FILE-<layout>-<size>.png of each layout checked (scripts/gui-screenshot.sh
 // runs it under Xvfb).
+#include <QAction>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -189,11 +190,17 @@ void GuiEndToEnd::compareStrategiesSideBySide() {
     w.panel(0)->control("mean_delay_us")->spinBox()->setValue(20.0);
     QTRY_COMPARE_WITH_TIMEOUT(w.panel(0)->control("mean_delay_us")->applied(), 20000.0, kTimeout);
     QVERIFY(w.teaching()->strategies().contains("uncorrelated"));
-    QCOMPARE(w.teaching()->compareStrategies("correlated", "uncorrelated"), QString());
-    const json link = [&] {
-        QTest::qWait(500);
-        return ask(control_.toStdString(), "get_link");
-    }();
+    // the Teaching menu's action, as a user picks it
+    QAction* act = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (act = w.findChild<QAction*>("compare_correlated_uncorrelated")) && act->isEnabled(),
+        kTimeout);
+    act->trigger();
+    json link;
+    QTRY_VERIFY_WITH_TIMEOUT((link = ask(control_.toStdString(), "get_link"),
+                              link["b_to_a"]["strategy"] == "uncorrelated" &&
+                                  link["b_to_a"]["jitter_us"] == link["a_to_b"]["jitter_us"]),
+                             kTimeout);
     QCOMPARE(link["a_to_b"]["strategy"], "correlated");
     QCOMPARE(link["b_to_a"]["strategy"], "uncorrelated");
     QCOMPARE(link["b_to_a"]["mean_delay_us"], link["a_to_b"]["mean_delay_us"]);

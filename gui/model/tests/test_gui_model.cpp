@@ -8,7 +8,6 @@
 #include <random>
 
 #include "event_log.hpp"
-#include "gilbert_elliott.hpp"
 #include "link_history.hpp"
 #include "link_match.hpp"
 #include "linkem/protocol.hpp"
@@ -293,21 +292,6 @@ TEST(GuiModel, HistoryUndoesWholeChanges) {
     h.beforeEdit(a, "mean_delay_us", 20'000);  // > kJoinMs later: its own change
     h.beforeEdit(b, "mean_delay_us", 21'600);
     EXPECT_EQ(h.size(), 3u);
-}
-
-TEST(GuiModel, GilbertElliottBothWays) {
-    const auto t = geTransitions(0.02, 4, 0, 1);
-    ASSERT_TRUE(t.has_value());
-    EXPECT_DOUBLE_EQ(t->r, 0.25);
-    const GeFigures f = geFigures(t->p, t->r, 0, 1);
-    EXPECT_NEAR(f.average_loss, 0.02, 1e-12);
-    EXPECT_NEAR(f.mean_burst, 4, 1e-12);
-    // with losses in both states
-    const auto u = geTransitions(0.1, 10, 0.01, 0.5);
-    ASSERT_TRUE(u.has_value());
-    EXPECT_NEAR(geFigures(u->p, u->r, 0.01, 0.5).average_loss, 0.1, 1e-12);
-    EXPECT_FALSE(geTransitions(0.6, 10, 0.01, 0.5).has_value());  // above loss in bad
-    EXPECT_FALSE(geTransitions(0.1, 0.5, 0, 1).has_value());      // bursts under a packet
 }
 
 TEST(GuiModel, PresetMatchingIgnoresSeeds) {
