@@ -165,19 +165,19 @@ void MainWindow::buildMenus() {
     file->addAction("&Connect", QKeySequence("Ctrl+Shift+C"), this, &MainWindow::connectNow);
     file->addAction("&Disconnect", this, [this] { client_.disconnectFrom(); });
     file->addSeparator();
-    file->addAction("&Open scenario…", QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {},
+    file->addAction("&Open link file…", QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open link file", {},
                                                           "linkemd config (*.json);;All files (*)");
         if (path.isEmpty()) return;
-        const QString err = presets_->openScenario(path);
-        if (!err.isEmpty()) QMessageBox::warning(this, "Open scenario", err);
+        const QString err = presets_->openLinkFile(path);
+        if (!err.isEmpty()) QMessageBox::warning(this, "Open link file", err);
     });
-    file->addAction("&Save scenario…", QKeySequence::Save, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, "Save scenario", "scenario.json",
+    file->addAction("&Save link file…", QKeySequence::Save, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, "Save link file", "link.json",
                                                           "linkemd config (*.json)");
         if (path.isEmpty()) return;
-        const QString err = presets_->saveScenario(path);
-        if (!err.isEmpty()) QMessageBox::warning(this, "Save scenario", err);
+        const QString err = presets_->saveLinkFile(path);
+        if (!err.isEmpty()) QMessageBox::warning(this, "Save link file", err);
     });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
