@@ -68,24 +68,54 @@ ScenarioTimelineView::ScenarioTimelineView(const ScenarioTimeline& model, QWidge
     setObjectName("scenario_timeline");
     setMouseTracking(false);
     setCursor(Qt::PointingHandCursor);
-    setToolTip("Click or drag to seek");
+    setToolTip(
+        "Click or drag to seek. One row per parameter: A→B solid, B→A dashed "
+        "(one line when both are the same); the values at the cursor A→B / B→A.");
 }
 
 int ScenarioTimelineView::rowHeight() const {
     return fontMetrics().height() + 4;
 }
 
+// One row per key: both directions' lanes of a key share it (A→B solid, B→A dashed).
+static std::vector<std::string> rowKeys(const ScenarioTimeline& m) {
+    std::vector<std::string> keys;
+    for (const auto& l : m.lanes())
+        if (std::find(keys.begin(), keys.end(), l.key) == keys.end()) keys.push_back(l.key);
+    return keys;
+}
+
+int ScenarioTimelineView::rows() const {
+    return static_cast<int>(rowKeys(model_).size());
+}
+
 QSize ScenarioTimelineView::sizeHint() const {
-    const int lanes = std::clamp(static_cast<int>(model_.lanes().size()), 1, 4);
-    return {600, lanes * rowHeight() + fontMetrics().height() + 6};
+    // a row of text a row up to four rows, then 12 or more pixels a row (labels in a smaller
+    // font); 10 where the window has no more room
+    const int n = std::max(1, rows());
+    const int lane = n <= 4 ? rowHeight() : std::max(12, std::min(rowHeight(), 120 / n));
+    return {600, n * lane + fontMetrics().height() + 8};
 }
 
 QSize ScenarioTimelineView::minimumSizeHint() const {
-    return {200, 2 * rowHeight() + fontMetrics().height() + 6};
+    return {200, std::min(std::max(1, rows()), 3) * 12 + fontMetrics().height() + 8};
 }
 
+int ScenarioTimelineView::rowsShown() const {
+    const int fit = std::max(1, plotRect().height() / 12);
+    return std::min(rows(), fit);
+}
+
+const char* const ScenarioTimelineView::kSliderNote = "a slider pauses it";
+const char* const ScenarioTimelineView::kSliderNoteLong =
+    "A slider moved (or a preset, a link file, Ctrl+Z) while the scenario plays pauses it at "
+    "its position; ▶ goes on from there, the scenario's keys following it again from its next "
+    "step, the keys it does not set keeping your value.";
+
 QRect ScenarioTimelineView::plotRect() const {
-    const int left = fontMetrics().horizontalAdvance("B→A mean_delay_us 100 ms") + 12;
+    const int left = std::max(fontMetrics().horizontalAdvance("mean_delay_us 100 ms / 100 ms"),
+                              fontMetrics().horizontalAdvance(kSliderNote) + 16) +
+                     12;
     return QRect(left, 2, std::max(10, width() - left - 12),
                  std::max(4, height() - fontMetrics().height() - 8));
 }
@@ -129,39 +159,75 @@ void ScenarioTimelineView::paintEvent(QPaintEvent*) {
         p.drawText(std::clamp(x - w / 2, r.left() - w / 2, width() - w - 2),
                    r.bottom() + 4 + fm.ascent(), s);
     }
-    // the lanes
-    const int n = std::max(1, static_cast<int>(lanes.size()));
+    // the rows: one per key, both directions in it
+    // (as many as have 12 pixels each; the others are named in the tooltip)
+    std::vector<std::string> keys = rowKeys(model_);
+    const std::size_t all = keys.size();
+    keys.resize(static_cast<std::size_t>(std::max(0, rowsShown())));
+    const int n = std::max(1, static_cast<int>(keys.size()));
     const double lh = static_cast<double>(r.height()) / n;
-    for (int i = 0; i < static_cast<int>(lanes.size()); ++i) {
-        const auto& L = lanes[static_cast<std::size_t>(i)];
+    for (int i = 0; i < static_cast<int>(keys.size()); ++i) {
+        const std::string& key = keys[static_cast<std::size_t>(i)];
         const double top = r.top() + i * lh;
         const QColor c = kLaneColors[static_cast<std::size_t>(i) % std::size(kLaneColors)];
         if (i > 0) {
             p.setPen(palette().color(QPalette::Midlight));
             p.drawLine(QPointF(0, top), QPointF(width(), top));
         }
-        const double span = L.hi > L.lo ? L.hi - L.lo : 1;
+        double lo = 0, hi = 0;
+        bool first = true;
+        QStringList values;
+        for (const auto& L : lanes) {
+            if (L.key != key) continue;
+            lo = first ? L.lo : std::min(lo, L.lo);
+            hi = first ? L.hi : std::max(hi, L.hi);
+            first = false;
+            double v = L.points.front().second;
+            for (const auto& [t, pv] : L.points)
+                if (t <= cursorS()) v = pv;
+            values << shown(L.key, v);
+        }
+        const double span = hi > lo ? hi - lo : 1;
         auto y = [&](double v) {
-            const double f = L.hi > L.lo ? (v - L.lo) / span : 0.5;
+            const double f = hi > lo ? (v - lo) / span : 0.5;
             return top + lh - 3 - f * std::max(1.0, lh - 6);
         };
-        QPolygonF line;
-        for (const auto& [t, v] : L.points)
-            line << QPointF(xOf(t), y(v));
-        p.setPen(QPen(c, 2));
-        p.drawPolyline(line);
-        const QString dir = L.dir < 0 ? QString() : L.dir == 0 ? "A→B " : "B→A ";
-        QString label = dir + QString::fromStdString(L.key);
+        for (const auto& L : lanes) {
+            if (L.key != key) continue;
+            QPolygonF line;
+            for (const auto& [t, v] : L.points)
+                line << QPointF(xOf(t), y(v));
+            p.setPen(QPen(c, 2, L.dir == 1 ? Qt::DashLine : Qt::SolidLine));
+            p.drawPolyline(line);
+        }
+        // the key, and the value(s) in force at the cursor (A→B / B→A), in a font that fits
+        const QString value = values.join(" / ");
+        QFont lf = font();
+        if (fm.height() > lh - 1) lf.setPixelSize(std::max(8, static_cast<int>(lh) - 2));
+        p.setFont(lf);
+        const QFontMetrics lfm(lf);
+        const int vw = lfm.horizontalAdvance(value);
         p.setPen(c);
-        const int ty = static_cast<int>(top + lh / 2 + fm.ascent() / 2.0 - 1);
-        p.drawText(4, ty, fm.elidedText(label, Qt::ElideMiddle, r.left() - 8));
-        // the value in force at the cursor, right of the label column
-        double v = L.points.front().second;
-        for (const auto& [t, pv] : L.points)
-            if (t <= cursorS()) v = pv;
+        const int ty = static_cast<int>(top + lh / 2 + lfm.ascent() / 2.0 - 1);
+        p.drawText(
+            4, ty,
+            lfm.elidedText(QString::fromStdString(key), Qt::ElideMiddle, r.left() - 16 - vw));
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(4, static_cast<int>(top), r.left() - 8, static_cast<int>(lh)),
-                   Qt::AlignRight | Qt::AlignVCenter, shown(L.key, v));
+                   Qt::AlignRight | Qt::AlignVCenter, value);
+        p.setFont(font());
+    }
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRect(4, r.bottom() + 2, r.left() - 8, fm.height() + 4),
+               Qt::AlignLeft | Qt::AlignVCenter, QString("⚠ ") + kSliderNote);
+    if (keys.size() < all) {
+        // over the axis' right end, on the background (a taller window shows them)
+        const QString more = QString("+%1 more rows").arg(all - keys.size());
+        const int mw = fm.horizontalAdvance(more) + 8;
+        const QRect mr(r.right() - mw, r.bottom() + 2, mw + 12, fm.height() + 4);
+        p.fillRect(mr, palette().base());
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(mr, Qt::AlignCenter, more);
     }
     // the cursor
     const int cx = xOf(cursorS());
@@ -243,14 +309,9 @@ ScenarioStrip::ScenarioStrip(Client& client, LinkSync& sync, TelemetryModel& mod
     v->addLayout(top);
     view_ = new ScenarioTimelineView(timeline_, this);
     v->addWidget(view_);
-    slider_note_ = new QLabel(
-        "Moving a slider pauses the scenario; ▶ goes on from its position, and the value "
-        "you set holds until the scenario sets that key again.",
-        this);
-    slider_note_->setObjectName("scenario_slider_note");
-    slider_note_->setWordWrap(true);
-    v->addWidget(slider_note_);
-
+    // what a slider does meanwhile (linkemd pauses the scenario at a set_link): drawn by the
+    // view under the parameters' names
+    view_->setToolTip(view_->toolTip() + "\n\n" + ScenarioTimelineView::kSliderNoteLong);
     connect(play_, &QPushButton::clicked, this, &ScenarioStrip::play);
     connect(pause_, &QPushButton::clicked, this, &ScenarioStrip::pause);
     connect(stop_, &QPushButton::clicked, this, &ScenarioStrip::stop);
@@ -304,7 +365,7 @@ void ScenarioStrip::fillMenu(QMenu* menu) {
 void ScenarioStrip::call(const QString& method, const json& params, const QString& what) {
     client_.request(method, params, this, [this, method, what](const Reply& r) {
         if (r.ok) {
-            adopt(r.result);
+            showStatus(r.result);
             if (!what.isEmpty()) emit note("info", what);
         } else {
             emit note("warning", method + " refused: " +
@@ -361,11 +422,11 @@ void ScenarioStrip::refreshStatus() {
     asking_ = true;
     client_.request("get_scenario", json::object(), this, [this](const Reply& r) {
         asking_ = false;
-        if (r.ok) adopt(r.result);
+        if (r.ok) showStatus(r.result);
     });
 }
 
-void ScenarioStrip::adopt(const json& result) {
+void ScenarioStrip::showStatus(const json& result) {
     const bool was = timeline_.loaded();
     LinkConfig base;
     if (!baseLink(sync_.applied(), base)) base = LinkConfig{};
@@ -426,6 +487,13 @@ void ScenarioStrip::showState() {
         t = QString("%1 — %2 — %3 / %4")
                 .arg(QString::fromStdString(timeline_.name()), state,
                      timeText(timeline_.positionS()), timeText(timeline_.durationS()));
+        // room for the name, state and times at least ("paused" is the longest state)
+        const int need = title_->fontMetrics().horizontalAdvance(
+                             QString("%1 — paused — %2 / %2")
+                                 .arg(QString::fromStdString(timeline_.name()),
+                                      timeText(timeline_.durationS()))) +
+                         8;
+        if (title_->minimumWidth() != need) title_->setMinimumWidth(need);
         const std::string n = timeline_.stepNote();
         const QString with = t + " — " + QString::fromStdString(n);
         if (!n.empty() && title_->fontMetrics().horizontalAdvance(with) <= title_->width())

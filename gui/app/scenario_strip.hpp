@@ -39,6 +39,14 @@ class ScenarioTimelineView : public QWidget {
     /// The position the cursor shows (the one dragged to while dragging).
     double cursorS() const { return dragging_ ? drag_s_ : model_.positionS(); }
     int rowHeight() const;
+    /// What a slider moved during a scenario does, shown under the parameters' names (and
+    /// at length in the tooltip).
+    static const char* const kSliderNote;
+    static const char* const kSliderNoteLong;
+    /// Rows drawn: one per parameter (both directions in one row).
+    int rows() const;
+    /// Rows that fit with 12 pixels each (the first ones).
+    int rowsShown() const;
 
   signals:
     void seekRequested(double position_s);
@@ -64,7 +72,6 @@ class ScenarioStrip : public QWidget {
     const ScenarioTimeline& timeline() const { return timeline_; }
     ScenarioTimelineView* view() const { return view_; }
     QLabel* title() const { return title_; }
-    QLabel* sliderNote() const { return slider_note_; }
     QPushButton* playButton() const { return play_; }
     QPushButton* pauseButton() const { return pause_; }
     QPushButton* stopButton() const { return stop_; }
@@ -83,6 +90,8 @@ class ScenarioStrip : public QWidget {
     void seek(double position_s);
     /// Asks get_scenario and shows it.
     void refreshStatus();
+    /// Shows get_scenario's (or a scenario method's) result.
+    void showStatus(const nlohmann::json& result);
     /// The built-in scenarios' names, as linkemctl scenario list gives them.
     static QStringList builtinNames();
 
@@ -95,7 +104,6 @@ class ScenarioStrip : public QWidget {
 
   private:
     void call(const QString& method, const nlohmann::json& params, const QString& what);
-    void adopt(const nlohmann::json& result);
     void onTelemetry(const QString& topic, const nlohmann::json& body);
     void showState();
     Client& client_;
@@ -103,7 +111,7 @@ class ScenarioStrip : public QWidget {
     TelemetryModel& model_;
     ScenarioTimeline timeline_;
     ScenarioTimelineView* view_ = nullptr;
-    QLabel *title_ = nullptr, *slider_note_ = nullptr;
+    QLabel* title_ = nullptr;
     QPushButton *play_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *save_ = nullptr;
     QToolButton* open_ = nullptr;
     bool asking_ = false;
