@@ -51,7 +51,7 @@ else
 fi
 
 "$build/backend/sim/linkem-sim" --scenario "$work/scenario.json" --arrivals "$work/arrivals.txt" \
-  --seed 1 --mean-delay 0ms --frame-size 1518 --trace "$work/sim.csv" --trace-interval 0 --quiet \
+  --seed 1 --mean-delay 0ms --frame-size 1518 --delay-series "$work/sim.csv" --delay-series-interval 0 --quiet \
   >/dev/null
 # linkem-sim's trace: departure, delay, the scenario's mean at the arrival (all in ms).
 awk -F, 'NR > 1 { printf "%.9f,%s,%s\n", ($1 - $2) / 1000, $2, $3 }' "$work/sim.csv" >"$work/sim_by_arrival.csv"

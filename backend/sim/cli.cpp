@@ -129,9 +129,10 @@ const std::vector<FlagDef>& flag_defs() {
              "per line, non-decreasing",
              "FILE"},
             {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)", "N"},
-            {"--trace", "", "write the delay series of the first run to this CSV", "FILE"},
-            {"--trace-interval", "",
-             "one trace sample per this much time (default 1ms; 0: every packet)", "DURATION"},
+            {"--delay-series", "", "write the delay series of the first run to this CSV", "FILE"},
+            {"--delay-series-interval", "",
+             "one delay series sample per this much time (default 1ms; 0: every packet)",
+             "DURATION"},
             // Sweeps.
             {"--sweep", "",
              "regenerate a paper figure's data as CSV: fig1 fig3 ... fig11; smooth smooth-dist "
@@ -203,6 +204,15 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
 
     std::vector<const char*> args(argv, argv + argc);
+    // The delay series' flags had the trace limiter's word (--trace-file is that limiter's).
+    for (const char* a : args)
+        for (const std::string_view old : {"--trace", "--trace-interval"})
+            if (std::string_view(a) == old ||
+                std::string_view(a).starts_with(std::string(old) + "="))
+                throw UsageError(std::string(old),
+                                 std::string("is now called --delay-series") +
+                                     (old == "--trace" ? "" : "-interval") +
+                                     " (--trace-file is the trace limiter's file)");
     try {
         app.parse(argc, args.data());
     } catch (const CLI::CallForHelp&) {
@@ -257,7 +267,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         o.runs = static_cast<int>(need_uint("--runs", *v, 1, 10000));
         o.runs_given = true;
     }
-    if (auto v = raw.get("--trace")) o.trace_path = *v;
+    if (auto v = raw.get("--delay-series")) o.series_path = *v;
     if (auto v = raw.get("--direction")) {
         if (*v != "a_to_b" && *v != "b_to_a")
             throw UsageError("--direction", "'" + *v + "' is not allowed; allowed: a_to_b, b_to_a");
@@ -266,8 +276,8 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     }
     if (auto v = raw.get("--arrivals"))
         o.arrivals = std::make_shared<std::vector<TimeNs>>(read_arrivals(*v));
-    if (auto v = raw.get("--trace-interval")) {
-        c.trace_interval = *v == "0" ? 0 : need_duration("--trace-interval", *v);
+    if (auto v = raw.get("--delay-series-interval")) {
+        c.series_interval = *v == "0" ? 0 : need_duration("--delay-series-interval", *v);
     }
 
     if (auto v = raw.get("--sweep")) {
@@ -300,7 +310,8 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         if (!sweep && raw.get(f)) throw UsageError(f, "only applies with --sweep");
     if (!sweep && o.paper_durations)
         throw UsageError("--paper-durations", "only applies with --sweep");
-    if (sweep && !o.trace_path.empty()) throw UsageError("--trace", "not available with --sweep");
+    if (sweep && !o.series_path.empty())
+        throw UsageError("--delay-series", "not available with --sweep");
     for (const char* f : {"--scenario", "--arrivals", "--direction"})
         if (sweep && raw.get(f)) throw UsageError(f, "not available with --sweep");
     if (sweep && o.json) throw UsageError("--json", "sweeps write CSV (see --csv)");
@@ -381,15 +392,15 @@ class Progress {
 
 int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<RunResult> results;
-    std::unique_ptr<std::ofstream> trace;
-    if (!o.trace_path.empty()) {
-        trace = std::make_unique<std::ofstream>(o.trace_path);
-        if (!*trace) {
-            err << "linkem-sim: cannot write --trace file '" << o.trace_path << "'\n";
+    std::unique_ptr<std::ofstream> series;
+    if (!o.series_path.empty()) {
+        series = std::make_unique<std::ofstream>(o.series_path);
+        if (!*series) {
+            err << "linkem-sim: cannot write --delay-series file '" << o.series_path << "'\n";
             return 1;
         }
-        *trace << (o.cfg.track ? "time_ms,delay_ms,mean_delay_ms\n" : "time_ms,delay_ms\n");
-        trace->precision(12);
+        *series << (o.cfg.track ? "time_ms,delay_ms,mean_delay_ms\n" : "time_ms,delay_ms\n");
+        series->precision(12);
     }
     for (int i = 0; i < o.runs; ++i) {
         SimConfig c = o.cfg;
@@ -398,7 +409,7 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
                                    : results.empty()    ? 0
                                                         : results.front().seed;
         c.link.seed = base == 0 ? 0 : base + static_cast<std::uint64_t>(i);
-        if (i == 0) c.trace = trace.get();
+        if (i == 0) c.series = series.get();
         Progress progress(err, o.quiet, i, o.runs);
         c.progress = [&progress](double f, std::uint64_t n) { progress(f, n); };
         results.push_back(run_once(c));

@@ -59,9 +59,9 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
         u > 0 ? std::llround(u * cfg.traffic.bits_per_packet() * 1e12 / cfg.traffic.rate_bps) : 0;
     std::int64_t queue_free_ps = std::numeric_limits<std::int64_t>::min();
 
-    const std::int64_t trace_ps = cfg.trace_interval * 1000;  // 0: every packet
+    const std::int64_t series_ps = cfg.series_interval * 1000;  // 0: every packet
     const auto mean_field = static_cast<std::size_t>(link_param_index("mean_delay_us"));
-    std::int64_t next_trace_ps = 0;
+    std::int64_t next_series_ps = 0;
 
     SimPacket out[kBurst];
     TimeNs tx[kBurst];
@@ -80,13 +80,13 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
             max_d = std::max(max_d, d);
             if (sigma_ps) passage.add(dep, d);
             inversions.depart(out[i].seq_len >> kLenBits);
-            if (cfg.trace && dep >= next_trace_ps) [[unlikely]] {
-                *cfg.trace << static_cast<double>(dep) * 1e-9 << ','
-                           << static_cast<double>(d) * 1e-9;
+            if (cfg.series && dep >= next_series_ps) [[unlikely]] {
+                *cfg.series << static_cast<double>(dep) * 1e-9 << ','
+                            << static_cast<double>(d) * 1e-9;
                 if (cfg.track)  // the mean delay in force when the packet arrived
-                    *cfg.trace << ',' << cfg.track->number_at(mean_field, out[i].arrival) * 1e-3;
-                *cfg.trace << '\n';
-                if (trace_ps) next_trace_ps = (dep / trace_ps + 1) * trace_ps;
+                    *cfg.series << ',' << cfg.track->number_at(mean_field, out[i].arrival) * 1e-3;
+                *cfg.series << '\n';
+                if (series_ps) next_series_ps = (dep / series_ps + 1) * series_ps;
             }
         }
     };
@@ -188,8 +188,8 @@ void validate_config(const SimConfig& cfg) {
                          "rate * duration exceeds 2^40 packets, the simulator's limit");
     if (!(cfg.utilization >= 0 && cfg.utilization <= 1))
         throw ParamError("utilization", "must be between 0 (no queue) and 1");
-    if (cfg.trace && cfg.trace_interval < 0)
-        throw ParamError("trace_interval_us", "must be 0 (every packet) or greater");
+    if (cfg.series && cfg.series_interval < 0)
+        throw ParamError("series_interval_us", "must be 0 (every packet) or greater");
 }
 
 namespace {

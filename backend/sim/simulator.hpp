@@ -29,13 +29,13 @@ struct SimConfig {
     /// traffic.rate_bps. 0: no queue (unlimited bandwidth).
     double utilization = 0;
 
-    /// Optional trace of the delay series: one (departure time, delay) line per
-    /// trace_interval of departure time (0: every packet), CSV "time_ms,delay_ms".
-    std::ostream* trace = nullptr;
-    DurationNs trace_interval = kNsPerMs;
+    /// Optional delay series: one (departure time, delay) line per
+    /// series_interval of departure time (0: every packet), CSV "time_ms,delay_ms".
+    std::ostream* series = nullptr;
+    DurationNs series_interval = kNsPerMs;
 
     /// A scenario's track to follow from time 0 (linkemd's Emulator does the same from the
-    /// scenario's start), or none. The trace then also gets the scenario's mean delay.
+    /// scenario's start), or none. The series then also gets the scenario's mean delay.
     const ScenarioTrack* track = nullptr;
     /// The Emulator's random stream: linkemd's a_to_b uses 0, b_to_a 1.
     std::uint64_t stream = 0;

@@ -339,7 +339,7 @@ std::vector<SimConfig> sweep_points(const std::string& name, const SimConfig& ba
             c.duration = s.paper_durations ? 600 * kNsPerSec
                          : s.duration > 0  ? s.duration
                                            : default_duration(c);
-            c.trace = nullptr;
+            c.series = nullptr;
             c.progress = nullptr;
             pts.push_back(c);
         }

@@ -408,8 +408,8 @@ class Runner:
         run([self.sim, "--strategy", strategy, "--mean-delay", "10ms", "--jitter",
              f"{jitter_ms}ms", "--half-life", "21ms", "--traffic-pattern", pattern, "--traffic-rate",
              f"{rate / 1e6:.9g}Mbit", "--frame-size", str(FRAME), "--period", f"{PERIOD_S:g}s",
-             "--duration", f"{n / pps + 1.0:.6f}s", "--seed", str(a.seed), "--trace", path,
-             "--trace-interval", "1ns", "-q"])
+             "--duration", f"{n / pps + 1.0:.6f}s", "--seed", str(a.seed), "--delay-series", path,
+             "--delay-series-interval", "1ns", "-q"])
         if pattern == "sine":  # linkem's SineSource, rounded to ns as it is
             arrival = [round(t * 1e9) for t in sine_schedule(pps, n)]
         else:  # CbrSource

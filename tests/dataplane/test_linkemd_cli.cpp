@@ -294,6 +294,23 @@ TEST(LinkemdCli, WarnsWhenLcoresOutnumberCpus) {
     EXPECT_EQ(own.err.find("polling lcores on"), std::string::npos) << own.err;
 }
 
+// The trace limiter with several workers a direction: each would deliver the whole trace.
+// Refused before DPDK starts, naming the direction, the limiter and what is allowed.
+TEST(LinkemdCli, TraceLimiterRefusesSeveralWorkers) {
+    const std::string trace = write_config("up.trace", "1\n2\n3\n");
+    const Result r = run("--port-a net_null0 --limiter trace --trace-file " + trace +
+                         " --workers 2 --print-config");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("a_to_b: limiter 'trace'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--workers 1 or shared"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("EAL"), std::string::npos) << "DPDK was started: " << r.err;
+    const Result one = run("--port-a net_null0 --limiter trace --trace-file " + trace +
+                           " --workers 1 --print-config");
+    std::remove(trace.c_str());
+    ASSERT_EQ(one.code, 0) << one.err;
+    EXPECT_EQ(json::parse(one.out)["a_to_b"]["limiter"], "trace");
+}
+
 // --lcores takes shared and 1 as --workers does, and says so; in a
 // config file "workers" may be a number.
 TEST(LinkemdCli, LcoresIsTheEarlierNameOfWorkers) {

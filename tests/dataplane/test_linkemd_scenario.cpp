@@ -370,7 +370,7 @@ TEST(LinkemdScenario, LinkemSimGivesTheSameDelaySeries) {
         const Shell sim =
             run(std::string(LINKEM_SIM_PATH) + " --scenario " + path + " --arrivals " + afile +
                 " --seed 7 --mean-delay 0ms --frame-size 1518 --direction " + kDirs[k] +
-                " --trace " + trace + " --trace-interval 0 --quiet");
+                " --delay-series " + trace + " --delay-series-interval 0 --quiet");
         ASSERT_EQ(sim.code, 0) << sim.out;
         std::ifstream in(trace);
         std::string line;

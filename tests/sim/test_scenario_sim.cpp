@@ -32,7 +32,7 @@ int run(std::vector<const char*> args, std::string* err = nullptr) {
     return rc;
 }
 
-// The rows of a --trace CSV: departure (ns), delay (ns), and the scenario's mean delay (ns)
+// The rows of a --delay-series CSV: departure (ns), delay (ns), and the scenario's mean delay (ns)
 // when the CSV has it.
 struct Row {
     std::int64_t departure, delay, mean;
@@ -73,7 +73,8 @@ TEST(SimTrace, DeliversTheTracesBytesPer100ms) {
     std::string err;
     ASSERT_EQ(run({"--limiter", "trace", "--trace-file", trace.c_str(), "--mean-delay", "0ms",
                    "--traffic-pattern", "cbr", "--traffic-rate", "16Mbit", "--frame-size", "1000",
-                   "--duration", "5s", "--trace", csv.c_str(), "--trace-interval", "0", "--quiet"},
+                   "--duration", "5s", "--delay-series", csv.c_str(), "--delay-series-interval",
+                   "0", "--quiet"},
                   &err),
               0)
         << err;
@@ -112,8 +113,8 @@ TEST(SimScenario, EachPacketGetsTheStepOfItsArrival) {
     const std::string csv = testing::TempDir() + "/sim_scenario_out.csv";
     std::string err;
     // The built-in step response: 10 ms, 100 ms from 10 s, 10 ms from 20 s; CBR 100 frames/s.
-    ASSERT_EQ(run({"--scenario", "step-response", "--traffic-rate", "1214400bit", "--trace",
-                   csv.c_str(), "--trace-interval", "0", "--quiet"},
+    ASSERT_EQ(run({"--scenario", "step-response", "--traffic-rate", "1214400bit", "--delay-series",
+                   csv.c_str(), "--delay-series-interval", "0", "--quiet"},
                   &err),
               0)
         << err;

@@ -99,19 +99,19 @@ TEST(Simulator, CorrelatedStartsStationaryAndTracksRate) {
     // Start-up (delayer.hpp): D_0 is drawn from the stationary law and held until the first
     // rate interval closes (T_min = 10 ms), then alpha = 0.5^(1/(t_h R)).
     SimConfig c = base(Strategy::correlated, 1e9, 1 * kNsPerSec);
-    std::ostringstream trace;
-    c.trace = &trace;
-    c.trace_interval = kNsPerMs;
+    std::ostringstream series;
+    c.series = &series;
+    c.series_interval = kNsPerMs;
     const RunResult r = run_once(c);
     const double pps = 1e9 / (1518 * 8);
     EXPECT_NEAR(r.rate_pps_mean, pps, 1e-6 * pps);
     EXPECT_NEAR(r.alpha_mean, std::pow(0.5, 1 / (0.021 * pps)), 1e-9);
     EXPECT_EQ(r.swaps, 0u);
-    // The trace has a sample per millisecond of departure time from the first departure
+    // The series has a sample per millisecond of departure time from the first departure
     // (at about 10 ms) on.
     std::string line;
     int lines = 0;
-    std::istringstream in(trace.str());
+    std::istringstream in(series.str());
     while (std::getline(in, line))
         ++lines;
     EXPECT_NEAR(lines, 1000, 30);
