@@ -26,6 +26,7 @@
 #include "linkem/protocol.hpp"
 #include "preset_controller.hpp"
 #include "readouts.hpp"
+#include "scenario_strip.hpp"
 #include "settings.hpp"
 #include "stage_strip.hpp"
 #include "status_line.hpp"
@@ -118,12 +119,10 @@ void MainWindow::buildCentral() {
     v->setSpacing(2);
     charts_ = new ChartsPanel(model_.store(), central);
     strip_ = new StageStrip(model_.readouts(), central);
-    scenario_slot_ = new QWidget(central);
-    scenario_slot_->setObjectName("scenario_slot");
-    scenario_slot_->hide();
+    scenario_ = new ScenarioStrip(client_, sync_, model_, central);
     v->addWidget(charts_, 1);
     v->addWidget(strip_);
-    v->addWidget(scenario_slot_);
+    v->addWidget(scenario_);
     setCentralWidget(central);
 }
 
@@ -165,19 +164,19 @@ void MainWindow::buildMenus() {
     file->addAction("&Connect", QKeySequence("Ctrl+Shift+C"), this, &MainWindow::connectNow);
     file->addAction("&Disconnect", this, [this] { client_.disconnectFrom(); });
     file->addSeparator();
-    file->addAction("&Open scenario…", QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {},
+    file->addAction("&Open link file…", QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open link file", {},
                                                           "linkemd config (*.json);;All files (*)");
         if (path.isEmpty()) return;
-        const QString err = presets_->openScenario(path);
-        if (!err.isEmpty()) QMessageBox::warning(this, "Open scenario", err);
+        const QString err = presets_->openLinkFile(path);
+        if (!err.isEmpty()) QMessageBox::warning(this, "Open link file", err);
     });
-    file->addAction("&Save scenario…", QKeySequence::Save, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, "Save scenario", "scenario.json",
+    file->addAction("&Save link file…", QKeySequence::Save, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, "Save link file", "link.json",
                                                           "linkemd config (*.json)");
         if (path.isEmpty()) return;
-        const QString err = presets_->saveScenario(path);
-        if (!err.isEmpty()) QMessageBox::warning(this, "Save scenario", err);
+        const QString err = presets_->saveLinkFile(path);
+        if (!err.isEmpty()) QMessageBox::warning(this, "Save link file", err);
     });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -189,6 +188,7 @@ void MainWindow::buildMenus() {
 
     presets_->fillMenu(menuBar()->addMenu("&Presets"), this);
     teaching_->fillMenu(menuBar()->addMenu("&Teaching"));
+    scenario_->fillMenu(menuBar()->addMenu("&Scenario"));
 
     auto* view = menuBar()->addMenu("&View");
     pause_action_ = view->addAction("&Pause charts");
@@ -280,6 +280,8 @@ void MainWindow::wire() {
     auto line = [this](const QString& severity, const QString& text) { note(severity, text); };
     connect(presets_, &PresetController::note, this, line);
     connect(teaching_, &Teaching::note, this, line);
+    connect(scenario_, &ScenarioStrip::note, this, line);
+    connect(scenario_, &ScenarioStrip::targetsChanged, charts_, &ChartsPanel::linkChanged);
 }
 
 // ---------------------------------------------------------------------------- connection

@@ -5,7 +5,7 @@
 //   - the telemetry model (TelemetryModel: store, readouts, events) and its views: the charts
 //     (central), the Readouts, Events and Built-in traffic docks, the stage's strip;
 //   - the layouts (desk, stage) it switches between (F11).
-// Under the charts sits an empty slot for a scenario strip (scenarioSlot()).
+// Under the charts sits the scenario strip (ScenarioStrip), hidden while no scenario is loaded.
 #pragma once
 
 #include <memory>
@@ -34,6 +34,7 @@ class EventsPanel;
 class LinkControls;
 class PresetController;
 class Readouts;
+class ScenarioStrip;
 class StageStrip;
 class StatusLine;
 class Teaching;
@@ -72,9 +73,8 @@ class MainWindow : public QMainWindow {
     QLabel* statusLabel(const QString& name) const;
     /// "link", "readouts", "events", "traffic".
     QDockWidget* dock(const QString& name) const;
-    /// The place under the charts for a scenario strip (empty and hidden until one is put
-    /// there).
-    QWidget* scenarioSlot() const { return scenario_slot_; }
+    /// The scenario strip under the charts (hidden while no scenario is loaded).
+    ScenarioStrip* scenarioStrip() const { return scenario_; }
 
     void connectNow();
     /// Switches to the layout named "desk" or "stage".
@@ -133,7 +133,7 @@ class MainWindow : public QMainWindow {
     ConnectionBar* bar_ = nullptr;
     LinkControls* controls_ = nullptr;
     ChartsPanel* charts_ = nullptr;
-    QWidget* scenario_slot_ = nullptr;
+    ScenarioStrip* scenario_ = nullptr;
     StageStrip* strip_ = nullptr;
     Readouts* readouts_ = nullptr;
     EventsPanel* events_ = nullptr;

@@ -242,7 +242,7 @@ QString PresetController::saveUserPreset(const QString& name) {
     return {};
 }
 
-QString PresetController::openScenario(const QString& path) {
+QString PresetController::openLinkFile(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return "cannot open " + path + ": " + f.errorString();
     json file = json::parse(f.readAll().toStdString(), nullptr, false);
@@ -257,17 +257,17 @@ QString PresetController::openScenario(const QString& path) {
     } catch (const std::exception& e) {
         return path + ": " + e.what();
     }
-    scenario_base_ = file;
+    link_file_base_ = file;
     Preset p;
     p.name = QFileInfo(path).fileName().toStdString();
     p.link = link;
-    emit changing("scenario");
+    emit changing("link file");
     sync_.setUpdate(update(p, -1));
-    emit note("info", "scenario " + path + " applied");
+    emit note("info", "link file " + path + " applied");
     return {};
 }
 
-QString PresetController::saveScenario(const QString& path) {
+QString PresetController::saveLinkFile(const QString& path) {
     if (!sync_.valid()) return "not connected: there are no parameters in force to save";
     LinkConfig link;
     try {
@@ -277,12 +277,12 @@ QString PresetController::saveScenario(const QString& path) {
     } catch (const std::exception& e) {
         return QString("the parameters in force cannot be read: ") + e.what();
     }
-    const json out = link_file_to_json(link, static_cast<unsigned>(directions_), scenario_base_);
+    const json out = link_file_to_json(link, static_cast<unsigned>(directions_), link_file_base_);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return "cannot write " + path + ": " + f.errorString();
     f.write(QByteArray::fromStdString(out.dump(2) + "\n"));
-    emit note("info", "scenario saved to " + path + " (use it with linkemd --config)");
+    emit note("info", "link file saved to " + path + " (use it with linkemd --config)");
     return {};
 }
 

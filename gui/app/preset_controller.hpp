@@ -1,4 +1,4 @@
-// Presets and scenario files: the built-in presets (docs/presets.md) and the user's own
+// Presets and link files: the built-in presets (docs/presets.md) and the user's own
 // (~/.config/linkem/linkem-gui/presets.json) in the Presets menu and the preset box, which
 // names the preset in force or says "Custom" when the link in force is none of them; and
 // linkemd --config files opened and saved (File menu). Changes go through LinkSync.
@@ -42,11 +42,11 @@ class PresetController : public QObject {
     const std::vector<Preset>& userPresets() const { return user_; }
     /// Saves the parameters in force as a user preset; returns an error, empty if fine.
     QString saveUserPreset(const QString& name);
-    /// Opens a scenario (linkemd --config) file and applies its link parameters; returns an
+    /// Opens a link file (linkemd --config) and applies its link parameters; returns an
     /// error message, empty on success.
-    QString openScenario(const QString& path);
-    /// Saves the parameters in force as a scenario file; returns an error, empty if fine.
-    QString saveScenario(const QString& path);
+    QString openLinkFile(const QString& path);
+    /// Saves the parameters in force as a link file; returns an error, empty if fine.
+    QString saveLinkFile(const QString& path);
     static QString userPresetsPath();
     /// The preset box now shows this preset (its index: built-in >= 0, user < 0, kCustom).
     int shownPreset() const;
@@ -76,7 +76,7 @@ class PresetController : public QObject {
     std::vector<Preset> user_;
     int directions_ = 2;
     std::string server_version_;
-    nlohmann::json scenario_base_ = nlohmann::json::object();
+    nlohmann::json link_file_base_ = nlohmann::json::object();
     bool filling_ = false;
 };
 

@@ -116,15 +116,22 @@ void ChartStore::addStats(const LinkStats& st) {
 }
 
 void ChartStore::setLink(const LinkConfig& link, unsigned directions) {
+    setLinkAt(link, directions, have_data_ ? latest_ns_ : std::numeric_limits<std::int64_t>::min());
+}
+
+void ChartStore::setLinkAt(const LinkConfig& link, unsigned directions, std::int64_t since_ns) {
     for (unsigned d = 0; d < directions && d < 2; ++d) {
         const LinkParams& p = d == 0 ? link.a_to_b : link.b_to_a;
         Direction& D = dirs_[d];
         Target t;
-        t.since_ns = have_data_ ? latest_ns_ : std::numeric_limits<std::int64_t>::min();
+        t.since_ns = since_ns;
         t.mean_us = static_cast<double>(p.mean_delay) / 1e3;
         t.jitter_us = static_cast<double>(p.jitter) / 1e3;
         t.distribution = std::string(to_string(p.distribution));
         t.strategy = std::string(to_string(p.strategy));
+        // a target at or after since_ns was in force only until this one
+        while (D.targets.size() > 1 && D.targets.back().since_ns >= t.since_ns)
+            D.targets.pop_back();
         if (!D.targets.empty()) {
             const Target& b = D.targets.back();
             if (b.mean_us == t.mean_us && b.jitter_us == t.jitter_us &&
@@ -133,6 +140,7 @@ void ChartStore::setLink(const LinkConfig& link, unsigned directions) {
             if (b.since_ns >= t.since_ns) D.targets.pop_back();
         }
         D.targets.push_back(t);
+        if (since_ns != std::numeric_limits<std::int64_t>::min()) changed(since_ns);
     }
 }
 

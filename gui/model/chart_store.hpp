@@ -85,6 +85,9 @@ class ChartStore {
     void addDelay(const proto::DelayMessage& msg, std::int64_t t_ns);
     /// The link in force from now on (get_link, set_link).
     void setLink(const LinkConfig& link, unsigned directions);
+    /// The link in force from data-plane time since_ns on (a scenario's step, at its time):
+    /// the targets from since_ns on are replaced by it.
+    void setLinkAt(const LinkConfig& link, unsigned directions, std::int64_t since_ns);
     void clear();
 
     /// Newest data-plane time seen in any message (0 before the first).

@@ -1,5 +1,5 @@
 // The links before the user's changes, for Ctrl+Z: each change (a drag of one slider, a typed
-// value, a preset, a scenario, compare strategies) keeps the link in force before it; undo
+// value, a preset, a link file, compare strategies) keeps the link in force before it; undo
 // gives back the newest. Edits of one field less than kJoinMs apart are one change (a drag
 // sends ~20 set_link a second).
 #pragma once

@@ -59,7 +59,7 @@ const Preset& preset(const std::string& id) {
     throw std::runtime_error("no preset " + id);
 }
 
-// The link parameters without the seed (a preset or scenario leaves it alone when 0).
+// The link parameters without the seed (a preset or link file leaves it alone when 0).
 LinkParams no_seed(LinkParams p) {
     p.seed = 0;
     return p;
@@ -84,8 +84,8 @@ class GuiTest : public QObject {
     void reconnectsAfterRestart();
     void presetsApply();
     void presetOneDirection();
-    void scenarioRoundTrip();
-    void badScenarioChangesNothing();
+    void linkFileRoundTrip();
+    void badLinkFileChangesNothing();
     void userPresetsRoundTrip();
     void readoutsShowAchievedDelay();
     void trafficPanel();
@@ -440,36 +440,36 @@ void GuiTest::presetOneDirection() {
     QCOMPARE(no_seed(fake_->link().a_to_b), LinkParams{});  // A→B untouched
 }
 
-void GuiTest::scenarioRoundTrip() {
+void GuiTest::linkFileRoundTrip() {
     const Preset& p = preset("wifi_lossy");
     w_->presets()->applyPreset(p, -1);
     QTRY_VERIFY_WITH_TIMEOUT(no_seed(fake_->link().a_to_b) == no_seed(p.link.a_to_b), kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(w_->link().applied()["a_to_b"]["loss_model"] == "gilbert_elliott",
                              kTimeout);
     const LinkConfig saved = fake_->link();
-    const QString path = dir_.path() + "/scenario.json";
-    QCOMPARE(w_->presets()->saveScenario(path), QString());
+    const QString path = dir_.path() + "/link.json";
+    QCOMPARE(w_->presets()->saveLinkFile(path), QString());
     // The file is linkemd's --config format: what link_file_from_json reads back.
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const json file = json::parse(f.readAll().toStdString());
     QCOMPARE(link_file_from_json(file, 2), saved);
-    // Change the link, then open the scenario: the saved link is back (with its seed).
+    // Change the link, then open the link file: the saved link is back (with its seed).
     w_->presets()->applyPreset(preset("geo_satellite"), -1);
     QTRY_VERIFY_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay >= 240 * kNsPerMs, kTimeout);
-    QCOMPARE(w_->presets()->openScenario(path), QString());
+    QCOMPARE(w_->presets()->openLinkFile(path), QString());
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link(), saved, kTimeout);
 }
 
-void GuiTest::badScenarioChangesNothing() {
+void GuiTest::badLinkFileChangesNothing() {
     const QString path = dir_.path() + "/bad.json";
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(R"({"a_to_b": {"jitter_us": -5}})");
     f.close();
-    const QString err = w_->presets()->openScenario(path);
+    const QString err = w_->presets()->openLinkFile(path);
     QVERIFY2(err.contains("a_to_b.jitter_us"), qPrintable(err));
-    QVERIFY(w_->presets()->openScenario(dir_.path() + "/missing.json").contains("cannot open"));
+    QVERIFY(w_->presets()->openLinkFile(dir_.path() + "/missing.json").contains("cannot open"));
     QTest::qWait(200);
     QVERIFY(fake_->requests("set_link").empty());
 }

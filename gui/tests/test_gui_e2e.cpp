@@ -8,6 +8,9 @@
 // With LINKEM_GUI_SCREENSHOT=FILE.png set, the test also saves the main window (desk,
 // 1920x1080) and FILE-<layout>-<size>.png of each layout checked (scripts/gui-screenshot.sh
 // runs it under Xvfb).
+#include <algorithm>
+#include <cmath>
+
 #include <QAction>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -26,6 +29,7 @@
 #include "probes.hpp"
 #include "readout_model.hpp"
 #include "readouts.hpp"
+#include "scenario_strip.hpp"
 #include "teaching.hpp"
 
 using namespace linkem;
@@ -59,6 +63,7 @@ class GuiEndToEnd : public QObject {
     void sliderChangeReachesLinkemdAndTheDelaySeries();
     void compareStrategiesSideBySide();
     void layoutsWithLinkemdsData();
+    void scenarioPlayPauseSeek();
 
   private:
     bool waitConnected(MainWindow& w);
@@ -173,6 +178,110 @@ bool GuiEndToEnd::waitConnected(MainWindow& w) {
         QTest::qWait(50);
     }
     return w.link().valid();
+}
+
+// The scenario strip against linkemd's own player: load the built-in step-response (10 ms,
+// 100 ms from 10 s, 10 ms from 20 s), play it (the cursor moves, the link in force is the
+// scenario's), seek to just before the step while playing (the step comes: get_link and the
+// delay chart's target say 100 ms, the target from the step's time), pause (the position
+// holds over several `stats` messages), seek while paused (the position jumps, the link in
+// force is the one at that time), a slider moved while playing pauses it. Waits count
+// messages, never time.
+void GuiEndToEnd::scenarioPlayPauseSeek() {
+    Options o;
+    o.endpoints.control = control_;
+    o.endpoints.telemetry = telemetry_;
+    o.use_settings = false;
+    MainWindow w(o);
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY2(waitConnected(w), "the GUI did not connect to linkemd");
+    ScenarioStrip* strip = w.scenarioStrip();
+    QVERIFY(ScenarioStrip::builtinNames().contains("step-response"));
+    int stats = 0;
+    std::vector<std::int64_t> step_up_ns;  // scenario_step events of the step at 10 s
+    connect(&w.client(), &Client::telemetry, &w, [&](const QString& topic, const json& body) {
+        if (topic == "stats") ++stats;
+        if (topic == "event" && body.value("kind", "") == "scenario_step" &&
+            body.value("at_s", 0.0) == 10.0)
+            step_up_ns.push_back(body.value("step_t_ns", std::int64_t{0}));
+    });
+    auto mean_us = [&](const char* d) {
+        return ask(control_.toStdString(), "get_link")[d]["mean_delay_us"].get<double>();
+    };
+    const ScenarioTimeline& tl = strip->timeline();
+
+    strip->loadBuiltin("step-response");
+    QTRY_VERIFY_WITH_TIMEOUT(tl.loaded() && tl.name() == "step-response", kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(strip->isVisible(), kTimeout);
+    QCOMPARE(tl.state(), std::string("stopped"));
+    QCOMPARE(tl.durationS(), 30.0);
+    // the lanes: mean_delay_us and jitter_us, the same both ways (one lane each)
+    QCOMPARE(static_cast<int>(tl.lanes().size()), 2);
+    QCOMPARE(tl.lanes()[0].key, std::string("mean_delay_us"));
+    QCOMPARE(tl.lanes()[0].dir, -1);
+
+    strip->play();
+    QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "playing", kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(tl.positionS() > 0.5, kTimeout);  // the cursor moves
+    QCOMPARE(mean_us("a_to_b"), 10000.0);
+    QCOMPARE(mean_us("b_to_a"), 10000.0);
+
+    // Seek to just before the step while playing: it plays on and the step comes.
+    strip->seek(9.0);
+    QTRY_VERIFY_WITH_TIMEOUT(tl.playing() && tl.positionS() >= 10.2, kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(mean_us("a_to_b"), 100000.0, kTimeout);
+    QCOMPARE(mean_us("b_to_a"), 100000.0);
+    QTRY_VERIFY_WITH_TIMEOUT(!step_up_ns.empty(), kTimeout);
+    // The delay chart's band: a target of 100 ms from the step's time. The strip places it at
+    // linkemd's origin + 10 s; the event's step_t_ns is the first packet at or after that
+    // (the demo's traffic sends every few hundred microseconds; 50 ms leaves room for a stall).
+    QTRY_VERIFY_WITH_TIMEOUT(w.model().store().dir(0).targets.back().mean_us == 100000.0, kTimeout);
+    {
+        const auto& targets = w.model().store().dir(0).targets;
+        auto up = std::find_if(targets.begin(), targets.end(),
+                               [](const Target& t) { return t.mean_us == 100000.0; });
+        QVERIFY(up != targets.end());
+        QVERIFY2(std::abs(up->since_ns - step_up_ns.back()) < 50'000'000,
+                 qPrintable(QString("target from %1 ns, step in force at %2 ns")
+                                .arg(up->since_ns)
+                                .arg(step_up_ns.back())));
+    }
+    // The sliders follow the step (the strip reloads the link at each scenario_step).
+    QTRY_COMPARE_WITH_TIMEOUT(w.link().applied()["a_to_b"]["mean_delay_us"].get<double>(), 100000.0,
+                              kTimeout);
+
+    // Pause: the position holds over three more stats messages.
+    strip->pause();
+    QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "paused", kTimeout);
+    const double held = tl.positionS();
+    const int s0 = stats;
+    QTRY_VERIFY_WITH_TIMEOUT(stats >= s0 + 3, kTimeout);
+    QCOMPARE(tl.positionS(), held);
+    QCOMPARE(tl.state(), std::string("paused"));
+
+    // Seek while paused: the position jumps there and the link is the one at that time.
+    strip->seek(25.0);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(tl.positionS() - 25.0) < 1e-3, kTimeout);
+    QCOMPARE(tl.state(), std::string("paused"));
+    QTRY_COMPARE_WITH_TIMEOUT(mean_us("a_to_b"), 10000.0, kTimeout);
+    strip->seek(15.0);
+    QTRY_VERIFY_WITH_TIMEOUT(std::abs(tl.positionS() - 15.0) < 1e-3, kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(mean_us("a_to_b"), 100000.0, kTimeout);
+    // the cursor is drawn there
+    QCOMPARE(strip->view()->cursorS(), tl.positionS());
+
+    // A slider moved while it plays pauses it; the value set holds.
+    strip->play();
+    QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "playing", kTimeout);
+    w.link().setField(0, "jitter_us", 1000);
+    QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "paused", kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        ask(control_.toStdString(), "get_link")["a_to_b"]["jitter_us"].get<double>(), 1000.0,
+        kTimeout);
+
+    strip->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "stopped", kTimeout);
 }
 
 // The paper's Fig. 1, live: the same mean and jitter both ways, A→B correlated and B→A

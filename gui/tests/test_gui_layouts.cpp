@@ -16,10 +16,12 @@
 #include "chart_renderer.hpp"
 #include "charts_panel.hpp"
 #include "fake_linkemd.hpp"
+#include "linkem/scenario_file.hpp"
 #include "main_window.hpp"
 #include "param_control.hpp"
 #include "probes.hpp"
 #include "readouts.hpp"
+#include "scenario_strip.hpp"
 #include "stage_strip.hpp"
 
 using namespace linkem;
@@ -92,6 +94,30 @@ void LayoutTest::layoutsAreComplete() {
     QCOMPARE(w.layoutName(), layout);
     // Data in every chart and readout, and the warnings a busy machine gives.
     QTRY_VERIFY_WITH_TIMEOUT(w.link().valid(), kTimeout);
+    // A scenario loaded and playing: the strip under the charts, with the built-in that
+    // touches the most parameters.
+    std::optional<Scenario> most;
+    std::size_t lanes = 0;
+    for (const auto& b : builtin_scenarios()) {
+        ScenarioTimeline t;
+        const auto s = builtin_scenario(b.name);
+        QVERIFY(s);
+        QVERIFY(t.setStatus(json{{"loaded", true}, {"scenario", scenario_to_json(*s)}},
+                            fake_->link(), 2));
+        if (t.lanes().size() > lanes) {
+            lanes = t.lanes().size();
+            most = s;
+        }
+    }
+    QVERIFY(most);
+    w.scenarioStrip()->showStatus(json{{"loaded", true},
+                                       {"name", most->name},
+                                       {"state", "playing"},
+                                       {"position_s", 12.5},
+                                       {"duration_s", static_cast<double>(most->duration) / 1e9},
+                                       {"step", 1},
+                                       {"scenario", scenario_to_json(*most)}});
+    QVERIFY(w.scenarioStrip()->isVisible());
     for (int i = 0; i < 5; ++i)
         for (const char* dir : {"a_to_b", "b_to_a"})
             fake_->queue_event(proto::Event{
@@ -117,6 +143,15 @@ void LayoutTest::layoutsAreComplete() {
     QCOMPARE(w.size(), size);
 
     QStringList problems = windowTextProblems(&w);
+    // the strip's timeline has room for three rows or more (all if fewer), 12 pixels each
+    ScenarioTimelineView* view = w.scenarioStrip()->view();
+    const int rows = view->rowsShown();
+    const int row_px = (view->height() - view->fontMetrics().height() - 8) / std::max(1, rows);
+    if (rows < std::min(3, view->rows()) || row_px < 12)
+        problems << QString("the scenario strip shows %1 of %2 rows, %3 pixels each")
+                        .arg(rows)
+                        .arg(view->rows())
+                        .arg(row_px);
     if (const QByteArray dir = qgetenv("LINKEM_GUI_LAYOUT_SHOTS"); !dir.isEmpty()) {
         QDir().mkpath(QString::fromLocal8Bit(dir));
         w.grab().save(QString("%1/%2-%3x%4.png")
@@ -127,13 +162,15 @@ void LayoutTest::layoutsAreComplete() {
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));
 
     if (layout == "stage") {
-        // The delay lanes take at least half the window; both are shown, one per direction.
+        // The delay lanes take at least half the window (with the scenario strip under them,
+        // the lanes and the strip); both are shown, one per direction.
         int lanes = 0;
         for (const char* name : {"delay.a_to_b", "delay.b_to_a"}) {
             QWidget* v = w.charts()->renderer(name)->view();
             QVERIFY(v->isVisible());
             lanes += v->width() * v->height();
         }
+        lanes += w.scenarioStrip()->width() * w.scenarioStrip()->height();
         const double share = static_cast<double>(lanes) / (size.width() * size.height());
         QVERIFY2(
             share >= 0.5,

@@ -11,6 +11,7 @@
 #include "link_history.hpp"
 #include "link_match.hpp"
 #include "linkem/protocol.hpp"
+#include "scenario_timeline.hpp"
 #include "slider_scale.hpp"
 #include "telemetry_model.hpp"
 
@@ -309,4 +310,98 @@ TEST(GuiModel, PresetMatchingIgnoresSeeds) {
     EXPECT_EQ(u["b_to_a"]["strategy"], "uncorrelated");
     EXPECT_EQ(u["b_to_a"]["jitter_us"], u["a_to_b"]["jitter_us"]);
     EXPECT_FALSE(u["a_to_b"].contains("seed"));
+}
+
+// The scenario strip's model: one lane per parameter the scenario touches (both directions
+// in one lane when they are the same), steps as two points at one time, a ramp as a slope;
+// while playing, the delay targets at each step's data-plane time (origin + at) and along a
+// ramp every ramp_every_ns, each once.
+TEST(GuiModel, ScenarioTimelineLanesAndTargetsAtStepTimes) {
+    const json scenario = json::parse(R"({"name": "t", "duration_s": 30, "steps": [
+        {"at_s": 0, "set": {"mean_delay_us": 10000, "jitter_us": 0}},
+        {"at_s": 10, "set": {"mean_delay_us": 100000}},
+        {"at_s": 20, "until_s": 25, "ramp": {"b_to_a": {"mean_delay_us": 20000}}}]})");
+    LinkConfig base;
+    base.a_to_b.mean_delay = 5 * kMs;
+    base.b_to_a = base.a_to_b;
+    ScenarioTimeline tl;
+    json r = {{"loaded", true},     {"name", "t"}, {"state", "stopped"},  {"position_s", 0.0},
+              {"duration_s", 30.0}, {"step", -1},  {"scenario", scenario}};
+    std::string err;
+    ASSERT_TRUE(tl.setStatus(r, base, 2, &err)) << err;
+    ASSERT_TRUE(tl.loaded());
+    // mean_delay_us differs per direction (the ramp is B→A's): two lanes; jitter one lane.
+    std::vector<std::string> lanes;
+    for (const auto& l : tl.lanes())
+        lanes.push_back(l.key + "/" + std::to_string(l.dir));
+    EXPECT_EQ(lanes,
+              (std::vector<std::string>{"mean_delay_us/0", "mean_delay_us/1", "jitter_us/-1"}));
+    const auto& a = tl.lanes()[0].points;
+    // A→B: 10 ms until 10 s, then 100 ms (a vertical step: two points at 10 s)
+    EXPECT_EQ(a.front(), (std::pair<double, double>{0.0, 10000.0}));
+    EXPECT_EQ(a.back(), (std::pair<double, double>{30.0, 100000.0}));
+    EXPECT_DOUBLE_EQ(tl.lanes()[0].lo, 10000.0);
+    EXPECT_DOUBLE_EQ(tl.lanes()[0].hi, 100000.0);
+    // B→A: the ramp from 100 ms at 20 s to 20 ms at 25 s
+    const auto& b = tl.lanes()[1].points;
+    auto at = [&](double t) {
+        for (std::size_t i = 0; i + 1 < b.size(); ++i)
+            if (b[i].first == t) return b[i + 1].first == t ? b[i + 1].second : b[i].second;
+        return -1.0;
+    };
+    EXPECT_DOUBLE_EQ(at(20.0), 100000.0);
+    EXPECT_DOUBLE_EQ(b.back().second, 20000.0);
+
+    // Playing from origin 1000 s: the targets come at origin + 10 s exactly, and along the
+    // ramp every 100 ms; a second call for the same time gives nothing again.
+    const std::int64_t origin = 1000 * kNsPerSec;
+    r["state"] = "playing";
+    r["origin_ns"] = origin;
+    ASSERT_TRUE(tl.setStatus(r, base, 2));
+    std::vector<std::pair<std::int64_t, double>> got;  // (time, A→B mean us)
+    std::vector<double> b_means;
+    auto take = [&](std::int64_t t, const LinkConfig& l) {
+        got.emplace_back(t, static_cast<double>(l.a_to_b.mean_delay) / 1e3);
+        b_means.push_back(static_cast<double>(l.b_to_a.mean_delay) / 1e3);
+    };
+    tl.changesUntil(origin + 1 * kNsPerSec, 100 * kMs, take);  // the first: where it is
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], (std::pair<std::int64_t, double>{origin + kNsPerSec, 10000.0}));
+    tl.changesUntil(origin + 15 * kNsPerSec, 100 * kMs, take);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[1], (std::pair<std::int64_t, double>{origin + 10 * kNsPerSec, 100000.0}));
+    tl.changesUntil(origin + 15 * kNsPerSec, 100 * kMs, take);
+    EXPECT_EQ(got.size(), 2u);
+    tl.changesUntil(origin + 29 * kNsPerSec, 100 * kMs, take);
+    // the ramp: 20 s, then every 100 ms up to its end at 25 s (50 more)
+    EXPECT_EQ(got.size(), 2u + 1u + 50u);
+    EXPECT_EQ(got[2].first, origin + 20 * kNsPerSec);
+    EXPECT_EQ(got.back().first, origin + 25 * kNsPerSec);
+    EXPECT_DOUBLE_EQ(b_means.back(), 20000.0);
+    for (std::size_t i = 3; i < b_means.size(); ++i)
+        EXPECT_LT(b_means[i], b_means[i - 1]);
+
+    // The chart store takes them at their times: the band's step is at origin + 10 s.
+    ChartStore store;
+    for (const auto& [t, mean] : got) {
+        LinkConfig l = base;
+        l.a_to_b.mean_delay = static_cast<DurationNs>(mean * 1e3);
+        l.b_to_a = l.a_to_b;
+        store.setLinkAt(l, 2, t);
+    }
+    ASSERT_EQ(store.dir(0).targets.size(), 2u);  // 10 ms, then 100 ms (repeats merged)
+    EXPECT_EQ(store.dir(0).targets[1].since_ns, origin + 10 * kNsPerSec);
+    EXPECT_DOUBLE_EQ(store.dir(0).targets[1].mean_us, 100000.0);
+    // an earlier time replaces what came after it (a seek back)
+    LinkConfig l = base;
+    l.a_to_b.mean_delay = 50 * kMs;
+    l.b_to_a = l.a_to_b;
+    store.setLinkAt(l, 2, origin + 5 * kNsPerSec);
+    ASSERT_EQ(store.dir(0).targets.size(), 2u);
+    EXPECT_EQ(store.dir(0).targets[1].since_ns, origin + 5 * kNsPerSec);
+
+    // not loaded: cleared
+    ASSERT_TRUE(tl.setStatus(json{{"loaded", false}, {"state", "stopped"}}, base, 2));
+    EXPECT_FALSE(tl.loaded());
+    EXPECT_TRUE(tl.lanes().empty());
 }
