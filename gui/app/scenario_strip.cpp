@@ -30,6 +30,19 @@ constexpr std::int64_t kRampEveryNs = 100'000'000;  // the band follows a ramp i
 const QColor kLaneColors[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
                               QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
 
+// A key as the Link panel labels it (direction_panel.cpp); other keys as they are.
+QString label(const std::string& key) {
+    static const std::pair<const char*, const char*> kLabels[] = {
+        {"mean_delay_us", "Mean delay"}, {"jitter_us", "Jitter"},
+        {"half_life_us", "Half-life"},   {"rate_bps", "Rate"},
+        {"loss_probability", "Loss"},    {"ge_p", "p: good→bad"},
+        {"ge_r", "r: bad→good"},         {"ge_loss_good", "loss in good"},
+        {"ge_loss_bad", "loss in bad"}};
+    for (const auto& [k, l] : kLabels)
+        if (key == k) return QString::fromUtf8(l);
+    return QString::fromStdString(key);
+}
+
 // A value in its key's unit, for people: microseconds as ms, bit/s as Mbit/s.
 QString shown(const std::string& key, double v) {
     auto ends = [&](const char* s) {
@@ -209,9 +222,7 @@ void ScenarioTimelineView::paintEvent(QPaintEvent*) {
         const int vw = lfm.horizontalAdvance(value);
         p.setPen(c);
         const int ty = static_cast<int>(top + lh / 2 + lfm.ascent() / 2.0 - 1);
-        p.drawText(
-            4, ty,
-            lfm.elidedText(QString::fromStdString(key), Qt::ElideMiddle, r.left() - 16 - vw));
+        p.drawText(4, ty, lfm.elidedText(label(key), Qt::ElideMiddle, r.left() - 16 - vw));
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(4, static_cast<int>(top), r.left() - 8, static_cast<int>(lh)),
                    Qt::AlignRight | Qt::AlignVCenter, value);
@@ -468,7 +479,10 @@ void ScenarioStrip::onTelemetry(const QString& topic, const json& body) {
         const std::string kind = body.value("kind", std::string());
         if (kind == "scenario") refreshStatus();
         // the sliders show the values in force (steps publish no parameter generation)
-        if (kind == "scenario_step") sync_.reload();
+        if (kind == "scenario_step") {
+            sync_.reload();
+            model_.readouts().stepAt(body.value("step_t_ns", std::int64_t{0}));
+        }
     }
 }
 

@@ -21,6 +21,13 @@ void ReadoutModel::setLink(const LinkConfig& link, unsigned directions, std::uin
         if (generation > since_[d].generation) restart(static_cast<int>(d), generation);
 }
 
+void ReadoutModel::stepAt(std::int64_t t_ns) {
+    for (unsigned d = 0; d < 2; ++d) {
+        restart(static_cast<int>(d), since_[d].generation);
+        since_[d].after_ns = t_ns;
+    }
+}
+
 void ReadoutModel::restart(int d, std::uint64_t generation) {
     since_[d] = Since{};
     since_[d].generation = generation;
@@ -39,8 +46,9 @@ void ReadoutModel::addDelay(const proto::DelayMessage& msg) {
         const bool interval = j.end_ns > 0 || j.delay.count > 0;
         if (!s.started) {
             // The first interval of the generation may hold packets of the one before: what
-            // follows its end is all of this generation.
-            if (!interval) continue;
+            // follows its end is all of this generation (after a scenario's step: the
+            // interval that holds the step, and what follows it).
+            if (!interval || j.end_ns < s.after_ns) continue;
             s.started = true;
             s.from_ns = s.got.from_ns = s.got.to_ns = j.end_ns;
             continue;

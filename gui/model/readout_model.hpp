@@ -52,6 +52,9 @@ class ReadoutModel {
 
     void setWindow(double seconds) { window_ns_ = static_cast<std::int64_t>(seconds * 1e9); }
     void setLink(const LinkConfig& link, unsigned directions, std::uint64_t generation);
+    /// A scenario's step at t_ns (linkemd's clock) changed the link without a new generation:
+    /// "since change" starts again after the interval that holds the step.
+    void stepAt(std::int64_t t_ns);
     /// After the store took them.
     void addDelay(const proto::DelayMessage& msg);
     void addStats(const LinkStats& stats);
@@ -64,7 +67,8 @@ class ReadoutModel {
   private:
     struct Since {
         std::uint64_t generation = 0;
-        bool started = false;  // an interval of `generation` ended: what follows is all of it
+        bool started = false;       // an interval of `generation` ended: what follows is all of it
+        std::int64_t after_ns = 0;  // a scenario step: the interval ending at or after it
         std::int64_t from_ns = 0;
         Achieved got;
         // counters when the generation was first seen in stats

@@ -37,6 +37,7 @@ class TelemetryModel {
     const ChartStore& store() const { return store_; }
     ChartStore& store() { return store_; }
     const ReadoutModel& readouts() const { return readouts_; }
+    ReadoutModel& readouts() { return readouts_; }
     EventLog& events() { return events_; }
     const EventLog& events() const { return events_; }
     const std::optional<LinkStats>& lastStats() const { return last_stats_; }

@@ -182,6 +182,28 @@ TEST(GuiModel, ReadoutsSinceChangeLeaveTheLinkBeforeOut) {
     EXPECT_GT(r.window.emulated.sd(), 20e6);
 }
 
+// A scenario's step changes the link without a new generation: "since change" starts again
+// after the interval that holds the step (here at 1.025 s, in the interval 1.0-1.05 s).
+TEST(GuiModel, ReadoutsSinceChangeStartAgainAtAScenarioStep) {
+    TelemetryModel m;
+    m.setLink(link(10, 0), 2, 1);
+    std::uint64_t seq = 0;
+    std::int64_t t = 0;
+    for (int i = 0; i < 20; ++i, t += 50 * kMs)
+        m.add("delay", delayMessage(t, t + 50 * kMs, 10e6, 1e3, 1, seq++), 0);
+    EXPECT_NEAR(m.readouts().get(0).since_change.emulated.mean(), 10e6, 1);
+    m.readouts().stepAt(t + 25 * kMs);
+    EXPECT_EQ(m.readouts().get(0).since_change.emulated.count, 0u);
+    m.add("delay", delayMessage(t, t + 50 * kMs, 55e6, 45e6, 1, seq++), 0);  // holds the step
+    t += 50 * kMs;
+    for (int i = 0; i < 10; ++i, t += 50 * kMs)
+        m.add("delay", delayMessage(t, t + 50 * kMs, 100e6, 1e3, 1, seq++), 0);
+    const DirectionReadout r = m.readouts().get(1);
+    EXPECT_EQ(r.generation, 1u);
+    EXPECT_EQ(r.since_change.emulated.count, 10u * 1000u);
+    EXPECT_NEAR(r.since_change.emulated.mean(), 100e6, 1);
+}
+
 TEST(GuiModel, ReadoutsWithoutGenerationTagsFollowTheStats) {
     // A linkemd that does not tag its intervals: the newest stats message's generation.
     TelemetryModel m;
