@@ -1,14 +1,45 @@
 #!/usr/bin/env bash
-# Takes docs/figures/linkem-gui.png: linkem-gui connected to `linkemd --demo` (virtual
-# ports, built-in traffic) with data flowing, on a real X server (Xvfb), by the end-to-end
-# test (gui/tests/test_gui_e2e.cpp), which grabs the main window after ~15 s of data.
-#   scripts/gui-screenshot.sh [build-dir] [output.png]
+# Takes docs/figures/linkem-gui.png (desk layout) and docs/figures/linkem-gui-stage.png
+# (stage layout, `linkem-gui --projector`): the real linkem-gui on a real X server (Xvfb,
+# WIDTHxHEIGHT, default 1920x1080) connected to `linkemd --demo`, its window the screen's
+# size, ~22 s into the built-in scenario SCENARIO (default step-response).
+#   scripts/gui-screenshot.sh [build-dir] [WIDTHxHEIGHT] [SCENARIO] [output-dir]
+# Needs Xvfb, xdotool and ImageMagick's import.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-out=${2:-docs/figures/linkem-gui.png}
-mkdir -p "$(dirname "$out")"
-cmake --build "$build" --target test_gui_e2e
-LINKEM_GUI_SCREENSHOT="$(realpath -m "$out")" QT_QPA_PLATFORM=xcb \
-  xvfb-run -a -s '-screen 0 1600x1000x24' "$build/gui/tests/test_gui_e2e"
-echo "wrote $out"
+size=${2:-1920x1080}
+scenario=${3:-step-response}
+out=${4:-docs/figures}
+for tool in Xvfb xdotool import; do
+  command -v "$tool" >/dev/null ||
+    { echo "gui-screenshot.sh: needs $tool (apt-get install xvfb xdotool imagemagick)" >&2; exit 1; }
+done
+w=${size%x*} h=${size#*x}
+control=tcp://127.0.0.1:47730 telemetry=tcp://127.0.0.1:47731
+display=:97
+mkdir -p "$out"
+Xvfb "$display" -screen 0 "${size}x24" >/dev/null 2>&1 & xvfb=$!
+"$build/backend/linkemd/linkemd" --demo --control "$control" --telemetry "$telemetry" \
+  >/dev/null 2>&1 & linkemd=$!
+trap 'kill $linkemd $xvfb 2>/dev/null || true' EXIT
+sleep 6
+ctl() { "$build/backend/ctl/linkemctl" --control "$control" "$@" >/dev/null; }
+for layout in desk projector; do
+  DISPLAY=$display QT_QPA_PLATFORM=xcb "$build/gui/linkem-gui" --control "$control" \
+    --telemetry "$telemetry" "--$layout" >/dev/null 2>&1 & gui=$!
+  sleep 4
+  for win in $(DISPLAY=$display xdotool search --onlyvisible --name linkem 2>/dev/null); do
+    DISPLAY=$display xdotool windowmove "$win" 0 0 windowsize "$win" "$w" "$h"
+  done
+  sleep 1
+  ctl scenario play "$scenario"
+  sleep 22
+  name=linkem-gui.png
+  [[ $layout == projector ]] && name=linkem-gui-stage.png
+  DISPLAY=$display import -window root "$out/$name"
+  echo "wrote $out/$name"
+  ctl scenario stop
+  kill "$gui"
+  sleep 1
+done

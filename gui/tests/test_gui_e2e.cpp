@@ -6,8 +6,8 @@
 // every text whole.
 //
 // With LINKEM_GUI_SCREENSHOT=FILE.png set, the test also saves the main window (desk,
-// 1920x1080) and FILE-<layout>-<size>.png of each layout checked (scripts/gui-screenshot.sh
-// runs it under Xvfb).
+// 1920x1080) and FILE-<layout>-<size>.png of each layout checked (ctest sets it under Xvfb;
+// the documentation's screenshots come from the real app: scripts/gui-screenshot.sh).
 #include <algorithm>
 #include <cmath>
 
