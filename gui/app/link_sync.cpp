@@ -2,6 +2,17 @@
 
 namespace linkem::gui {
 
+bool linkOf(const nlohmann::json& applied, LinkConfig& out) {
+    try {
+        out.a_to_b = link_params_from_json(applied.at("a_to_b"));
+        out.b_to_a =
+            applied.contains("b_to_a") ? link_params_from_json(applied["b_to_a"]) : out.a_to_b;
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 using nlohmann::json;
 
 LinkSync::LinkSync(Client& client, QObject* parent) : QObject(parent), client_(client) {

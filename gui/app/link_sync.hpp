@@ -20,6 +20,10 @@
 
 namespace linkem::gui {
 
+/// The link in force (a get_link reply or params_applied body) as LinkConfig (b_to_a as
+/// a_to_b in single-port mode); false when it cannot be read.
+bool linkOf(const nlohmann::json& applied, LinkConfig& out);
+
 using proto::kDirectionKeys;
 
 class LinkSync : public QObject {

@@ -43,19 +43,6 @@ std::int64_t wallMs() {
     return QDateTime::currentMSecsSinceEpoch();
 }
 
-// The link in force as LinkConfig (b_to_a as a_to_b in single-port mode); false when it
-// cannot be read.
-bool linkOf(const json& applied, LinkConfig& out) {
-    try {
-        out.a_to_b = link_params_from_json(applied.at("a_to_b"));
-        out.b_to_a =
-            applied.contains("b_to_a") ? link_params_from_json(applied["b_to_a"]) : out.a_to_b;
-        return true;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 QScrollArea* scrolled(QWidget* w, QWidget* parent) {
     auto* s = new QScrollArea(parent);
     s->setWidgetResizable(true);

@@ -63,16 +63,6 @@ QString timeText(double s) {
     return QString::number(s, 'f', s < 10 ? 1 : 0) + " s";
 }
 
-bool baseLink(const json& applied, LinkConfig& out) {
-    try {
-        out.a_to_b = link_params_from_json(applied.at("a_to_b"));
-        out.b_to_a =
-            applied.contains("b_to_a") ? link_params_from_json(applied["b_to_a"]) : out.a_to_b;
-        return true;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
 }  // namespace
 
 // ----------------------------------------------------------------------------- the view
@@ -440,7 +430,7 @@ void ScenarioStrip::refreshStatus() {
 void ScenarioStrip::showStatus(const json& result) {
     const bool was = timeline_.loaded();
     LinkConfig base;
-    if (!baseLink(sync_.applied(), base)) base = LinkConfig{};
+    if (!linkOf(sync_.applied(), base)) base = LinkConfig{};
     std::string err;
     if (!timeline_.setStatus(
             result, base,
