@@ -38,7 +38,7 @@ double niceStep(double range, int ticks) {
     return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
 }
 
-void setRange(QValueAxis* axis, double lo, double hi, bool from_zero, int ticks) {
+void setRange(QValueAxis* axis, double lo, double hi, bool from_zero, int ticks, bool beside_time) {
     if (!std::isfinite(lo) || !std::isfinite(hi)) {
         lo = 0;
         hi = 1;
@@ -58,6 +58,21 @@ void setRange(QValueAxis* axis, double lo, double hi, bool from_zero, int ticks)
     const double step = niceStep(hi - lo, ticks);
     lo = std::floor(lo / step + 1e-9) * step;
     hi = std::ceil(hi / step - 1e-9) * step;
+    if (beside_time) {
+        // Ticks at lo + k step from an edge a quarter of a step lower; the interval changes
+        // before a wider range and after a narrower one (as in setTimeRange).
+        const bool first = axis->tickType() != QValueAxis::TicksDynamic;
+        axis->setTickType(QValueAxis::TicksDynamic);
+        axis->setTickAnchor(lo);
+        if (first || step >= axis->tickInterval()) {
+            axis->setTickInterval(step);
+            axis->setRange(lo - 0.25 * step, hi);
+        } else {
+            axis->setRange(lo - 0.25 * step, hi);
+            axis->setTickInterval(step);
+        }
+        return;
+    }
     // lo and hi are multiples of step: fixed ticks fall on the nice numbers
     axis->setTickType(QValueAxis::TicksFixed);
     axis->setRange(lo, hi);

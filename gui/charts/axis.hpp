@@ -26,7 +26,11 @@ double niceStep(double range, int ticks);
 
 /// The axis spans lo..hi (padded a little, never below 0 when from_zero or when lo >= 0)
 /// with `ticks` (about) intervals at multiples of a nice step.
-void setRange(QValueAxis* axis, double lo, double hi, bool from_zero, int ticks = 5);
+/// beside_time: the axis stands beside a time axis (setTimeRange) whose leftmost label may
+/// sit at the plot's left edge; the range then starts a quarter of a tick interval below the
+/// lowest tick, so that tick's label clears the time axis' labels.
+void setRange(QValueAxis* axis, double lo, double hi, bool from_zero, int ticks = 5,
+              bool beside_time = false);
 
 /// A time axis: exactly x0..x1 (seconds), ticks at multiples of a nice number of seconds,
 /// about `ticks` of them.

@@ -251,7 +251,7 @@ void DelayChart::drawAll(const RedrawFrame& f) {
     commit(batch, [&] {
         setTimeRange(x_, f.seconds(f.lo), f.seconds(f.hi), xt);
         if (any)
-            setRange(y_, ymin / du.div, ymax / du.div, false, yt);
+            setRange(y_, ymin / du.div, ymax / du.div, false, yt, true);
         else
             y_->setRange(0, 1);
     });

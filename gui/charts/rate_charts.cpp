@@ -123,7 +123,7 @@ void ThroughputChart::drawAll(const RedrawFrame& f) {
     const int xt = xTicks(), yt = yTicks();
     commit(batch, [&] {
         setTimeRange(x_, f.seconds(f.lo), f.seconds(f.hi), xt);
-        setRange(y_, 0, std::max(tmax / tu.div, 1e-9), true, yt);
+        setRange(y_, 0, std::max(tmax / tu.div, 1e-9), true, yt, true);
     });
     div_ = tu.div;
     y_->setTitleText(tu.name);  // the chart's title says what it is
@@ -233,7 +233,7 @@ void DropsChart::drawAll(const RedrawFrame& f) {
     const int xt = xTicks(), yt = yTicks();
     commit(batch, [&] {
         setTimeRange(x_, f.seconds(f.lo), f.seconds(f.hi), xt);
-        setRange(y_, 0, std::max(dmax, 1.0), true, yt);
+        setRange(y_, 0, std::max(dmax, 1.0), true, yt, true);
     });
     for (int d = 0; d < 2; ++d)
         for (int c = 0; c < 4; ++c) {
