@@ -625,18 +625,15 @@ Options build_options(const CommandLine& cl) {
     control_section(cl, file, src, o);
     traffic_section(cl, file, src, o);
     link_section(cl, file, src, n_dirs, o.dataplane);
-    // The trace limiter is each worker's own: with N workers each would deliver the whole
-    // trace. Refused here, before DPDK starts (the data plane refuses it too).
-    if (const unsigned q = dp::queues_per_port(o.dataplane.workers); q > 1)
-        for (unsigned k = 0; k < n_dirs; ++k)
-            if ((k == 0 ? o.dataplane.link.a_to_b : o.dataplane.link.b_to_a).limiter ==
-                Limiter::trace)
-                throw UsageError(std::string(kDirectionKeys[k]) +
-                                 ": limiter 'trace' works with one worker per direction, not "
-                                 "--workers " +
-                                 std::to_string(q) +
-                                 " (each worker would deliver the whole trace); allowed: "
-                                 "--workers 1 or shared, or the spacer");
+    // What the data plane refuses for its workers, refused here before DPDK starts.
+    for (unsigned k = 0; k < n_dirs; ++k) {
+        try {
+            dp::refuse_unshared(k == 0 ? o.dataplane.link.a_to_b : o.dataplane.link.b_to_a,
+                                dp::queues_per_port(o.dataplane.workers));
+        } catch (const ParamError& e) {
+            throw UsageError(std::string(kDirectionKeys[k]) + ": " + e.field() + " " + e.message());
+        }
+    }
     if (!o.mbufs_given)
         o.dataplane.mbufs =
             dp::default_mbufs(o.dataplane.link, n_dirs, dp::queues_per_port(o.dataplane.workers));

@@ -33,6 +33,14 @@ unsigned queues_per_port(Workers w) {
     return w.shared ? 1 : w.per_direction;
 }
 
+void refuse_unshared(const LinkParams& p, unsigned queues) {
+    if (p.limiter == Limiter::trace && queues > 1)
+        throw ParamError("limiter",
+                         "'trace' works with one worker per direction (its trace is not shared "
+                         "between workers, each would deliver all of it); run with --workers 1 "
+                         "or shared, or use the spacer");
+}
+
 Workers default_workers(unsigned cpus) {
     return cpus < 4 ? Workers{.shared = true} : Workers{.shared = false, .per_direction = 1};
 }

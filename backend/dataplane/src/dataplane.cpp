@@ -246,18 +246,6 @@ struct Dataplane::Impl {
     }
 };
 
-namespace {
-// The trace limiter is each Emulator's own: several workers of a direction would each
-// deliver the whole trace.
-void refuse_unshared(const LinkParams& p, unsigned workers) {
-    if (p.limiter == Limiter::trace && workers > 1)
-        throw ParamError("limiter",
-                         "'trace' works with one worker per direction (its trace is not shared "
-                         "between workers, each would deliver all of it); run with --workers 1 "
-                         "or shared, or use the spacer");
-}
-}  // namespace
-
 Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     : impl_(std::make_unique<Impl>(eal, std::move(config))) {
     Impl& m = *impl_;

@@ -52,6 +52,9 @@ std::string to_string(Workers w);
 unsigned worker_lcores_needed(Workers w, unsigned directions);
 /// Queues per port (receive and transmit alike).
 unsigned queues_per_port(Workers w);
+/// Throws ParamError("limiter", ...) when p cannot run on `queues` workers a direction: the
+/// trace limiter is each worker's own, so several would each deliver the whole trace.
+void refuse_unshared(const LinkParams& p, unsigned queues);
 /// "shared" below 4 usable CPUs, else one per direction.
 Workers default_workers(unsigned cpus);
 
