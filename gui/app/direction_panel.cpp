@@ -103,13 +103,13 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     };
     addCombo(form, "strategy", schema, "S&trategy");
     addCombo(form, "distribution", schema, "D&istribution");
-    add_param("mean_delay_us", true, form, "&Mean delay");
-    add_param("jitter_us", true, form, "&Jitter");
-    add_param("half_life_us", true, form, "&Half-life");
+    add_param("mean_delay_us", true, form, paramLabel("mean_delay_us", true));
+    add_param("jitter_us", true, form, paramLabel("jitter_us", true));
+    add_param("half_life_us", true, form, paramLabel("half_life_us", true));
     addCombo(form, "limiter", schema, "Limiter (&bandwidth)");
-    add_param("rate_bps", true, form, "&Rate");
+    add_param("rate_bps", true, form, paramLabel("rate_bps", true));
     addCombo(form, "loss_model", schema, "Loss m&odel");
-    bernoulli_ = add_param("loss_probability", true, form, "&Loss");
+    bernoulli_ = add_param("loss_probability", true, form, paramLabel("loss_probability", true));
 
     ge_box_ = new QWidget(this);
     auto* ge_form = new QFormLayout(ge_box_);
@@ -145,10 +145,10 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     ge_form->addRow(ge_note_);
     connect(ge_loss_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
     connect(ge_burst_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
-    add_param("ge_p", false, ge_form, "p: good→bad");
-    add_param("ge_r", false, ge_form, "r: bad→good");
-    add_param("ge_loss_good", false, ge_form, "loss in good");
-    add_param("ge_loss_bad", false, ge_form, "loss in bad");
+    add_param("ge_p", false, ge_form, paramLabel("ge_p", true));
+    add_param("ge_r", false, ge_form, paramLabel("ge_r", true));
+    add_param("ge_loss_good", false, ge_form, paramLabel("ge_loss_good", true));
+    add_param("ge_loss_bad", false, ge_form, paramLabel("ge_loss_bad", true));
     auto* ge_label = new QLabel("Gilbert-Elliott", this);
     form->addRow(ge_label, ge_box_);
     ge_box_->setProperty("ge_label", QVariant::fromValue<QObject*>(ge_label));

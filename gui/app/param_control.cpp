@@ -11,6 +11,18 @@
 
 namespace linkem::gui {
 
+QString paramLabel(const std::string& key, bool mnemonic) {
+    static const std::pair<const char*, const char*> kLabels[] = {
+        {"mean_delay_us", "&Mean delay"}, {"jitter_us", "&Jitter"},
+        {"half_life_us", "&Half-life"},   {"rate_bps", "&Rate"},
+        {"loss_probability", "&Loss"},    {"ge_p", "p: good→bad"},
+        {"ge_r", "r: bad→good"},          {"ge_loss_good", "loss in good"},
+        {"ge_loss_bad", "loss in bad"}};
+    for (const auto& [k, l] : kLabels)
+        if (key == k) return mnemonic ? QString::fromUtf8(l) : QString::fromUtf8(l).remove('&');
+    return QString::fromStdString(key);
+}
+
 using nlohmann::json;
 
 DisplayUnit DisplayUnit::forUnit(const std::string& unit) {

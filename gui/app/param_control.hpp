@@ -21,6 +21,10 @@ class QDoubleSpinBox;
 
 namespace linkem::gui {
 
+/// A link parameter's label in the GUI ("Mean delay" for mean_delay_us; the key itself for
+/// keys without one); `mnemonic`: with its keyboard accelerator ("&Mean delay").
+QString paramLabel(const std::string& key, bool mnemonic = false);
+
 /// How a key's value is shown: the schema's unit scaled for people (us -> ms, bit/s ->
 /// Mbit/s); the JSON key and its unit stay those of the config file.
 struct DisplayUnit {

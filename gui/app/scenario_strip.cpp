@@ -19,6 +19,7 @@
 #include "link_sync.hpp"
 #include "linkem/protocol.hpp"
 #include "linkem/scenario_file.hpp"
+#include "param_control.hpp"
 #include "telemetry_model.hpp"
 
 namespace linkem::gui {
@@ -29,19 +30,6 @@ namespace {
 constexpr std::int64_t kRampEveryNs = 100'000'000;  // the band follows a ramp in 100 ms steps
 const QColor kLaneColors[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
                               QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
-
-// A key as the Link panel labels it (direction_panel.cpp); other keys as they are.
-QString label(const std::string& key) {
-    static const std::pair<const char*, const char*> kLabels[] = {
-        {"mean_delay_us", "Mean delay"}, {"jitter_us", "Jitter"},
-        {"half_life_us", "Half-life"},   {"rate_bps", "Rate"},
-        {"loss_probability", "Loss"},    {"ge_p", "p: good→bad"},
-        {"ge_r", "r: bad→good"},         {"ge_loss_good", "loss in good"},
-        {"ge_loss_bad", "loss in bad"}};
-    for (const auto& [k, l] : kLabels)
-        if (key == k) return QString::fromUtf8(l);
-    return QString::fromStdString(key);
-}
 
 // A value in its key's unit, for people: microseconds as ms, bit/s as Mbit/s.
 QString shown(const std::string& key, double v) {
@@ -212,7 +200,7 @@ void ScenarioTimelineView::paintEvent(QPaintEvent*) {
         const int vw = lfm.horizontalAdvance(value);
         p.setPen(c);
         const int ty = static_cast<int>(top + lh / 2 + lfm.ascent() / 2.0 - 1);
-        p.drawText(4, ty, lfm.elidedText(label(key), Qt::ElideMiddle, r.left() - 16 - vw));
+        p.drawText(4, ty, lfm.elidedText(paramLabel(key), Qt::ElideMiddle, r.left() - 16 - vw));
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(4, static_cast<int>(top), r.left() - 8, static_cast<int>(lh)),
                    Qt::AlignRight | Qt::AlignVCenter, value);
