@@ -99,12 +99,15 @@ std::string text(const json& v) {
 void print_link(const json& r) {
     std::printf("parameters in force (generation %s)\n",
                 text(r.value("params_generation", json(0))).c_str());
-    const bool two = r.contains("b_to_a");
-    std::printf("  %-22s %22s%s\n", "parameter", "a_to_b", two ? "                 b_to_a" : "");
+    const char* const* keys = kDirectionKeys;
+    const bool two = r.contains(keys[1]);
+    std::printf("  %-22s %22s", "parameter", keys[0]);
+    if (two) std::printf(" %22s", keys[1]);
+    std::printf("\n");
     for (const LinkParamFlag& f : link_param_flags()) {
-        const std::string a = r["a_to_b"].contains(f.key) ? text(r["a_to_b"][f.key]) : "?";
+        const std::string a = r[keys[0]].contains(f.key) ? text(r[keys[0]][f.key]) : "?";
         if (two) {
-            const std::string b = r["b_to_a"].contains(f.key) ? text(r["b_to_a"][f.key]) : "?";
+            const std::string b = r[keys[1]].contains(f.key) ? text(r[keys[1]][f.key]) : "?";
             std::printf("  %-22s %22s %22s\n", f.key.c_str(), a.c_str(), b.c_str());
         } else {
             std::printf("  %-22s %22s\n", f.key.c_str(), a.c_str());
@@ -216,7 +219,7 @@ int stats(const Settings& s) {
         print_json(r);
         return kOk;
     }
-    if (!r.is_object() || !r.contains("a_to_b")) {
+    if (!r.is_object() || !r.contains(kDirectionKeys[0])) {
         std::printf("no counters yet\n");
         return kOk;
     }

@@ -327,15 +327,15 @@ json read_config_file(const CommandLine& cl, const std::string& src) {
                                        "insecure_listen",
                                        "allow_remote_shutdown",
                                        "scenario",
-                                       "a_to_b",
-                                       "b_to_a"};
+                                       kDirectionKeys[0],
+                                       kDirectionKeys[1]};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
                     known.end() &&
                 !link_param_flag(key))
                 throw UsageError(src + ": unknown key '" + key + "'; known: " + join_keys(known) +
                                  ", and the link parameters for both directions: " +
                                  join_keys(std::views::transform(flags, &LinkParamFlag::key)));
-            if ((key == "a_to_b" || key == "b_to_a") && !value.is_object())
+            if (direction_of_key(key) >= 0 && !value.is_object())
                 throw UsageError(src + ": " + key + ": expected an object of link parameters");
         }
         // Files the config names are found from its own directory.
@@ -557,7 +557,7 @@ void link_section(const CommandLine& cl, const json& file, const std::string& sr
                   dp::DataplaneConfig& dc) {
     const std::vector<LinkParamFlag>& flags = link_param_flags();
     if (n_dirs == 1) {
-        if (file.contains("b_to_a"))
+        if (file.contains(kDirectionKeys[1]))
             throw UsageError(src +
                              ": b_to_a: there is no port B (single-port mode has only "
                              "a_to_b); add port_b or remove b_to_a");
@@ -676,8 +676,8 @@ json to_json(const Options& o) {
     j["allow_remote_shutdown"] = co.allow_remote_shutdown;
     if (virtual_ports(o)) j["traffic"] = to_json(o.traffic);
     if (!o.scenario.empty()) j["scenario"] = o.scenario;
-    j["a_to_b"] = to_json(dc.link.a_to_b);
-    if (!dc.port_b.empty()) j["b_to_a"] = to_json(dc.link.b_to_a);
+    j[kDirectionKeys[0]] = to_json(dc.link.a_to_b);
+    if (!dc.port_b.empty()) j[kDirectionKeys[1]] = to_json(dc.link.b_to_a);
     return j;
 }
 

@@ -269,9 +269,12 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     }
     if (auto v = raw.get("--delay-series")) o.series_path = *v;
     if (auto v = raw.get("--direction")) {
-        if (*v != "a_to_b" && *v != "b_to_a")
-            throw UsageError("--direction", "'" + *v + "' is not allowed; allowed: a_to_b, b_to_a");
-        o.direction = *v == "a_to_b" ? 0 : 1;
+        const int d = direction_of_key(*v);
+        if (d < 0)
+            throw UsageError("--direction", "'" + *v + "' is not allowed; allowed: " +
+                                                std::string(kDirectionKeys[0]) + ", " +
+                                                kDirectionKeys[1]);
+        o.direction = static_cast<unsigned>(d);
         o.cfg.stream = o.direction;
     }
     if (auto v = raw.get("--arrivals"))

@@ -77,7 +77,7 @@ QString explainShort(const std::string& key, const std::string& v) {
 DirectionPanel::DirectionPanel(int direction, const QString& title, const json& schema,
                                QWidget* parent)
     : QGroupBox(title, parent), direction_(direction) {
-    setObjectName(direction == 0 ? "a_to_b" : "b_to_a");
+    setObjectName(kDirectionKeys[direction]);
     auto* form = new QFormLayout(this);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->setRowWrapPolicy(QFormLayout::DontWrapRows);

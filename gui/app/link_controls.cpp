@@ -159,7 +159,7 @@ void LinkControls::setEditable(bool connected) {
 void LinkControls::showRefusal(const QString& field, const QString& message) {
     const QString dir = field.section('.', 0, 0);
     const QString key = field.section('.', 1);
-    const int d = dir == "a_to_b" ? 0 : dir == "b_to_a" ? 1 : -1;
+    const int d = direction_of_key(dir.toStdString());
     if (d >= 0 && !key.isEmpty() && d < directions_ && panels_[d]) {
         panels_[d]->setError(key.toStdString(), message);
         if (same_->isChecked() && d == 0 && panels_[1])
@@ -171,8 +171,7 @@ void LinkControls::showRefusal(const QString& field, const QString& message) {
 
 void LinkControls::clearErrors(const json& update) {
     for (const auto& [k, v] : update.items()) {
-        if (k == "a_to_b" || k == "b_to_a") {
-            const int d = k == "a_to_b" ? 0 : 1;
+        if (const int d = direction_of_key(k); d >= 0) {
             if (panels_[d])
                 for (const auto& [kk, vv] : v.items())
                     panels_[d]->setError(kk, {});

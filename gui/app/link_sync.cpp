@@ -4,9 +4,7 @@ namespace linkem::gui {
 
 bool linkOf(const nlohmann::json& applied, LinkConfig& out) {
     try {
-        out.a_to_b = link_params_from_json(applied.at("a_to_b"));
-        out.b_to_a =
-            applied.contains("b_to_a") ? link_params_from_json(applied["b_to_a"]) : out.a_to_b;
+        out = proto::link_from_json(applied);
         return true;
     } catch (const std::exception&) {
         return false;
@@ -57,7 +55,7 @@ bool LinkSync::isPending(int direction, const std::string& key) const {
 // per-direction key wins over an older top-level one by set_link's own rule.
 void LinkSync::merge(json& into, const json& update) {
     for (const auto& [k, v] : update.items()) {
-        if (k == "a_to_b" || k == "b_to_a") {
+        if (direction_of_key(k) >= 0) {
             for (const auto& [kk, vv] : v.items())
                 into[k][kk] = vv;
         } else {
@@ -120,7 +118,7 @@ void LinkSync::sendNow() {
 }
 
 void LinkSync::adopt(const json& result) {
-    if (!result.is_object() || !result.contains("a_to_b")) return;
+    if (!result.is_object() || !result.contains(kDirectionKeys[0])) return;
     json a = json::object();
     for (const char* d : kDirectionKeys)
         if (result.contains(d)) a[d] = result[d];

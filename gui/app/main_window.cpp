@@ -293,7 +293,7 @@ void MainWindow::onState(Client::State s, const QString& detail) {
 void MainWindow::onHello(const json& hello, bool restarted) {
     hello_ = hello;
     const int dirs = std::clamp(
-        static_cast<int>(hello.value("directions", json::array({"a_to_b"})).size()), 1, 2);
+        static_cast<int>(hello.value("directions", json::array({kDirectionKeys[0]})).size()), 1, 2);
     const json schema = hello.value("link_params_schema", link_params_schema());
     if (dirs != directions_ || schema != schema_) buildControls(schema, dirs);
     presets_->setServer(hello.value("linkemd_version", std::string("?")));
@@ -389,7 +389,7 @@ void MainWindow::onEdited(int direction, const std::string& key, const json& val
 void MainWindow::onSameToggled(bool on) {
     controls_->setEditable(sync_.valid() && client_.state() == Client::State::connected);
     if (!on || !sync_.valid()) return;
-    json u = sync_.applied()["a_to_b"];
+    json u = sync_.applied()[kDirectionKeys[0]];
     u.erase("seed");  // the streams go on
     beforeChange("same_both_ways");
     sync_.setUpdate(u);

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QStandardPaths>
 
+#include "chart_style.hpp"
 #include "link_controls.hpp"
 #include "link_match.hpp"
 #include "link_sync.hpp"
@@ -109,14 +110,11 @@ void PresetController::showInfo() {
     if (!p) {
         QString text = "<b>Custom</b>: the link in force is none of the presets";
         if (sync_.valid()) {
-            try {
-                const LinkParams a = link_params_from_json(sync_.applied()["a_to_b"]);
-                text += QString(" (A→B %1").arg(describe(a));
-                if (directions_ > 1 && sync_.applied().contains("b_to_a"))
-                    text += QString("; B→A %1")
-                                .arg(describe(link_params_from_json(sync_.applied()["b_to_a"])));
+            LinkConfig link;
+            if (linkOf(sync_.applied(), link)) {
+                text += QString(" (A→B %1").arg(describe(link.a_to_b));
+                if (directions_ > 1) text += QString("; B→A %1").arg(describe(link.b_to_a));
                 text += ")";
-            } catch (const std::exception&) {
             }
         }
         info->setText(text + ". Choose a preset and Apply it to set one.");
@@ -133,14 +131,7 @@ void PresetController::showInfo() {
 void PresetController::matchLink() {
     if (!sync_.valid()) return;
     LinkConfig link;
-    try {
-        link.a_to_b = link_params_from_json(sync_.applied()["a_to_b"]);
-        link.b_to_a = sync_.applied().contains("b_to_a")
-                          ? link_params_from_json(sync_.applied()["b_to_a"])
-                          : link.a_to_b;
-    } catch (const std::exception&) {
-        return;
-    }
+    if (!linkOf(sync_.applied(), link)) return;
     const unsigned dirs = static_cast<unsigned>(directions_);
     int index = kCustom;
     // The preset shown, if it is the link in force; else the first that is.
@@ -174,11 +165,11 @@ void PresetController::applyPreset(const Preset& p, int direction) {
     if (needsBothColumns(p, direction)) controls_.sameBothWays()->setChecked(false);
     emit changing("preset");
     sync_.setUpdate(update(p, direction));
-    emit note("info", QString("preset '%1' applied to %2 (source: %3)")
-                          .arg(QString::fromStdString(p.name),
-                               direction < 0 ? QString("both directions")
-                                             : QString(direction == 0 ? "A→B" : "B→A"),
-                               QString::fromStdString(p.source).left(120)));
+    emit note("info",
+              QString("preset '%1' applied to %2 (source: %3)")
+                  .arg(QString::fromStdString(p.name),
+                       direction < 0 ? QString("both directions") : directionLabel(direction),
+                       QString::fromStdString(p.source).left(120)));
 }
 
 void PresetController::load() {
@@ -221,10 +212,7 @@ QString PresetController::saveUserPreset(const QString& name) {
                std::to_string(sync_.generation()) + ") on " +
                QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
     try {
-        p.link.a_to_b = link_params_from_json(sync_.applied()["a_to_b"]);
-        p.link.b_to_a = sync_.applied().contains("b_to_a")
-                            ? link_params_from_json(sync_.applied()["b_to_a"])
-                            : p.link.a_to_b;
+        p.link = proto::link_from_json(sync_.applied());
     } catch (const std::exception& e) {
         return QString("the parameters in force cannot be read: ") + e.what();
     }
@@ -271,9 +259,7 @@ QString PresetController::saveLinkFile(const QString& path) {
     if (!sync_.valid()) return "not connected: there are no parameters in force to save";
     LinkConfig link;
     try {
-        link.a_to_b = link_params_from_json(sync_.applied()["a_to_b"]);
-        if (sync_.applied().contains("b_to_a"))
-            link.b_to_a = link_params_from_json(sync_.applied()["b_to_a"]);
+        link = proto::link_from_json(sync_.applied());
     } catch (const std::exception& e) {
         return QString("the parameters in force cannot be read: ") + e.what();
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include "chart_style.hpp"
 
 namespace linkem::gui {
 
@@ -45,7 +46,7 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
     grid_->setHorizontalSpacing(14);
     grid_->setVerticalSpacing(3);
     for (int d = 0; d < 2; ++d) {
-        dir_head_[d] = new QLabel(QString("<b>%1</b>").arg(d == 0 ? "A→B" : "B→A"), this);
+        dir_head_[d] = new QLabel(QString("<b>%1</b>").arg(directionLabel(d)), this);
         dir_head_[d]->setObjectName(QString("readout_header_") + kDirectionKeys[d]);
         grid_->addWidget(dir_head_[d], 0, 1 + 2 * d, 1, 2);
         for (int s = 0; s < 2; ++s) {

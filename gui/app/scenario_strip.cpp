@@ -423,7 +423,7 @@ void ScenarioStrip::showStatus(const json& result) {
     if (!timeline_.setStatus(
             result, base,
             static_cast<unsigned>(
-                client_.hello().value("directions", json::array({"a_to_b"})).size()),
+                client_.hello().value("directions", json::array({kDirectionKeys[0]})).size()),
             &err))
         emit note("warning", "the scenario cannot be drawn: " + QString::fromStdString(err));
     if (timeline_.loaded() && !was) setVisible(true);

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
+#include "chart_style.hpp"
 #include "linkem/protocol.hpp"
 #include "param_control.hpp"
 #include "readouts.hpp"
@@ -47,8 +48,8 @@ StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
     target_ = new QComboBox(this);
     target_->setObjectName("stage_target");
     target_->addItem("both ways", -1);
-    target_->addItem("A→B", 0);
-    target_->addItem("B→A", 1);
+    target_->addItem(directionLabel(0), 0);
+    target_->addItem(directionLabel(1), 1);
     tl->setBuddy(target_);
     keys_hint_ = new QLabel(
         "F11 desk · F2 link · F3 readouts · F4 events · F5 traffic · F6 all charts · Ctrl+Z undo",

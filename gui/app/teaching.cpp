@@ -2,6 +2,7 @@
 
 #include <QMenu>
 
+#include "chart_style.hpp"
 #include "charts_panel.hpp"
 #include "link_match.hpp"
 #include "link_sync.hpp"
@@ -55,7 +56,7 @@ QString Teaching::compareStrategies(const QString& a, const QString& b) {
                 .arg(s, strategies_.join(", "));
     LinkParams in_force;
     try {
-        in_force = link_params_from_json(sync_.applied()["a_to_b"]);
+        in_force = proto::link_from_json(sync_.applied()).a_to_b;
     } catch (const std::exception& e) {
         return QString("the parameters in force cannot be read: ") + e.what();
     }
@@ -72,7 +73,7 @@ QString Teaching::compareStrategies(const QString& a, const QString& b) {
 }
 
 QString laneText(int d, const DirectionReadout& r, bool compare) {
-    const QString dir = d == 0 ? "A→B" : "B→A";
+    const QString dir = directionLabel(d);
     if (!r.have_link) return QString("<b>%1</b>").arg(dir);
     const double mean = static_cast<double>(r.link.mean_delay),
                  jitter = static_cast<double>(r.link.jitter);

@@ -5,6 +5,8 @@
 #include <QColor>
 #include <QString>
 
+#include "direction_label.hpp"
+
 namespace linkem::gui {
 
 struct ChartStyle {
@@ -25,7 +27,7 @@ inline const QColor kCauseColor[4] = {QColor(214, 39, 40), QColor(148, 103, 189)
                                       QColor(44, 160, 44), QColor(120, 80, 40)};
 
 inline QString directionLabel(int d) {
-    return d == 0 ? QStringLiteral("A→B") : QStringLiteral("B→A");
+    return QString::fromUtf8(kDirectionLabels[d == 0 ? 0 : 1]);
 }
 
 inline QColor withAlpha(QColor c, int a) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include "direction_label.hpp"
+#include "linkem/link_params.hpp"
 
 namespace linkem::gui {
 
@@ -11,7 +13,8 @@ std::string place(const nlohmann::json& extra) {
     if (!extra.is_object()) return {};
     if (auto it = extra.find("direction"); it != extra.end() && it->is_string()) {
         const std::string d = it->get<std::string>();
-        return d == "a_to_b" ? "A→B" : d == "b_to_a" ? "B→A" : d;
+        const int k = direction_of_key(d);
+        return k >= 0 ? kDirectionLabels[k] : d;
     }
     if (auto it = extra.find("port"); it != extra.end() && it->is_string())
         return "port " + it->get<std::string>();

@@ -29,7 +29,7 @@ nlohmann::json compareStrategiesUpdate(const LinkParams& a_to_b, const std::stri
     nlohmann::json a = one, b = one;
     a["strategy"] = strategy_a;
     b["strategy"] = strategy_b;
-    return {{"a_to_b", a}, {"b_to_a", b}};
+    return {{kDirectionKeys[0], a}, {kDirectionKeys[1], b}};
 }
 
 }  // namespace linkem::gui

@@ -216,6 +216,21 @@ TEST(ProtocolSetLink, GetLinksOutputChangesNothingAndSeedsFollowTheSpec) {
     EXPECT_EQ(proto::apply_link_update(json::object(), cur, 2), cur);
 }
 
+TEST(ProtocolSetLink, LinkFromJsonIsLinkToJsonsInverse) {
+    LinkConfig cur = two_ways();
+    cur.b_to_a.seed = 77;
+    EXPECT_EQ(proto::link_from_json(proto::link_to_json(cur, 2)), cur);
+    // One direction: B->A is A->B's parameters.
+    const LinkConfig one = proto::link_from_json(proto::link_to_json(cur, 1));
+    EXPECT_EQ(one.a_to_b, cur.a_to_b);
+    EXPECT_EQ(one.b_to_a, cur.a_to_b);
+    EXPECT_ANY_THROW(proto::link_from_json(json{{"b_to_a", json::object()}}));
+    EXPECT_ANY_THROW(proto::link_from_json(json{{"a_to_b", {{"jitter_us", "x"}}}}));
+    EXPECT_EQ(direction_of_key("a_to_b"), 0);
+    EXPECT_EQ(direction_of_key("b_to_a"), 1);
+    EXPECT_EQ(direction_of_key("a"), -1);
+}
+
 TEST(ProtocolSetLink, SinglePortKeepsBothHalvesEqual) {
     const LinkConfig next = proto::apply_link_update(json{{"mean_delay_us", 1000}}, two_ways(), 1);
     EXPECT_EQ(next.a_to_b, next.b_to_a);

@@ -261,7 +261,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     m.n_dirs = cfg.port_b.empty() ? 1 : 2;
     m.n_queues = queues_per_port(cfg.workers);
     for (unsigned k = 0; k < m.n_dirs; ++k) {
-        const char* name = k == 0 ? "a_to_b" : "b_to_a";
+        const char* name = kDirectionKeys[k];
         try {
             validate(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a);
             refuse_unshared(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a, m.n_queues);

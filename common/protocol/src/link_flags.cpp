@@ -24,7 +24,7 @@ json link_update_from_flags(const LinkFlagText& text) {
             if (layer == 0)
                 update[flags[i].key] = std::move(x);
             else
-                update[layer == 1 ? "a_to_b" : "b_to_a"][flags[i].key] = std::move(x);
+                update[kDirectionKeys[layer - 1]][flags[i].key] = std::move(x);
         }
     }
     return update;

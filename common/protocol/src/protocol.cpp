@@ -184,9 +184,17 @@ Reply parse_reply(std::string_view body) {
 }
 
 json link_to_json(const LinkConfig& link, unsigned directions) {
-    json j = {{"a_to_b", to_json(link.a_to_b)}};
-    if (directions == 2) j["b_to_a"] = to_json(link.b_to_a);
+    json j = {{kDirectionKeys[0], to_json(link.a_to_b)}};
+    if (directions == 2) j[kDirectionKeys[1]] = to_json(link.b_to_a);
     return j;
+}
+
+LinkConfig link_from_json(const json& j) {
+    LinkConfig link;
+    link.a_to_b = link_params_from_json(j.at(kDirectionKeys[0]));
+    link.b_to_a =
+        j.contains(kDirectionKeys[1]) ? link_params_from_json(j[kDirectionKeys[1]]) : link.a_to_b;
+    return link;
 }
 
 LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsigned directions) {
@@ -194,11 +202,11 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
         throw ParamError("params", "expected an object of link parameters, got " +
                                        std::string(params.type_name()));
     for (const auto& [key, value] : params.items()) {
-        if (key == "a_to_b" || key == "b_to_a") {
+        if (direction_of_key(key) >= 0) {
             if (!value.is_object())
                 throw ParamError(key, "expected an object of link parameters, got " +
                                           std::string(value.type_name()));
-            if (key == "b_to_a" && directions < 2)
+            if (key == kDirectionKeys[1] && directions < 2)
                 throw ParamError(key,
                                  "there is no port B (linkemd runs in single-port mode, with "
                                  "a_to_b only)");
@@ -265,9 +273,9 @@ json delay_message(const Header& h, const DelayMessage& m) {
 
 DelayMessage delay_message_from_json(const json& body) {
     DelayMessage m;
-    if (!body.is_object() || !body.contains("a_to_b"))
-        throw std::invalid_argument("a_to_b: missing");
-    m.directions = body.contains("b_to_a") ? 2 : 1;
+    if (!body.is_object() || !body.contains(kDirectionKeys[0]))
+        throw std::invalid_argument(std::string(kDirectionKeys[0]) + ": missing");
+    m.directions = body.contains(kDirectionKeys[1]) ? 2 : 1;
     for (unsigned d = 0; d < m.directions; ++d) {
         try {
             m.dir[d] = direction_delay_from_json(body[kDirectionKeys[d]]);

@@ -80,7 +80,7 @@ LinkStats link_stats_from_json(const json& j) {
     const json& t = need(j, "t_ns", "");
     if (!t.is_number_integer()) throw std::invalid_argument("t_ns: expected an integer");
     s.t_ns = t.get<TimeNs>();
-    s.directions = j.contains("b_to_a") ? 2 : 1;
+    s.directions = j.contains(kDirectionKeys[1]) ? 2 : 1;
     for (unsigned d = 0; d < s.directions; ++d) {
         const std::string where = std::string(kDirectionKeys[d]) + ".";
         const json& c = need(j, kDirectionKeys[d], "");

@@ -30,6 +30,13 @@ namespace linkem {
 inline constexpr const char* kDirectionKeys[2] = {"a_to_b", "b_to_a"};
 inline constexpr const char* kPortNames[2] = {"a", "b"};
 
+/// The direction a key names (0: a_to_b, 1: b_to_a), or -1 when it names none.
+constexpr int direction_of_key(std::string_view key) {
+    for (int d = 0; d < 2; ++d)
+        if (key == kDirectionKeys[d]) return d;
+    return -1;
+}
+
 enum class Limiter : std::uint8_t { none, spacer, policer, trace };
 enum class ByteAccounting : std::uint8_t { frame, wire };
 

@@ -161,6 +161,9 @@ Reply parse_reply(std::string_view body);
 // ------------------------------------------------------------------------ link parameters
 /// {"a_to_b": {...every key...}, "b_to_a": {...}} (b_to_a only with two directions).
 nlohmann::json link_to_json(const LinkConfig& link, unsigned directions);
+/// Its inverse: b_to_a is a_to_b's parameters when the object has none (one direction).
+/// Throws ParamError (or std::out_of_range without a_to_b) when the object is not one.
+LinkConfig link_from_json(const nlohmann::json& j);
 
 /// set_link's update (section 3): top-level link keys for both directions, "a_to_b" /
 /// "b_to_a" objects for one, on top of `current`; keys not given keep their value. Checks
