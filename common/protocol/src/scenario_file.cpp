@@ -14,6 +14,8 @@
 #include "linkem/trace_file.hpp"
 #include "linkem/units.hpp"
 
+#include "blanks.hpp"
+
 namespace linkem {
 
 namespace detail {
@@ -138,21 +140,13 @@ void check_duration(Scenario& s, const std::string& place, bool given) {
     }
 }
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 std::vector<std::string> split_csv(std::string_view line) {
     std::vector<std::string> out;
     std::size_t start = 0;
     for (;;) {
         const std::size_t comma = line.find(',', start);
-        out.emplace_back(
-            trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start)));
+        out.emplace_back(detail::trim_blanks(
+            line.substr(start, comma == std::string_view::npos ? line.npos : comma - start)));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
@@ -182,7 +176,7 @@ Scenario scenario_from_json(const json& j, const std::string& place, const std::
         if (std::find(std::begin(kFileKeys), std::end(kFileKeys), key) == std::end(kFileKeys))
             throw ScenarioError(place, key,
                                 "unknown key; known: " + join_quoted(kFileKeys) +
-                                    (link_param_flag(key) || key == "a_to_b" || key == "b_to_a"
+                                    (link_param_flag(key) || direction_of_key(key) >= 0
                                          ? " (link parameters go into a step's set, e.g. "
                                            "{\"at_s\": 0, \"set\": {...}})"
                                          : ""));
@@ -302,14 +296,14 @@ Scenario scenario_from_csv(std::istream& in, const std::string& place, const std
     while (std::getline(in, line)) {
         ++n;
         const std::string at = place + ":" + std::to_string(n);
-        const std::string_view t = trim(line);
+        const std::string_view t = detail::trim_blanks(line);
         if (t.empty()) continue;
         if (t.front() == '#') {
-            const std::string_view meta = trim(t.substr(1));
+            const std::string_view meta = detail::trim_blanks(t.substr(1));
             const std::size_t colon = meta.find(':');
             if (colon == std::string_view::npos) continue;  // a comment
-            const std::string key(trim(meta.substr(0, colon)));
-            const std::string value(trim(meta.substr(colon + 1)));
+            const std::string key(detail::trim_blanks(meta.substr(0, colon)));
+            const std::string value(detail::trim_blanks(meta.substr(colon + 1)));
             if (key == "name") {
                 s.name = value;
             } else if (key == "description") {

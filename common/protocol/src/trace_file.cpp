@@ -10,6 +10,8 @@
 
 #include "linkem/link_params.hpp"
 
+#include "blanks.hpp"
+
 namespace linkem {
 
 namespace {
@@ -22,14 +24,6 @@ constexpr const char* kForm =
     throw ParamError("trace_file", where + ": " + what);
 }
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 }  // namespace
 
 DeliveryTrace parse_delivery_trace(std::istream& in, const std::string& name) {
@@ -40,7 +34,7 @@ DeliveryTrace parse_delivery_trace(std::istream& in, const std::string& name) {
     while (std::getline(in, line)) {
         ++n;
         const std::string at = name + ":" + std::to_string(n);
-        const std::string_view s = trim(line);
+        const std::string_view s = detail::trim_blanks(line);
         if (s.empty()) refuse(at, "empty line; " + std::string(kForm));
         std::uint32_t ms = 0;
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), ms);
