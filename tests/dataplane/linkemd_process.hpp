@@ -31,15 +31,15 @@ class LinkemdProcess {
 
     /// Starts linkemd with `args` (ports, link flags, ...) and subscribes to `topics`.
     LinkemdProcess(const std::vector<std::string>& args, const std::vector<std::string>& topics) {
-        char tmpl[] = "/tmp/linkemd_scenario_XXXXXX";
+        char tmpl[] = "/tmp/linkemd_test_XXXXXX";
         dir_ = mkdtemp(tmpl);
         control_ = "ipc://" + dir_ + "/control";
         telemetry_ = "ipc://" + dir_ + "/telemetry";
-        std::vector<std::string> argv_s = {LINKEMD_PATH,  "--control", control_,
-                                           "--telemetry", telemetry_,  "--stats-interval",
-                                           "0",           "--mbufs",   "65536"};
+        std::vector<std::string> argv_s = {
+            LINKEMD_PATH, "--control",        control_, "--telemetry",
+            telemetry_,   "--stats-interval", "0"};
         argv_s.insert(argv_s.end(), args.begin(), args.end());
-        prefix_ = "linkemd-scenario-" + std::to_string(getpid()) + "-" + std::to_string(++starts_);
+        prefix_ = "linkemd-test-" + std::to_string(getpid()) + "-" + std::to_string(++starts_);
         argv_s.push_back("--");
         argv_s.push_back("--file-prefix=" + prefix_);
         pid_ = fork();
@@ -83,7 +83,8 @@ class LinkemdProcess {
         open_req();
     }
 
-    /// The whole reply body ({"result": ...} or {"error": ...}); retries while linkemd starts.
+    /// The whole reply body ({"result": ...} or {"error": ...}); retries while linkemd starts
+    /// (the REQ socket is reopened after a timeout).
     json call(const std::string& method, const json& params = json::object(),
               std::chrono::seconds patience = std::chrono::seconds(150)) {
         const auto until = Clock::now() + patience;
@@ -138,6 +139,11 @@ class LinkemdProcess {
             return std::make_pair(topic, json::parse(body));
         }
         return std::nullopt;
+    }
+    /// The body of the next message within `wait` (of the topics subscribed), or null.
+    json next_body(std::chrono::milliseconds wait) {
+        auto m = next(wait);
+        return m ? std::move(m->second) : json(nullptr);
     }
 
     bool exited() {

@@ -35,6 +35,13 @@ std::string write(const std::string& dir, const std::string& name, const std::st
 }
 
 // Waits until telemetry flows (linkemd is up and the subscription is in place).
+// Two virtual ports with the built-in traffic, a pool of 65536 mbufs, and `more`.
+std::vector<std::string> virtual_ports(std::vector<std::string> more) {
+    std::vector<std::string> a = {"--port-a", "virtual", "--port-b", "virtual", "--mbufs", "65536"};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+}
+
 void wait_for_telemetry(LinkemdProcess& d) {
     d.result("hello");
     const auto until = Clock::now() + 60s;
@@ -167,10 +174,9 @@ std::uint64_t drops(const json& d) {
 // ----------------------------------------------------------------------------- steps
 TEST(LinkemdScenario, StepsTakeForceAtTheirTimeAndEveryFrameIsAccountedFor) {
     // Constant delays, so that every frame's delay says which step it got. 1000 frames/s.
-    LinkemdProcess d(
-        {"--port-a", "virtual", "--port-b", "virtual", "--frame-size", "1518", "--traffic-rate",
-         "12144000bit", "--delay-samples-per-s", "20000", "--seed", "5"},
-        {"delay", "event", "stats"});
+    LinkemdProcess d(virtual_ports({"--frame-size", "1518", "--traffic-rate", "12144000bit",
+                                    "--delay-samples-per-s", "20000", "--seed", "5"}),
+                     {"delay", "event", "stats"});
     const std::string path = write(d.dir(), "steps.json",
                                    R"({"name": "test-steps", "duration_s": 6, "steps": [
                    {"at_s": 0, "set": {"distribution": "constant", "jitter_us": 0, "mean_delay_us": 10000}},
@@ -320,10 +326,9 @@ TEST(LinkemdScenario, LinkemSimGivesTheSameDelaySeries) {
                                  "mean_delay_us": 10000, "jitter_us": 2000, "half_life_us": 50000}},
              {"at_s": 2, "until_s": 4, "ramp": {"mean_delay_us": 30000, "b_to_a": {"jitter_us": 500}}},
              {"at_s": 5, "set": {"strategy": "uncorrelated", "distribution": "uniform", "jitter_us": 3000}}]})";
-    LinkemdProcess d(
-        {"--port-a", "virtual", "--port-b", "virtual", "--frame-size", "1518", "--traffic-rate",
-         "242880bit", "--delay-samples-per-s", "20000", "--seed", "7"},
-        {"delay", "event"});
+    LinkemdProcess d(virtual_ports({"--frame-size", "1518", "--traffic-rate", "242880bit",
+                                    "--delay-samples-per-s", "20000", "--seed", "7"}),
+                     {"delay", "event"});
     const std::string path = write(d.dir(), "series.json", scenario);
     wait_for_telemetry(d);
     d.result("load_scenario", {{"path", path}});
@@ -406,9 +411,9 @@ TEST(LinkemdScenario, TraceLimiterDeliversTheTracesBytesPer100ms) {
     std::vector<std::uint32_t> ms;
     for (std::istringstream in(trace); std::getline(in, trace);)
         ms.push_back(static_cast<std::uint32_t>(std::stoul(trace)));
-    LinkemdProcess d({"--port-a", "virtual", "--port-b", "virtual", "--frame-size", "1000",
-                      "--traffic-rate", "16000000bit", "--delay-samples-per-s", "20000",
-                      "--limiter", "trace", "--trace-file", tpath, "--buffer-limit", "20000"},
+    LinkemdProcess d(virtual_ports({"--frame-size", "1000", "--traffic-rate", "16000000bit",
+                                    "--delay-samples-per-s", "20000", "--limiter", "trace",
+                                    "--trace-file", tpath, "--buffer-limit", "20000"}),
                      {"delay", "stats"});
     wait_for_telemetry(d);
     d.result("set_traffic", {{"pattern", "cbr"}, {"running", true}});
@@ -494,8 +499,7 @@ void expect_error(LinkemdProcess& d, const std::string& method, const json& para
 }
 
 TEST(LinkemdScenario, PlayedByLinkemdWhateverItsClientsDo) {
-    LinkemdProcess d({"--port-a", "virtual", "--port-b", "virtual", "--scenario", "step-response"},
-                     {"event"});
+    LinkemdProcess d(virtual_ports({"--scenario", "step-response"}), {"event"});
     // linkemd --scenario: a built-in, playing from the start.
     json st = d.result("get_scenario");
     EXPECT_EQ(st["name"], "step-response");

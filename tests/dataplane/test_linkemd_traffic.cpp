@@ -21,6 +21,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "linkemd_process.hpp"
+
 namespace {
 
 using nlohmann::json;
@@ -29,140 +31,19 @@ namespace fs = std::filesystem;
 
 constexpr double kDemoMeanNs = 20e6;  // linkemd --demo: 20 ms +- 4 ms
 
-class Linkemd {
+// `linkemd --demo <extra>` with endpoints of its own, subscribed to the delay topic.
+class Linkemd : public linkem::test::LinkemdProcess {
   public:
-    // Starts `linkemd --demo <extra>` with endpoints of its own.
-    explicit Linkemd(const std::vector<std::string>& extra = {}) {
-        char tmpl[] = "/tmp/linkemd_traffic_XXXXXX";
-        dir_ = mkdtemp(tmpl);
-        control_ = "ipc://" + dir_ + "/control";
-        telemetry_ = "ipc://" + dir_ + "/telemetry";
-        std::vector<std::string> args = {LINKEMD_PATH,  "--demo",   "--control",        control_,
-                                         "--telemetry", telemetry_, "--stats-interval", "0"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        args.push_back("--");
-        prefix_ = "linkemd-traffic-" + std::to_string(getpid()) + "-" + std::to_string(++starts_);
-        args.push_back("--file-prefix=" + prefix_);
-        pid_ = fork();
-        if (pid_ == 0) {
-            const std::string log = dir_ + "/stderr";
-            if (!freopen(log.c_str(), "w", stderr)) _exit(127);
-            if (!freopen("/dev/null", "w", stdout)) _exit(127);
-            std::vector<char*> argv;
-            for (std::string& a : args)
-                argv.push_back(a.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        ctx_ = zmq_ctx_new();
-        sub_ = zmq_socket(ctx_, ZMQ_SUB);
-        int ms = 200;
-        zmq_setsockopt(sub_, ZMQ_RCVTIMEO, &ms, sizeof ms);
-        zmq_setsockopt(sub_, ZMQ_SUBSCRIBE, "delay", 5);
-        zmq_connect(sub_, telemetry_.c_str());
-        open_req();
-    }
-    ~Linkemd() {
-        zmq_close(req_);
-        zmq_close(sub_);
-        zmq_ctx_term(ctx_);
-        if (pid_ > 0) {
-            kill(pid_, SIGTERM);
-            int status = 0;
-            waitpid(pid_, &status, 0);
-        }
-        fs::remove_all(dir_);
-        // DPDK keeps the runtime directory of a prefix given on the command line.
-        std::error_code ec;
-        fs::remove_all("/var/run/dpdk/" + prefix_, ec);
-    }
-
-    // A request; the reply's whole body ({"result":..} or {"error":..}). Retries while
-    // linkemd is still starting (the REQ socket is reopened after a timeout).
-    json call(const std::string& method, const json& params = json::object(),
-              std::chrono::seconds patience = std::chrono::seconds(20)) {
-        const auto until = Clock::now() + patience;
-        json req = {{"v", 1}, {"id", ++id_}, {"method", method}};
-        if (!params.empty()) req["params"] = params;
-        const std::string text = req.dump();
-        while (Clock::now() < until) {
-            zmq_send(req_, text.data(), text.size(), 0);
-            zmq_msg_t m;
-            zmq_msg_init(&m);
-            if (zmq_msg_recv(&m, req_, 0) >= 0) {
-                const std::string body(static_cast<char*>(zmq_msg_data(&m)), zmq_msg_size(&m));
-                zmq_msg_close(&m);
-                return json::parse(body);
-            }
-            zmq_msg_close(&m);
-            zmq_close(req_);
-            open_req();
-            if (exited()) break;
-        }
-        return json{{"error", {{"code", "timeout"}, {"message", "no reply; " + log()}}}};
-    }
-    json result(const std::string& method, const json& params = json::object()) {
-        const json r = call(method, params);
-        EXPECT_TRUE(r.contains("result")) << method << " " << params.dump() << ": " << r.dump();
-        return r.value("result", json::object());
-    }
-
-    // The next `delay` telemetry message, or null after `wait`.
-    json delay_message(std::chrono::milliseconds wait) {
-        const auto until = Clock::now() + wait;
-        while (Clock::now() < until) {
-            zmq_msg_t m;
-            zmq_msg_init(&m);
-            if (zmq_msg_recv(&m, sub_, 0) < 0) {
-                zmq_msg_close(&m);
-                continue;
-            }
-            const bool more = zmq_msg_more(&m);
-            zmq_msg_close(&m);
-            if (!more) continue;
-            zmq_msg_init(&m);
-            zmq_msg_recv(&m, sub_, 0);
-            const std::string body(static_cast<char*>(zmq_msg_data(&m)), zmq_msg_size(&m));
-            zmq_msg_close(&m);
-            return json::parse(body);
-        }
-        return nullptr;
-    }
-
-    bool exited() {
-        int status = 0;
-        if (pid_ > 0 && waitpid(pid_, &status, WNOHANG) == pid_) pid_ = -1;
-        return pid_ < 0;
-    }
-    std::string log() const {
-        std::string s;
-        if (FILE* f = fopen((dir_ + "/stderr").c_str(), "r")) {
-            char buf[4096];
-            std::size_t n;
-            while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-                s.append(buf, n);
-            fclose(f);
-        }
-        return "linkemd's stderr:\n" + s;
-    }
+    explicit Linkemd(const std::vector<std::string>& extra = {})
+        : LinkemdProcess(with_demo(extra), {"delay"}) {}
+    json delay_message(std::chrono::milliseconds wait) { return next_body(wait); }
 
   private:
-    void open_req() {
-        req_ = zmq_socket(ctx_, ZMQ_REQ);
-        int ms = 2000, linger = 0;
-        zmq_setsockopt(req_, ZMQ_RCVTIMEO, &ms, sizeof ms);
-        zmq_setsockopt(req_, ZMQ_LINGER, &linger, sizeof linger);
-        zmq_connect(req_, control_.c_str());
+    static std::vector<std::string> with_demo(const std::vector<std::string>& extra) {
+        std::vector<std::string> a = {"--demo"};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
     }
-
-    static inline int starts_ = 0;
-    std::string dir_, control_, telemetry_, prefix_;
-    pid_t pid_ = -1;
-    void* ctx_ = nullptr;
-    void* req_ = nullptr;
-    void* sub_ = nullptr;
-    int id_ = 0;
 };
 
 const char* const kDirs[] = {"a_to_b", "b_to_a"};
