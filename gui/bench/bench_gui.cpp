@@ -149,8 +149,8 @@ class Synthetic {
                           {"max_ns", hi + 23000},
                           {"mean_ns", 20e6},
                           {"jitter_ns", 4e6}}},
-                        {"samples_dropped", 0},
-                        {"params_generation", 0}};
+                        {"samples_dropped", std::uint64_t{0}},
+                        {"params_generation", std::uint64_t{0}}};
         }
         emit w.client().telemetry(QStringLiteral("delay"), msg);
         if (t % kStatsNs != 0) return;
@@ -481,9 +481,12 @@ int main(int argc, char** argv) {
                     prefilling = false;
                     std::printf(
                         "prefilled %.0f s at %.0f samples/s per direction "
-                        "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB\n",
+                        "in %.1f s; VmRSS %.1f MiB, sample store %.1f MiB; messages refused "
+                        "%llu%s%s\n",
                         prefill_s, prefill_r, p.nsecsElapsed() / 1e9, status_mib("VmRSS:"),
-                        w.model().store().storedBytes() / 1048576.0);
+                        w.model().store().storedBytes() / 1048576.0,
+                        static_cast<unsigned long long>(w.model().refused()),
+                        w.model().refused() ? "; the last: " : "", w.model().lastRefusal().c_str());
                 }
                 first_delay_ns = clock.nsecsElapsed();
             }
