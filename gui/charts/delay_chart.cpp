@@ -8,6 +8,7 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QImage>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -15,6 +16,22 @@
 #include "axis.hpp"
 
 namespace linkem::gui {
+
+namespace {
+
+// Squares of `size` px at each point, drawn as one image each ("light markers"): Qt Charts
+// otherwise makes a QGraphicsItem of every marker, and the built-in traffic's squares of a
+// 5-minute window (thousands) took most of the delay chart's paint time (docs/gui.md).
+void setSquares(QScatterSeries* m, const QColor& color, qreal size) {
+    const int px = std::max(1, static_cast<int>(std::lround(size)));
+    QImage square(px, px, QImage::Format_ARGB32_Premultiplied);
+    square.fill(color);
+    m->setMarkerSize(px);
+    m->setLightMarker(square);
+    m->setPointsVisible(false);  // the marker items stay hidden; the light marker draws
+}
+
+}  // namespace
 
 DelayChart::DelayChart(int lane)
     : ChartRenderer(lane < 0 ? QStringLiteral("delay")
@@ -48,9 +65,9 @@ DelayChart::DelayChart(int lane)
             m->setName(partName(QObject::tr("%1 measured").arg(directionLabel(d)), k));
             m->setPen(Qt::NoPen);
             m->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-            m->setMarkerSize(3);
             m->setColor(kDirectionDark[d]);
             m->setBorderColor(kDirectionDark[d]);
+            setSquares(m, kDirectionDark[d], 3);
             measured_[d][k] = m;
             attach(chart_, m, x_, y_);
         }
@@ -93,7 +110,7 @@ void DelayChart::applyStyle(const ChartStyle& s) {
     for (int d = 0; d < 2; ++d) {
         for (int part : {kBody, kHead}) {
             setLineWidth(samples_[d][part], 1.0, s);
-            measured_[d][part]->setMarkerSize(3 * s.line_scale);
+            setSquares(measured_[d][part], kDirectionDark[d], 3 * s.line_scale);
         }
         setLineWidth(target_[d], 1.5, s);
         setLineWidth(band_up_[d], 1.0, s);

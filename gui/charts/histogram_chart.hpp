@@ -13,7 +13,7 @@ namespace linkem::gui {
 
 class HistogramChart : public ChartRenderer {
   public:
-    static constexpr qint64 kRecountMs = 200;
+    static constexpr qint64 kRecountMs = 500;
     static constexpr std::size_t kMaxBinned = 200'000;
 
     HistogramChart();

@@ -59,7 +59,8 @@ void ChartStore::addDelay(const proto::DelayMessage& msg, std::int64_t t_ns) {
         // The built-in traffic's measured samples (send time, one-way delay).
         for (const MeasuredDelay& m : j.measured) {
             D.measured.add(DelayPoint{m.send_ns, m.delay_ns, m.delay_ns, m.delay_ns});
-            if (column_ns_ > 0 && m.send_ns >= latest_ns_ - keep_ns_ - column_ns_) {
+            if (column_ns_ > 0 &&
+                m.send_ns >= latest_ns_ - keep_ns_ - column_ns_ * kMeasuredColumnSpan) {
                 D.measured_cols.add(m.send_ns, static_cast<float>(m.delay_ns * 1e-3));
                 changed(m.send_ns);
             }
@@ -150,15 +151,16 @@ void ChartStore::setColumns(std::int64_t column_ns, std::int64_t keep_ns) {
     keep_ns_ = keep_ns;
     for (Direction& D : dirs_) {
         D.actual_cols.reset(column_ns);
-        D.measured_cols.reset(column_ns);
+        D.measured_cols.reset(column_ns * kMeasuredColumnSpan);
         if (column_ns <= 0 || !have_data_) continue;
         const std::int64_t lo = latest_ns_ - keep_ns - column_ns;
         D.samples.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
             D.actual_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
         });
-        D.measured.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
-            D.measured_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
-        });
+        D.measured.forEach(lo - column_ns * (kMeasuredColumnSpan - 1), latest_ns_,
+                           [&](const DelayPoint& p) {
+                               D.measured_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
+                           });
     }
 }
 
@@ -175,7 +177,7 @@ void ChartStore::trim() {
             D.targets.pop_front();
         if (column_ns_ > 0) {
             D.actual_cols.trimBefore(latest_ns_ - keep_ns_ - column_ns_);
-            D.measured_cols.trimBefore(latest_ns_ - keep_ns_ - column_ns_);
+            D.measured_cols.trimBefore(latest_ns_ - keep_ns_ - column_ns_ * kMeasuredColumnSpan);
         }
     }
 }

@@ -71,8 +71,9 @@ class ChartStore {
         SampleRing measured{false};  // built-in traffic: t = send_ns, actual_ns = measured delay
         std::deque<Interval> intervals;
         std::deque<RatePoint> rates;
-        std::deque<Target> targets;                  // oldest first; the last is in force
-        ColumnDecimator actual_cols, measured_cols;  // of the last keep_ns (setColumns)
+        std::deque<Target> targets;  // oldest first; the last is in force
+        // of the last keep_ns (setColumns); the measured ones kMeasuredColumnSpan wide
+        ColumnDecimator actual_cols, measured_cols;
         // the previous `stats` counters, for the rates
         bool have_prev = false;
         std::int64_t prev_t_ns = 0;
@@ -95,6 +96,10 @@ class ChartStore {
     bool hasData() const { return have_data_; }
     const Direction& dir(int d) const { return dirs_[d]; }
 
+    /// The built-in traffic's samples are drawn as squares 3 px wide: their columns are
+    /// that many pixel columns wide (the min and max of each), a third of the squares for
+    /// the same picture (each square painted once; Qt Charts' paint time grows with them).
+    static constexpr std::int64_t kMeasuredColumnSpan = 3;
     /// Decimation columns of column_ns for the last keep_ns (the time window): rebuilt
     /// from the stored samples when column_ns or keep_ns changes, then kept up to date.
     void setColumns(std::int64_t column_ns, std::int64_t keep_ns);

@@ -768,7 +768,7 @@ void ChartsTest::histogramMatchesEmulatorDraws() {
 }
 
 void ChartsTest::histogramCatchesUp() {
-    // the histogram is counted at most every 200 ms: samples that arrive just after a count
+    // the histogram is counted at most every kRecountMs: samples that arrive just after a count
     // still reach it without further messages
     Panel p;
     p.resize(1200, 700);
@@ -901,12 +901,12 @@ void ChartsTest::statsAndDelayOfOneTickDrawnTogether() {
     QVERIFY(QTest::qWaitForWindowExposed(&p));
     p.addDelay(delayMsg(0, 0, kS, {{1, 5}, {2, 6}}));
     QTRY_COMPARE(p.pointsDrawn("delay.samples"), 2);
-    // settled: the histogram's recount (200 ms) done, no redraw in the last 60 ms (the 30 ms
-    // spacing is over)
+    // settled: the histogram's recount (kRecountMs) done, no redraw in the last 60 ms (the
+    // 30 ms spacing is over)
     for (int i = 0; i < 100; ++i) {
         QSignalSpy quiet(&p, &ChartsPanel::redrawn);
         QTest::qWait(60);
-        if (quiet.isEmpty() && i >= 4) break;
+        if (quiet.isEmpty() && i * 60 > HistogramChart::kRecountMs + 60) break;
     }
     int delay_points = -1;
     QSignalSpy spy(&p, &ChartsPanel::redrawn);
