@@ -187,8 +187,13 @@ void MainWindow::buildMenus() {
     stage_action_->setObjectName("stage_action");
     stage_action_->setCheckable(true);
     stage_action_->setShortcuts({QKeySequence(Qt::Key_F11), QKeySequence("Ctrl+P")});
-    connect(stage_action_, &QAction::toggled, this,
-            [this](bool on) { setLayoutNamed(on ? "stage" : "desk"); });
+    // From the menu or the keys the stage also fills the screen (a projector's), and the
+    // desk comes back in the window as it was.
+    connect(stage_action_, &QAction::toggled, this, [this](bool on) {
+        if (on) before_stage_ = windowState();
+        setLayoutNamed(on ? "stage" : "desk");
+        setWindowState(on ? (windowState() | Qt::WindowFullScreen) : before_stage_);
+    });
     view->addSeparator();
     const std::pair<QDockWidget*, Qt::Key> keys[] = {{link_dock_, Qt::Key_F2},
                                                      {readouts_dock_, Qt::Key_F3},

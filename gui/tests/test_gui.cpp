@@ -552,6 +552,7 @@ void GuiTest::projectorModeAndPause() {
     QVERIFY(w_->dock("link")->isVisible());
     stage->trigger();
     QCOMPARE(w_->layoutName(), QString("stage"));
+    QVERIFY(w_->isFullScreen());  // the stage fills the projector's screen
     QVERIFY(w_->stageStrip()->isVisible());
     QVERIFY(!w_->dock("link")->isVisible());
     QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::lanes);
@@ -565,6 +566,7 @@ void GuiTest::projectorModeAndPause() {
     stage->trigger();
     pause->trigger();
     QCOMPARE(w_->layoutName(), QString("desk"));
+    QVERIFY(!w_->isFullScreen());  // the window as it was
     QVERIFY(!w_->stageStrip()->isVisible());
     QVERIFY(w_->dock("link")->isVisible());
     QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::desk);
