@@ -192,7 +192,11 @@ void MainWindow::buildMenus() {
     connect(stage_action_, &QAction::toggled, this, [this](bool on) {
         if (on) before_stage_ = windowState();
         setLayoutNamed(on ? "stage" : "desk");
-        setWindowState(on ? (windowState() | Qt::WindowFullScreen) : before_stage_);
+        // Leaving, only the full screen is undone (unless the window had it before): a
+        // window maximized meanwhile, or a stage opened by --projector, keeps its state.
+        const Qt::WindowStates rest = windowState() & ~Qt::WindowFullScreen;
+        setWindowState(on ? (windowState() | Qt::WindowFullScreen)
+                          : rest | (before_stage_ & Qt::WindowFullScreen));
     });
     view->addSeparator();
     const std::pair<QDockWidget*, Qt::Key> keys[] = {{link_dock_, Qt::Key_F2},

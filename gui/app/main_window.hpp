@@ -144,7 +144,7 @@ class MainWindow : public QMainWindow {
     QDockWidget *link_dock_ = nullptr, *readouts_dock_ = nullptr, *events_dock_ = nullptr,
                 *traffic_dock_ = nullptr;
     QAction *pause_action_ = nullptr, *stage_action_ = nullptr, *undo_action_ = nullptr;
-    Qt::WindowStates before_stage_;  // the window state before the stage action
+    Qt::WindowStates before_stage_;  // the window state when the stage action turned on
     std::unique_ptr<WindowLayout> desk_, stage_;
     WindowLayout* layout_ = nullptr;
     QTimer refresh_;
