@@ -328,7 +328,8 @@ TEST(LinkemdCli, LcoresIsTheEarlierNameOfWorkers) {
 
 // Two workers on one net_null port's two queues, one direction, sharing one spacer: the
 // counters are the workers' sums and balance, the spacer drops what the link cannot take
-// (net_null offers far more), and the bytes out over the run's middle are the rate's. That
+// (net_null offers far more), the workers reserve the link once per 64 packets, and the
+// bytes out over the run's middle are the rate's. That
 // last figure is a timing bound: the workers' counters are read at the same instants of the
 // data plane's clock unless one of them is held up (a stall).
 TEST(LinkemdCli, WorkersOnNullQueuesShareTheSpacer) {
@@ -346,6 +347,15 @@ TEST(LinkemdCli, WorkersOnNullQueuesShareTheSpacer) {
                   fin["drops_buffer_full"].get<std::uint64_t>() +
                   fin["in_flight"].get<std::uint64_t>());
     EXPECT_GT(fin["drops_spacer"].get<std::uint64_t>(), 0u);
+    // Each worker takes net_null's full bursts of 16 four at a time: one reservation of the
+    // shared link (one compare-and-swap on its word) per 64 packets, not per burst. A count,
+    // whatever the machine's load.
+    const auto at = r.err.find("the workers reserved the shared link");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const auto open = r.err.find('(', at);
+    ASSERT_NE(open, std::string::npos) << r.err;
+    const double per_reservation = std::stod(r.err.substr(open + 1));
+    EXPECT_GT(per_reservation, 60.0) << r.err.substr(at, 120);
     // From the second to the last periodic line: 128-byte frames (124 + FCS).
     const json& a = objs[1];
     const json& b = objs[objs.size() - 2];

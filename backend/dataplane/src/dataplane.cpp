@@ -338,12 +338,18 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
             d->rx_port = rx.id();
             d->tx_port = tx.id();
             d->burst = static_cast<std::uint16_t>(cfg.burst);
+            // A worker on its own lcore takes consecutive full bursts up to what one
+            // reservation of a shared link covers (stages.cpp, poll_rx_gathered); with
+            // `shared` both directions take a burst each in turn.
+            const unsigned per_reservation = MbufEmulator::kMaxReservation / cfg.burst * cfg.burst;
+            d->gather = static_cast<std::uint16_t>(
+                !cfg.workers.shared ? std::max<unsigned>(cfg.burst, per_reservation) : cfg.burst);
             // The Emulator may hold what the pool has left once every other place an mbuf
             // of it can wait is full: RX descriptors, the TX descriptors of the sending port,
             // pending arrays and the per-lcore caches. It then drops excess packets as
             // buffer_full instead of starving the port of mbufs.
             const std::uint64_t elsewhere =
-                rx.rx_desc() + tx.tx_desc() + 2 * cfg.burst + kPoolCache * 3 / 2 * 2;
+                rx.rx_desc() + tx.tx_desc() + cfg.burst + d->gather + kPoolCache * 3 / 2 * 2;
             d->buffer_cap = m.pool_size > elsewhere + 1024 ? m.pool_size - elsewhere : 1024;
             // Buffer exchange: headers for all those places, the stash, held mbufs and a
             // margin for the drain's top-up circulate; the buffers of all other mbufs are the
@@ -351,7 +357,7 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
             rte_mempool* pool = m.pools[k * m.n_queues + q].get();
             const std::uint32_t held_cap = std::clamp(m.pool_size / 16, kHeldCapMin, kHeldCapMax);
             const std::uint64_t headers =
-                elsewhere + kStashBursts * cfg.burst + held_cap + 2u * cfg.burst;
+                elsewhere + kStashBursts * d->gather + held_cap + 2u * cfg.burst;
             if (cfg.hold_mbufs) {
                 if (q == 0) log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
             } else if (m.pool_size < headers + 4096) {
@@ -474,6 +480,19 @@ void Dataplane::stop() {
             for (const auto& d : m.lanes[k])
                 per += (per.empty() ? "" : ", ") + std::to_string(d->emu->snapshot().packets_in);
             log("direction %u: packets in per worker: %s", k, per.c_str());
+            // What the workers' shared limiter cost: one compare-and-swap on the link's word
+            // per reservation.
+            std::uint64_t reservations = 0, reserved = 0;
+            for (const auto& d : m.lanes[k]) {
+                reservations += d->emu->link_reservations();
+                reserved += d->emu->link_reserved_packets();
+            }
+            if (reservations)
+                log("direction %u: the workers reserved the shared link %llu times for %llu "
+                    "packets (%.1f a reservation)",
+                    k, static_cast<unsigned long long>(reservations),
+                    static_cast<unsigned long long>(reserved),
+                    static_cast<double>(reserved) / static_cast<double>(reservations));
         }
 #ifdef LINKEM_DP_PROFILE
     for (unsigned k = 0; k < m.n_dirs; ++k)

@@ -5,7 +5,7 @@
 namespace linkem::dp::detail {
 
 bool setup_exchange(Lane& d, rte_mempool* pool, std::uint32_t donors, std::uint32_t held_cap) {
-    d.stash_cap = kStashBursts * d.burst;
+    d.stash_cap = kStashBursts * d.gather;
     if (rte_eal_iova_mode() != RTE_IOVA_VA) {
         log("direction %u worker %u: IOVA as physical addresses: packets are queued as whole mbufs",
             d.index, d.queue);

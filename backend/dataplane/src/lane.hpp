@@ -81,6 +81,10 @@ struct alignas(64) Lane {
     unsigned queue = 0;  // the worker within the direction: its queue on both ports
     std::uint16_t rx_port = 0, tx_port = 0;
     std::uint16_t burst = 16;
+    // The most packets taken in one go from consecutive full bursts (a multiple of burst):
+    // burst itself with `shared`, else up to what one reservation of a shared link covers
+    // (see poll_rx_gathered).
+    std::uint16_t gather = 16;
     std::uint64_t buffer_cap = 0;
     std::unique_ptr<MbufEmulator> emu;
 
@@ -107,7 +111,7 @@ struct alignas(64) Lane {
     std::uint32_t free_n = 0;     // free_bufs[0, free_n): packet buffers without a header
     void** free_bufs = nullptr;
     std::uint32_t stash_n = 0;                 // headers (without a buffer) ready for the drain
-    std::uint32_t stash_cap = 0;               // kStashBursts bursts
+    std::uint32_t stash_cap = 0;               // kStashBursts gathers
     std::uint64_t held_own = 0, held_cap = 0;  // mbufs of `pool` held whole in the queue
     bool warned_headers = false;
     rte_mbuf* stash[kStash];

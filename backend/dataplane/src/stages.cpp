@@ -62,6 +62,21 @@ inline std::uint16_t poll_rx(Lane& d, rte_mbuf** pkts) {
     return n;
 }
 
+// rx_bursts while each comes back full, up to d.gather packets. Workers that share a limiter
+// reserve the link's time once per Emulator::ingest chunk, with one compare-and-swap on the
+// word every worker writes; gathering up to a chunk before ingesting makes that one per 64
+// packets instead of one per burst under load, and every worker pays the Emulator's and the
+// exchange's per-call costs once per 64 packets (docs/dataplane.md, "Timing"). A burst that
+// is not full ends the gathering (the queue is empty), so light traffic is stamped and
+// queued as before; under load the first burst's packets are stamped a few rx_burst calls
+// later than they arrived, never earlier.
+inline std::uint16_t poll_rx_gathered(Lane& d, rte_mbuf** pkts) {
+    std::uint16_t n = poll_rx(d, pkts);
+    for (std::uint16_t got = n; got == d.burst && n + d.burst <= d.gather; n += got)
+        got = poll_rx(d, pkts + n);
+    return n;
+}
+
 // Ingests the n packets of a poll_rx() made before `now` was read (and notes the poll).
 inline void ingest_polled(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
     note_poll(d, d.last_rx_poll, now);
@@ -73,7 +88,7 @@ inline void ingest_polled(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now)
 // timestamp then serves the drain.
 inline TimeNs rx_and_ingest(Lane& d) {
     rte_mbuf* pkts[kMaxBurst];
-    const std::uint16_t n = poll_rx(d, pkts);
+    const std::uint16_t n = poll_rx_gathered(d, pkts);
     const TimeNs now = tsc_now();
     ingest_polled(d, pkts, n, now);
     return now;

@@ -152,6 +152,12 @@ class Emulator {
     /// what then differs: the link comes before the delay for every strategy). nullptr: the
     /// Emulator's own limiter (the default). Before the packet path runs.
     void share_limiter(SharedLink* link) { shared_link_ = link; }
+    /// How often this Emulator reserved the shared link, and for how many packets in all
+    /// (each reservation is one compare-and-swap on the link's word: see SharedLink).
+    std::uint64_t link_reservations() const { return link_reservations_; }
+    std::uint64_t link_reserved_packets() const { return link_reserved_packets_; }
+    /// The most packets one reservation covers: ingest() reserves per chunk of this many.
+    static constexpr std::size_t kMaxReservation = 64;
 
     const LinkParams& params() const { return params_; }
 
@@ -562,7 +568,7 @@ class Emulator {
         }
     }
 
-    static constexpr std::size_t kChunk = 64;
+    static constexpr std::size_t kChunk = kMaxReservation;
 
     // Bytes of n packets as the limiter counts them (with the per-packet overhead).
     std::uint64_t chunk_bytes(const Packet* pkts, std::size_t n) const {
@@ -626,6 +632,8 @@ class Emulator {
                 static_cast<double>(L == Limiter::spacer ? params_.spacer_limit_bytes
                                                          : params_.policer_burst_bytes),
                 link_carry_, link_at);
+            link_reservations_ += linked != 0;
+            link_reserved_packets_ += linked;
         }
         auto queue = [&] {
             if constexpr (Fifo)
@@ -806,6 +814,7 @@ class Emulator {
     double spacer_floor_ = -1e300;       // FIFO: latest time a packet reached the spacer or trace
     SharedLink* shared_link_ = nullptr;  // share_limiter()
     double link_carry_ = 0;              // this Emulator's fraction of a ns (SharedLink)
+    std::uint64_t link_reservations_ = 0, link_reserved_packets_ = 0;
     // The scenario followed (follow()): its track, its position 0, and when to look again.
     const ScenarioTrack* track_ = nullptr;
     TimeNs track_origin_ = 0;
