@@ -236,6 +236,8 @@ for size in $SIZES; do
             --stats-json --stats-interval 1s --duration "${TOTAL}s" $(mode_flags "$m") \
             -- --file-prefix "lkbench-$$-$name" $LINKEMD_EAL
         $PY "$PARSE" linkemd "$WORK/$name.log" "$WARMUP" "$label" "$size" "$(lcores "$w")" "$round" "$w" "$rate" >>"$RESULTS"
+        # what a shared limiter cost the workers (one compare-and-swap per reservation)
+        grep -h "reserved the shared link" "$WORK/$name.err" | sed "s/^linkemd: /#   $name: /" >&2
     done
     done
 done
