@@ -31,8 +31,7 @@ std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const Link
         const std::string dir = kDirectionKeys[d];
         if (!full_[d] && ds.counters.drops_buffer_full > 0) {
             full_[d] = true;
-            const std::uint64_t user =
-                d == 0 ? link.a_to_b.buffer_limit_packets : link.b_to_a.buffer_limit_packets;
+            const std::uint64_t user = link.direction(d).buffer_limit_packets;
             const std::string msg =
                 ds.buffer_limit < user
                     ? "warning: " + dir + ": the emulator holds " +

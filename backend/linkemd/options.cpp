@@ -581,7 +581,7 @@ void link_section(const CommandLine& cl, const json& file, const std::string& sr
         const json merged = layered_link_keys({&file, &flag_update}, d, &origin);
         try {
             LinkParams p = link_params_from_json(merged);
-            (d == 0 ? dc.link.a_to_b : dc.link.b_to_a) = p;
+            dc.link.direction(d) = p;
         } catch (const ParamError& e) {
             std::string where = std::string(kDirectionKeys[d]) + "." + e.field();
             const auto it = origin.find(e.field());
@@ -628,7 +628,7 @@ Options build_options(const CommandLine& cl) {
     // What the data plane refuses for its workers, refused here before DPDK starts.
     for (unsigned k = 0; k < n_dirs; ++k) {
         try {
-            dp::refuse_unshared(k == 0 ? o.dataplane.link.a_to_b : o.dataplane.link.b_to_a,
+            dp::refuse_unshared(o.dataplane.link.direction(k),
                                 dp::queues_per_port(o.dataplane.workers));
         } catch (const ParamError& e) {
             throw UsageError(std::string(kDirectionKeys[k]) + ": " + e.field() + " " + e.message());

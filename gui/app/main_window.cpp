@@ -409,7 +409,7 @@ bool MainWindow::undo() {
     if (!link || !sync_.valid()) return false;
     json u = json::object();
     for (int d = 0; d < directions_; ++d) {
-        json j = to_json(d == 0 ? link->a_to_b : link->b_to_a);
+        json j = to_json(link->direction(d));
         j.erase("seed");  // the streams go on
         u[proto::kDirectionKeys[d]] = j;
     }

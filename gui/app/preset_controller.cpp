@@ -153,7 +153,7 @@ json PresetController::update(const Preset& p, int direction) const {
     for (int d = 0; d < directions_; ++d) {
         if (direction >= 0 && direction != d) continue;
         // One direction only: that direction's figures of the preset go there.
-        const LinkParams& src = d == 0 ? p.link.a_to_b : p.link.b_to_a;
+        const LinkParams& src = p.link.direction(d);
         json j = to_json(src);
         if (src.seed == 0) j.erase("seed");  // the streams go on
         u[proto::kDirectionKeys[d]] = j;

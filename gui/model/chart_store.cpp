@@ -122,7 +122,7 @@ void ChartStore::setLink(const LinkConfig& link, unsigned directions) {
 
 void ChartStore::setLinkAt(const LinkConfig& link, unsigned directions, std::int64_t since_ns) {
     for (unsigned d = 0; d < directions && d < 2; ++d) {
-        const LinkParams& p = d == 0 ? link.a_to_b : link.b_to_a;
+        const LinkParams& p = link.direction(d);
         Direction& D = dirs_[d];
         Target t;
         t.since_ns = since_ns;

@@ -107,7 +107,7 @@ DirectionReadout ReadoutModel::get(int d) const {
     DirectionReadout r;
     if (d < 0 || d > 1) return r;
     r.have_link = have_link_;
-    r.link = d == 0 ? link_.a_to_b : link_.b_to_a;
+    r.link = link_.direction(d);
     // The window: the charts' time window up to the newest data.
     const ChartStore::Direction& D = store_.dir(d);
     const std::int64_t hi = store_.latestNs(), lo = hi - window_ns_;

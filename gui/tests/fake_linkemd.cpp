@@ -201,7 +201,7 @@ json FakeLinkemd::delay_body(std::int64_t start, std::int64_t end) {
     proto::DelayMessage m;
     m.directions = directions_;
     for (unsigned d = 0; d < directions_; ++d) {
-        const LinkParams& p = d == 0 ? link_.a_to_b : link_.b_to_a;
+        const LinkParams& p = link_.direction(d);
         std::normal_distribution<double> dist(static_cast<double>(p.mean_delay),
                                               std::max(1.0, static_cast<double>(p.jitter)));
         DirectionDelay& dd = m.dir[d];

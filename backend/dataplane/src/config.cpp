@@ -89,7 +89,7 @@ std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions, unsigne
     constexpr double kLinePps = 10e9 / (84 * 8);  // 10 GbE, minimum-size frames
     double total = 0;
     for (unsigned d = 0; d < directions; ++d) {
-        const LinkParams& p = d == 0 ? link.a_to_b : link.b_to_a;
+        const LinkParams& p = link.direction(d);
         // A trace's rate varies (and its queue is the backlog it builds): as without a limiter.
         const bool rated = p.limiter == Limiter::spacer || p.limiter == Limiter::policer;
         const double pps = rated ? p.rate_bps / (84 * 8) : kLinePps;

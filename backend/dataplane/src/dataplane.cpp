@@ -192,8 +192,7 @@ struct Dataplane::Impl {
                 generation = std::min(generation, r.params_generation);
                 all.push_back(&r);
                 ds.tx_sent += d.tx_sent.load(std::memory_order_acquire);
-                ds.buffer_limit +=
-                    lane_params(k == 0 ? link.a_to_b : link.b_to_a, d).buffer_limit_packets;
+                ds.buffer_limit += lane_params(link.direction(k), d).buffer_limit_packets;
                 ds.stalls += d.stalls.load(std::memory_order_relaxed);
                 ds.stall_ns += d.stall_ns.load(std::memory_order_relaxed);
                 ds.longest_stall_ns = std::max<std::uint64_t>(
@@ -263,8 +262,8 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         const char* name = kDirectionKeys[k];
         try {
-            validate(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a);
-            refuse_unshared(k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a, m.n_queues);
+            validate(cfg.link.direction(k));
+            refuse_unshared(cfg.link.direction(k), m.n_queues);
         } catch (const ParamError& e) {
             throw ParamError(std::string(name) + "." + e.field(), e.message());
         }
@@ -318,8 +317,8 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         const EthPort& rx = *m.ports[k];
         const EthPort& tx = *m.ports[m.ports.size() == 1 ? 0 : 1 - k];
-        const LinkParams& user = k == 0 ? cfg.link.a_to_b : cfg.link.b_to_a;
-        LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
+        const LinkParams& user = cfg.link.direction(k);
+        LinkParams& stored = m.link.direction(k);
         stored = user;
         // One seed for the direction (drawn here when the parameters say 0); each worker
         // draws its own streams from it.
@@ -547,7 +546,7 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     m.reclaim();
     const std::uint64_t gen = ++m.generation;
     for (unsigned k = 0; k < m.n_dirs; ++k) {
-        LinkParams& stored = k == 0 ? m.link.a_to_b : m.link.b_to_a;
+        LinkParams& stored = m.link.direction(k);
         stored = next[k];
         // Seed 0 draws a new seed, as at start; the same seed as in use keeps the streams.
         if (stored.seed == 0) stored.seed = random_seed();
@@ -622,7 +621,7 @@ const DataplaneConfig& Dataplane::config() const {
 }
 std::uint64_t Dataplane::seed(unsigned direction) const {
     std::lock_guard lock(impl_->mu);
-    return direction == 0 ? impl_->link.a_to_b.seed : impl_->link.b_to_a.seed;
+    return impl_->link.direction(direction).seed;
 }
 std::uint32_t Dataplane::mbufs_per_pool() const {
     return impl_->pool_size;

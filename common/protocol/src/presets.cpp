@@ -68,7 +68,7 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
         std::map<std::string, KeyOrigin> origin;
         const json merged = layered_link_keys({&obj}, d, &origin);
         try {
-            (d == 0 ? link.a_to_b : link.b_to_a) = link_params_from_json(merged);
+            link.direction(d) = link_params_from_json(merged);
         } catch (const ParamError& e) {
             // A key given at the top level and not overridden is the top level's fault;
             // anything else (the direction's own key, a rule broken by the mix) the

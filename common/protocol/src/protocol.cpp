@@ -223,10 +223,9 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
     LinkConfig next = current;
     for (unsigned d = 0; d < directions; ++d) {
         const char* name = kDirectionKeys[d];
-        LinkParams& out = d == 0 ? next.a_to_b : next.b_to_a;
+        LinkParams& out = next.direction(d);
         try {
-            out = link_params_from_json(layered_link_keys({&params}, d),
-                                        d == 0 ? current.a_to_b : current.b_to_a);
+            out = link_params_from_json(layered_link_keys({&params}, d), current.direction(d));
         } catch (const ParamError& e) {
             throw ParamError(std::string(name) + (e.field().empty() ? "" : "." + e.field()),
                              e.message());

@@ -90,6 +90,9 @@ struct LinkParams {
 struct LinkConfig {
     LinkParams a_to_b;
     LinkParams b_to_a;
+    /// Direction d's parameters: 0 a_to_b, 1 b_to_a (the order of kDirectionKeys).
+    LinkParams& direction(unsigned d) { return d == 0 ? a_to_b : b_to_a; }
+    const LinkParams& direction(unsigned d) const { return d == 0 ? a_to_b : b_to_a; }
     bool operator==(const LinkConfig&) const = default;
 };
 
