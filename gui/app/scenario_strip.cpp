@@ -12,6 +12,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
+#include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -256,16 +257,22 @@ ScenarioStrip::ScenarioStrip(Client& client, LinkSync& sync, TelemetryModel& mod
     v->setSpacing(2);
     auto* top = new QHBoxLayout;
     top->setSpacing(4);
-    auto button = [this, top](const QString& text, const char* name, const QString& tip) {
-        auto* b = new QPushButton(text, this);
+    // The style's media icons, not the symbols ⏸ and friends: the fonts of many desktops
+    // (and of Xvfb) have no glyph for U+23F8 and draw a box.
+    auto button = [this, top](QStyle::StandardPixmap icon, const QString& text, const char* name,
+                              const QString& tip) {
+        auto* b = new QPushButton(style()->standardIcon(icon), text, this);
         b->setObjectName(name);
         b->setToolTip(tip);
         top->addWidget(b);
         return b;
     };
-    play_ = button("▶ Play", "scenario_play", "Play the scenario (resume when paused)");
-    pause_ = button("⏸ Pause", "scenario_pause", "Pause: the parameters of the position stay");
-    stop_ = button("■ Stop", "scenario_stop", "Stop: the parameters in force stay");
+    play_ = button(QStyle::SP_MediaPlay, "Play", "scenario_play",
+                   "Play the scenario (resume when paused)");
+    pause_ = button(QStyle::SP_MediaPause, "Pause", "scenario_pause",
+                    "Pause: the parameters of the position stay");
+    stop_ =
+        button(QStyle::SP_MediaStop, "Stop", "scenario_stop", "Stop: the parameters in force stay");
     open_ = new QToolButton(this);
     open_->setObjectName("scenario_open");
     open_->setText("Open ▾");
@@ -283,7 +290,8 @@ ScenarioStrip::ScenarioStrip(Client& client, LinkSync& sync, TelemetryModel& mod
     });
     open_->setMenu(menu);
     top->addWidget(open_);
-    save_ = button("Save…", "scenario_save", "Save the loaded scenario as JSON");
+    save_ = button(QStyle::SP_DialogSaveButton, "Save…", "scenario_save",
+                   "Save the loaded scenario as JSON");
     title_ = new QLabel(this);
     title_->setObjectName("scenario_title");
     title_->setTextFormat(Qt::PlainText);
