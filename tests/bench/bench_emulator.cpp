@@ -208,14 +208,17 @@ double thread_cpu_seconds() {
 // alternates so that a trend favours neither.
 //   --paired:    10^6 in flight, one emulator per strategy (the target <= 1.3).
 //   --paired-dp: the data plane's regime on one lcore: two directions (emulators stepped in
-//                turn) of 2*10^5 in flight each, i.e. 20 Mpps each at 10 ms. A quick proxy
-//                for linkemd's reordered/correlated, without the PMD's own work.
+//                turn) of 2*10^5 in flight each, i.e. 20 Mpps each at 10 ms, both with the
+//                telemetry linkemd runs with its control server (which reads every
+//                departure's transmission time). A quick proxy for linkemd's
+//                reordered/correlated, without the PMD's own work.
 //   --paired-telemetry: the same regime, correlated, with the telemetry of linkemd's control
 //                server (Runner::enable_telemetry) against without (--no-control): what the
 //                telemetry costs the emulation core; linkemd's ratio also counts the PMD's
 //                and the buffer exchange's work, which the telemetry does not change.
 void run_paired(int pairs, std::int64_t in_flight, int directions, const char* target,
-                bool telemetry = false, Strategy first = Strategy::reordered) {
+                bool telemetry = false, Strategy first = Strategy::reordered,
+                bool both_telemetry = false) {
     constexpr int kSteps = 1 << 15;
     using R = Runner<linkem::HugePageCalendarQueue>;
     // "a" against "b": reordered against correlated, or correlated with telemetry against
@@ -227,6 +230,10 @@ void run_paired(int pairs, std::int64_t in_flight, int directions, const char* t
         if (telemetry) reordered.back()->enable_telemetry();
         correlated.push_back(
             std::make_unique<R>(Scenario{Strategy::correlated, false, false}, in_flight));
+        if (both_telemetry) {
+            reordered.back()->enable_telemetry();
+            correlated.back()->enable_telemetry();
+        }
     }
     auto slice = [&](auto& rs) {
         const double t0 = thread_cpu_seconds();
@@ -365,7 +372,9 @@ int main(int argc, char** argv) {
         std::printf("\n");
     }
     if (paired > 0) run_paired(paired, 1'000'000, 1, "target <= 1.3");
-    if (paired_dp > 0) run_paired(paired_dp, 200'000, 2, "(info; linkemd's target: <= 1.11)");
+    if (paired_dp > 0)
+        run_paired(paired_dp, 200'000, 2, "(info; linkemd's target: <= 1.11)", false,
+                   Strategy::reordered, true);
     if (paired_telemetry > 0)
         run_paired(paired_telemetry, 200'000, 2, "(info; linkemd's target: >= 0.97)", true);
     if (paired_smooth > 0) {

@@ -169,16 +169,18 @@ class QueuePairOf {
             ta_.resize(max);
             tb_.resize(max);
         }
-        // A third of the calls with transmission times, a third without (the calendar then
-        // takes another path: no bin look-up per packet), a third through pop_due_view, as
-        // the data plane pops (the packets may be left in the sorted bucket).
-        const int how = static_cast<int>(pops_++ % 3);
-        const bool with_tx = how == 0;
+        // A quarter of the calls with transmission times, a quarter without (the calendar then
+        // takes another path: no bin look-up per packet), half through pop_due_view, as the
+        // data plane pops (the packets may be left in the sorted bucket), with the times (as
+        // linkemd's telemetry takes them) and without.
+        const int how = static_cast<int>(pops_++ % 4);
+        const bool with_tx = how == 0 || how == 3;
         const bool cal_due = cal_.due_at_least(now, max);
         const bool heap_due = heap_.due_at_least(now, max);
         std::size_t na;
-        if (how == 2) {
-            const auto [p, n] = cal_.pop_due_view(now, a_.data(), max);
+        if (how >= 2) {
+            const auto [p, n] =
+                cal_.pop_due_view(now, a_.data(), max, with_tx ? ta_.data() : nullptr);
             if (p != a_.data()) std::copy(p, p + n, a_.data());
             na = n;
         } else {
