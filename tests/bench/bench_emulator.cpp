@@ -216,24 +216,25 @@ double thread_cpu_seconds() {
 //                server (Runner::enable_telemetry) against without (--no-control): what the
 //                telemetry costs the emulation core; linkemd's ratio also counts the PMD's
 //                and the buffer exchange's work, which the telemetry does not change.
+// What a pair compares: `first` against correlated, both without linkemd's telemetry (none)
+// or both with it (both); or correlated with it against without (cost).
+enum class Telemetry { none, both, cost };
+
 void run_paired(int pairs, std::int64_t in_flight, int directions, const char* target,
-                bool telemetry = false, Strategy first = Strategy::reordered,
-                bool both_telemetry = false) {
+                Telemetry telemetry = Telemetry::none, Strategy first = Strategy::reordered) {
     constexpr int kSteps = 1 << 15;
     using R = Runner<linkem::HugePageCalendarQueue>;
-    // "a" against "b": reordered against correlated, or correlated with telemetry against
+    const bool cost = telemetry == Telemetry::cost;
+    // "a" against "b": `first` against correlated, or correlated with telemetry against
     // without.
     std::vector<std::unique_ptr<R>> reordered, correlated;
     for (int d = 0; d < directions; ++d) {
         reordered.push_back(std::make_unique<R>(
-            Scenario{telemetry ? Strategy::correlated : first, false, false}, in_flight));
-        if (telemetry) reordered.back()->enable_telemetry();
+            Scenario{cost ? Strategy::correlated : first, false, false}, in_flight));
         correlated.push_back(
             std::make_unique<R>(Scenario{Strategy::correlated, false, false}, in_flight));
-        if (both_telemetry) {
-            reordered.back()->enable_telemetry();
-            correlated.back()->enable_telemetry();
-        }
+        if (telemetry != Telemetry::none) reordered.back()->enable_telemetry();
+        if (telemetry == Telemetry::both) correlated.back()->enable_telemetry();
     }
     auto slice = [&](auto& rs) {
         const double t0 = thread_cpu_seconds();
@@ -275,7 +276,7 @@ void run_paired(int pairs, std::int64_t in_flight, int directions, const char* t
         "\nPaired slices, %d direction(s) of %lld in flight (%d pairs of %d packets per "
         "direction, thread CPU time):\n",
         directions, static_cast<long long>(in_flight), pairs, kSteps * static_cast<int>(kBurst));
-    if (telemetry) {
+    if (cost) {
         // As a rate: packets per CPU second with telemetry / without.
         for (double& x : ratio)
             x = 1.0 / x;
@@ -373,13 +374,14 @@ int main(int argc, char** argv) {
     }
     if (paired > 0) run_paired(paired, 1'000'000, 1, "target <= 1.3");
     if (paired_dp > 0)
-        run_paired(paired_dp, 200'000, 2, "(info; linkemd's target: <= 1.11)", false,
-                   Strategy::reordered, true);
+        run_paired(paired_dp, 200'000, 2, "(info; linkemd's target: <= 1.11)", Telemetry::both);
     if (paired_telemetry > 0)
-        run_paired(paired_telemetry, 200'000, 2, "(info; linkemd's target: >= 0.97)", true);
+        run_paired(paired_telemetry, 200'000, 2, "(info; linkemd's target: >= 0.97)",
+                   Telemetry::cost);
     if (paired_smooth > 0) {
-        run_paired(paired_smooth, 1'000'000, 1, "target <= 1.10", false, Strategy::smooth);
-        run_paired(paired_smooth, 200'000, 2, "target <= 1.10", false, Strategy::smooth);
+        run_paired(paired_smooth, 1'000'000, 1, "target <= 1.10", Telemetry::none,
+                   Strategy::smooth);
+        run_paired(paired_smooth, 200'000, 2, "target <= 1.10", Telemetry::none, Strategy::smooth);
     }
     return 0;
 }

@@ -170,7 +170,7 @@ class QueuePairOf {
             tb_.resize(max);
         }
         // A quarter of the calls with transmission times, a quarter without (the calendar then
-        // takes another path: no bin look-up per packet), half through pop_due_view, as the
+        // skips reading the bins), half through pop_due_view, as the
         // data plane pops (the packets may be left in the sorted bucket), with the times (as
         // linkemd's telemetry takes them) and without.
         const int how = static_cast<int>(pops_++ % 4);

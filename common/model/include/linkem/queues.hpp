@@ -409,8 +409,7 @@ class CalendarQueue {
     };
 
     bool current_empty() const { return active_pos_ == active_n_ && late_.empty(); }
-    // The bin of the active bucket's packet at `pos` (pos < active_n_; pos never decreases
-    // within a bucket, so the cursor over end_ moves forward only).
+    // The bin of the active bucket's packet at `pos` (pos < active_n_).
     std::uint32_t active_bin(std::size_t pos) const { return sorted_bin_[pos]; }
     TimeNs active_tx(std::size_t pos) {
         return active_base_ + (static_cast<TimeNs>(active_bin(pos)) << kResolutionBits);
@@ -708,11 +707,10 @@ class CalendarQueue {
     std::vector<Slot> slots_;
     std::vector<std::uint64_t> bitmap_;
     std::int64_t cur_ = 0;
-    // The active bucket, sorted: its packets, its start time and each packet's bin; a larger
-    // bucket (counting sort) also where each bin ends (end_), which counts the due packets
-    // without comparisons. (Looking the bins up in end_ instead of keeping them took a
-    // data-dependent loop per packet, a branch miss about once a packet: ~4 ns of a 30 ns
-    // packet in linkemd, which reads every departure's tx for the lateness.)
+    // The active bucket, sorted: its packets, its start time and each packet's bin (read for
+    // every departure's tx when the emulator keeps the lateness: kept, not searched for in
+    // end_); a larger bucket (counting sort) also where each bin ends (end_), which counts
+    // the due packets without comparisons.
     std::vector<Packet> sorted_pkt_;
     std::vector<std::uint16_t> sorted_bin_;
     std::array<std::uint32_t, kBins> end_{};
