@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "main_window.hpp"
 #include "settings.hpp"
 

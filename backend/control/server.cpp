@@ -178,6 +178,19 @@ std::string Server::source_of(const std::string& identity) const {
     return it != names_.end() ? it->second : "peer-" + hex(identity);
 }
 
+void Server::refused(const std::string& identity, const std::string& method,
+                     const std::string& what, proto::ErrorCode code) {
+    proto::Event e;
+    e.kind = "request_refused";
+    e.severity = "warning";
+    e.message = "request " + (method.empty() ? std::string("(unparsed)") : method) + " from " +
+                source_of(identity) + " " + what;
+    e.source = source_of(identity);
+    e.method = method;
+    e.code = std::string(proto::to_string(code));
+    event(std::move(e));
+}
+
 // Every request waiting now (a bounded number per call, so that telemetry keeps its pace
 // under a flood): parse, answer, or refuse with the protocol's error.
 void Server::handle_control() {
@@ -228,33 +241,19 @@ void Server::handle_control() {
         } catch (const proto::ProtocolError& e) {
             if (!e.id().is_null()) id = e.id();
             reply = proto::encode_error(id, e.error());
-            event(proto::Event{"request_refused", "warning",
-                               "request " + (method.empty() ? std::string("(unparsed)") : method) +
-                                   " from " + source_of(identity) +
-                                   " refused: " + e.error().message,
-                               json{{"source", source_of(identity)},
-                                    {"method", method},
-                                    {"code", proto::to_string(e.error().code)}}});
+            refused(identity, method, "refused: " + e.error().message, e.error().code);
         } catch (const ParamError& e) {
             const proto::Error err{proto::ErrorCode::invalid_params,
                                    (e.field().empty() ? "" : e.field() + ": ") + e.message(),
                                    e.field()};
             reply = proto::encode_error(id, err);
-            event(proto::Event{
-                "request_refused", "warning",
-                "request " + method + " from " + source_of(identity) + " refused: " + err.message,
-                json{{"source", source_of(identity)},
-                     {"method", method},
-                     {"code", "invalid_params"}}});
+            refused(identity, method, "refused: " + err.message, err.code);
         } catch (const std::exception& e) {
             // A Backend that failed in a way it did not describe (a bug, or a resource
             // gone): the client learns so, and the server goes on serving.
             const proto::Error err{proto::ErrorCode::failed, method + " failed: " + e.what(), ""};
             reply = proto::encode_error(id, err);
-            event(proto::Event{
-                "request_refused", "warning",
-                "request " + method + " from " + source_of(identity) + " failed: " + e.what(),
-                json{{"source", source_of(identity)}, {"method", method}, {"code", "failed"}}});
+            refused(identity, method, std::string("failed: ") + e.what(), err.code);
         }
         std::vector<zmq::const_buffer> out;
         out.push_back(zmq::buffer(identity));
@@ -298,30 +297,48 @@ void Server::handle_zap() {
     }
 }
 
-json Server::publish(const std::string& topic, json body) {
-    const TimeNs t = body.contains("t_ns") && body["t_ns"].is_number_integer()
-                         ? body["t_ns"].get<TimeNs>()
-                         : clock_();
+proto::Header Server::next_header(const std::string& topic, TimeNs t) {
     std::uint64_t& seq = seq_[topic];
-    proto::add_header(body, proto::Header{instance_id_, seq, t});
-    ++seq;
-    if (s_->telemetry) {
-        const std::string text = body.dump(-1, ' ', false, json::error_handler_t::replace);
-        std::array<zmq::const_buffer, 2> out = {zmq::buffer(topic), zmq::buffer(text)};
-        try {
-            zmq::send_multipart(s_->telemetry, out, zmq::send_flags::dontwait);
-        } catch (const zmq::error_t&) {
-        }
-    }
-    return body;
+    return proto::Header{instance_id_, seq++, t != 0 ? t : clock_()};
 }
 
-void Server::event(const proto::Event& e) {
-    json body = e.extra.is_object() ? e.extra : json::object();
-    body["kind"] = e.kind;
-    body["severity"] = e.severity;
-    body["message"] = e.message;
-    publish(proto::kTopicEvent, std::move(body));
+void Server::send(const std::string& topic, const json& body) {
+    if (!s_->telemetry) return;
+    const std::string text = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::array<zmq::const_buffer, 2> out = {zmq::buffer(topic), zmq::buffer(text)};
+    try {
+        zmq::send_multipart(s_->telemetry, out, zmq::send_flags::dontwait);
+    } catch (const zmq::error_t&) {
+    }
+}
+
+proto::StatsMessage Server::publish(proto::StatsMessage m) {
+    m.header = next_header(proto::kTopicStats, m.header.t_ns);
+    send(proto::kTopicStats, proto::to_json(m));
+    return m;
+}
+
+proto::DelayMessage Server::publish(proto::DelayMessage m) {
+    m.header = next_header(proto::kTopicDelay, m.header.t_ns);
+    send(proto::kTopicDelay, proto::to_json(m));
+    return m;
+}
+
+void Server::event(proto::Event e) {
+    e.header = next_header(proto::kTopicEvent, e.header.t_ns);
+    send(proto::kTopicEvent, proto::to_json(e));
+}
+
+json Server::publish(const std::string& topic, json body) {
+    const TimeNs t =
+        body.contains("t_ns") && body["t_ns"].is_number_integer() ? body["t_ns"].get<TimeNs>() : 0;
+    const proto::Header h = next_header(topic, t);
+    body["v"] = proto::kVersion;
+    body["instance_id"] = h.instance_id;
+    body["seq"] = h.seq;
+    body["t_ns"] = h.t_ns;
+    send(topic, body);
+    return body;
 }
 
 std::uint64_t Server::next_seq(const std::string& topic) const {

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/messages.hpp"
 #include "linkem/protocol.hpp"
 
 namespace linkem::control {
@@ -68,11 +69,15 @@ class Server {
     /// answers every request that arrived, and returns whether extra_fd became readable.
     bool serve(std::chrono::milliseconds timeout, int extra_fd = -1);
 
-    /// Publishes a telemetry message: `body` gets the header (v, instance_id, seq per topic,
-    /// t_ns = clock() unless body has t_ns). Returns the body as sent.
-    nlohmann::json publish(const std::string& topic, nlohmann::json body);
+    /// Publishes a telemetry message with its header filled in: instance_id, the seq of its
+    /// topic, and t_ns = clock() where the message's is 0. Returns the message as sent.
+    proto::StatsMessage publish(proto::StatsMessage m);
+    proto::DelayMessage publish(proto::DelayMessage m);
     /// Publishes an `event`.
-    void event(const proto::Event& e);
+    void event(proto::Event e);
+    /// Publishes any body on any topic, with the header as above (t_ns = clock() unless the
+    /// body has one): for tests and for topics of a later protocol.
+    nlohmann::json publish(const std::string& topic, nlohmann::json body);
     /// The seq the next message of `topic` will carry.
     std::uint64_t next_seq(const std::string& topic) const;
 
@@ -86,6 +91,11 @@ class Server {
     void handle_control();
     void handle_zap();
     std::string source_of(const std::string& identity) const;
+    /// The request_refused event: `what` is "refused: MESSAGE" or "failed: WHY".
+    void refused(const std::string& identity, const std::string& method, const std::string& what,
+                 proto::ErrorCode code);
+    proto::Header next_header(const std::string& topic, TimeNs t);
+    void send(const std::string& topic, const nlohmann::json& body);
 
     Backend& backend_;
     std::string instance_id_;

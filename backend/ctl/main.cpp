@@ -20,7 +20,7 @@
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/client.hpp"
 #include "linkem/link_params.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/scenario_file.hpp"
 #include "linkem/stats.hpp"
 #include "linkem/stats_table.hpp"
@@ -30,6 +30,7 @@ namespace {
 
 using namespace linkem;
 using nlohmann::json;
+using proto::Method;
 using std::chrono::milliseconds;
 
 constexpr int kOk = 0, kRefused = 1, kUsage = 2, kNoAnswer = 3;
@@ -96,22 +97,20 @@ std::string text(const json& v) {
 }
 
 // The link parameters in force: one row per key, a column per direction.
-void print_link(const json& r) {
-    std::printf("parameters in force (generation %s)\n",
-                text(r.value("params_generation", json(0))).c_str());
-    const char* const* keys = kDirectionKeys;
-    const bool two = r.contains(keys[1]);
-    std::printf("  %-22s %22s", "parameter", keys[0]);
-    if (two) std::printf(" %22s", keys[1]);
+void print_link(const proto::LinkState& r) {
+    std::printf("parameters in force (generation %llu)\n",
+                static_cast<unsigned long long>(r.params_generation));
+    const bool two = r.directions > 1;
+    std::printf("  %-22s %22s", "parameter", kDirectionKeys[0]);
+    if (two) std::printf(" %22s", kDirectionKeys[1]);
     std::printf("\n");
-    for (const LinkParamFlag& f : link_param_flags()) {
-        const std::string a = r[keys[0]].contains(f.key) ? text(r[keys[0]][f.key]) : "?";
-        if (two) {
-            const std::string b = r[keys[1]].contains(f.key) ? text(r[keys[1]][f.key]) : "?";
-            std::printf("  %-22s %22s %22s\n", f.key.c_str(), a.c_str(), b.c_str());
-        } else {
+    for (const LinkParamField& f : link_param_fields()) {
+        const std::string a = text(to_json(f.get(r.link.a_to_b)));
+        if (two)
+            std::printf("  %-22s %22s %22s\n", f.key.c_str(), a.c_str(),
+                        text(to_json(f.get(r.link.b_to_a))).c_str());
+        else
             std::printf("  %-22s %22s\n", f.key.c_str(), a.c_str());
-        }
     }
 }
 
@@ -139,58 +138,73 @@ std::string traffic_flag_hint(const std::string& field) {
 }
 
 // --------------------------------------------------------------------------- commands
-int hello(const Settings& s) {
+/// One request: with --json, linkemd's result as it came; otherwise the decoded result goes
+/// to `show`.
+template <Method M, class Show>
+int ask(const Settings& s, const proto::ParamsOf<M>& params, Show show) {
     client::Control c(s.control);
-    const json r = c.call("hello", json::object(), s.timeout);
-    if (s.json) {
-        print_json(r);
-        return kOk;
-    }
-    std::printf("linkemd %s (protocol %s), instance %s, up %.3fs\n",
-                text(r.value("linkemd_version", json("?"))).c_str(),
-                text(r.value("protocol_version", json("?"))).c_str(),
-                text(r.value("instance_id", json("?"))).c_str(), r.value("uptime_ns", 0.0) / 1e9);
-    std::string ports;
-    for (const json& p : r.value("ports", json::array()))
-        ports += (ports.empty() ? "" : ", ") + text(p.value("port", json("?"))) + " " +
-                 text(p.value("device", json("?"))) + " (link " +
-                 (p.value("link_up", false) ? "up" : "down") + ", " +
-                 text(p.value("speed_mbps", json(0))) + " Mbit/s)";
-    std::printf("ports: %s\n", ports.c_str());
-    std::string dirs;
-    for (const json& d : r.value("directions", json::array()))
-        dirs += (dirs.empty() ? "" : ", ") + text(d);
-    std::printf("directions: %s\n", dirs.c_str());
-    std::printf("parameters: generation %s\n", text(r.value("params_generation", json(0))).c_str());
-    const json t = r.value("telemetry", json::object());
-    std::printf("telemetry: %s (stats %s/s, delay %s/s, %s delay samples/s per direction)\n",
-                text(t.value("endpoint", json("?"))).c_str(),
-                text(t.value("stats_hz", json("?"))).c_str(),
-                text(t.value("delay_hz", json("?"))).c_str(),
-                text(t.value("delay_samples_per_s", json("?"))).c_str());
-    std::string caps;
-    const json capabilities = r.value("capabilities", json::object());
-    for (const auto& [k, v] : capabilities.items())
-        caps +=
-            (caps.empty() ? "" : ", ") + k + " " + (v.is_boolean() && v.get<bool>() ? "yes" : "no");
-    std::printf("capabilities: %s\n", caps.c_str());
-    return kOk;
-}
-
-int get(const Settings& s) {
-    client::Control c(s.control);
-    const json r = c.call("get_link", json::object(), s.timeout);
+    const json r = c.call(M, proto::to_json(params), s.timeout);
     if (s.json)
         print_json(r);
     else
-        print_link(r);
+        show(c.decode<M>(r));
     return kOk;
 }
 
-int set(const Settings& s, const LinkFlagText& flags) {
-    json update;
+std::string yes_no(bool b) {
+    return b ? "yes" : "no";
+}
+
+void print_hello(const proto::Hello& h) {
+    std::printf("linkemd %s (protocol %d), instance %s, up %.3fs\n", h.linkemd_version.c_str(),
+                h.protocol_version, h.instance_id.c_str(), static_cast<double>(h.uptime_ns) / 1e9);
+    std::string ports;
+    for (const proto::PortInfo& p : h.ports)
+        ports += (ports.empty() ? "" : ", ") + p.port + " " + p.device + " (link " +
+                 (p.link_up ? "up" : "down") + ", " + std::to_string(p.speed_mbps) + " Mbit/s)";
+    std::printf("ports: %s\n", ports.c_str());
+    std::printf("directions: %s\n", h.directions > 1 ? "a_to_b, b_to_a" : "a_to_b");
+    std::printf("parameters: generation %llu\n",
+                static_cast<unsigned long long>(h.params_generation));
+    const proto::TelemetryInfo& t = h.telemetry;
+    std::printf("telemetry: %s (stats %u/s, delay %u/s, %llu delay samples/s per direction)\n",
+                t.endpoint.c_str(), t.stats_hz, t.delay_hz,
+                static_cast<unsigned long long>(t.delay_samples_per_s));
+    const proto::Capabilities& c = h.capabilities;
+    std::printf(
+        "capabilities: load_config %s, save_config %s, scenario %s, shutdown %s, traffic %s\n",
+        yes_no(c.load_config).c_str(), yes_no(c.save_config).c_str(), yes_no(c.scenario).c_str(),
+        yes_no(c.shutdown).c_str(), yes_no(c.traffic).c_str());
+}
+
+struct TrafficFlags {
+    TrafficFlagText text;  // [i] for traffic_flags()[i]
+    bool on = false, off = false;
+};
+
+/// What the subcommands' options fill in.
+struct Args {
+    LinkFlagText link;
+    std::string interval = "1s";
+    unsigned count = 0;
+    std::string key_dir, key_name;
+    bool force = false;
+    TrafficFlags traffic;
+    std::string scenario_action, scenario_arg;
+};
+
+int hello(const Settings& s, const Args&) {
+    return ask<Method::hello>(s, {}, print_hello);
+}
+
+int get(const Settings& s, const Args&) {
+    return ask<Method::get_link>(s, {}, print_link);
+}
+
+int set(const Settings& s, const Args& a) {
+    proto::LinkUpdate update;
     try {
-        update = link_update_from_flags(flags);
+        update = proto::decode<proto::LinkUpdate>(link_update_from_flags(a.link));
     } catch (const FlagError& e) {
         throw Usage(e.what());
     }
@@ -198,34 +212,20 @@ int set(const Settings& s, const LinkFlagText& flags) {
         throw Usage(
             "set: no link parameter given; give linkemd's link flags, e.g. linkemctl set "
             "--mean-delay 20ms --b-to-a-loss-probability 0.01 (see linkemctl set --help)");
-    client::Control c(s.control);
-    const json r = c.call("set_link", update, s.timeout);
-    if (!r.value("applied", true))
-        std::fprintf(stderr,
-                     "linkemctl: linkemd published generation %s but the data plane has not "
-                     "acknowledged it yet (it adopts it as soon as it runs)\n",
-                     text(r.value("params_generation", json(0))).c_str());
-    if (s.json)
-        print_json(r);
-    else
+    return ask<Method::set_link>(s, update, [](const proto::LinkState& r) {
+        if (r.applied == false)
+            std::fprintf(stderr,
+                         "linkemctl: linkemd published generation %llu but the data plane has not "
+                         "acknowledged it yet (it adopts it as soon as it runs)\n",
+                         static_cast<unsigned long long>(r.params_generation));
         print_link(r);
-    return kOk;
+    });
 }
 
-int stats(const Settings& s) {
-    client::Control c(s.control);
-    const json r = c.call("get_stats", json::object(), s.timeout);
-    if (s.json) {
-        print_json(r);
-        return kOk;
-    }
-    if (!r.is_object() || !r.contains(kDirectionKeys[0])) {
-        std::printf("no counters yet\n");
-        return kOk;
-    }
-    const LinkStats st = link_stats_from_json(r);
-    print_stats_table(stdout, st, nullptr, r.value("final", false));
-    return kOk;
+int stats(const Settings& s, const Args&) {
+    return ask<Method::get_stats>(s, {}, [](const proto::StatsMessage& m) {
+        print_stats_table(stdout, m.stats, nullptr, m.final);
+    });
 }
 
 // The telemetry endpoint: --telemetry, or the one linkemd's hello names (a wildcard host
@@ -233,8 +233,7 @@ int stats(const Settings& s) {
 std::string telemetry_endpoint(const Settings& s) {
     if (!s.telemetry.empty()) return s.telemetry;
     client::Control c(s.control);
-    const json r = c.call("hello", json::object(), s.timeout);
-    std::string e = r.value("telemetry", json::object()).value("endpoint", std::string());
+    std::string e = c.call<Method::hello>({}, s.timeout).telemetry.endpoint;
     if (e.empty())
         throw client::Refused(
             proto::Error{proto::ErrorCode::unavailable, "linkemd has no telemetry socket", ""});
@@ -246,10 +245,30 @@ std::string telemetry_endpoint(const Settings& s) {
     return e;
 }
 
-int watch(const Settings& s, const std::string& interval_text, unsigned count) {
-    const auto iv = parse_duration(interval_text);
+/// The next message of `topic` decoded, with its JSON (--json prints that); a message the
+/// decoders refuse is reported and skipped.
+struct Received {
+    proto::Telemetry t;
+    json body;
+};
+std::optional<Received> next(client::Subscriber& sub, const char* topic, milliseconds timeout) {
+    for (;;) {
+        auto m = sub.receive(timeout);
+        if (!m) return std::nullopt;
+        if (m->topic != topic) continue;
+        try {
+            if (auto t = proto::decode_telemetry(m->topic, m->body))
+                return Received{std::move(*t), std::move(m->body)};
+        } catch (const std::invalid_argument& e) {
+            std::fprintf(stderr, "linkemctl: a %s message was skipped: %s\n", topic, e.what());
+        }
+    }
+}
+
+int watch(const Settings& s, const Args& a) {
+    const auto iv = parse_duration(a.interval);
     if (!iv || *iv <= 0)
-        throw Usage("--interval: '" + interval_text + "' is not allowed; expected " +
+        throw Usage("--interval: '" + a.interval + "' is not allowed; expected " +
                     std::string(kDurationForm) + " greater than 0, e.g. 1s");
     const std::string endpoint = telemetry_endpoint(s);
     client::Subscriber sub(endpoint, {proto::kTopicStats}, s.curve);
@@ -257,21 +276,13 @@ int watch(const Settings& s, const std::string& interval_text, unsigned count) {
     std::string instance;
     unsigned printed = 0;
     for (;;) {
-        const auto m = sub.receive(s.timeout);
+        const auto m = next(sub, proto::kTopicStats, s.timeout);
         if (!m)
             throw client::NoAnswer("no stats telemetry from " + endpoint + " within " +
                                    format_duration(s.timeout.count() * kNsPerMs));
-        if (m->topic != proto::kTopicStats) continue;
-        LinkStats st;
-        std::string id;
-        try {
-            id = proto::header_from_json(m->body).instance_id;
-            st = link_stats_from_json(m->body);
-        } catch (const std::invalid_argument& e) {
-            std::fprintf(stderr, "linkemctl: a stats message was skipped: %s\n", e.what());
-            continue;
-        }
-        const bool final = m->body.value("final", false);
+        const LinkStats& st = m->t.stats->stats;
+        const bool final = m->t.stats->final;
+        const std::string& id = m->t.header.instance_id;
         if (id != instance) {
             if (!instance.empty()) std::printf("linkemd restarted (instance %s)\n", id.c_str());
             instance = id;
@@ -289,74 +300,57 @@ int watch(const Settings& s, const std::string& interval_text, unsigned count) {
         std::fflush(stdout);
         last = st;
         ++printed;
-        if (final || (count > 0 && printed >= count)) return kOk;
+        if (final || (a.count > 0 && printed >= a.count)) return kOk;
     }
 }
 
-int events(const Settings& s, unsigned count) {
-    const std::string endpoint = telemetry_endpoint(s);
-    client::Subscriber sub(endpoint, {proto::kTopicEvent}, s.curve);
-    unsigned printed = 0;
-    for (;;) {
-        const auto m = sub.receive(milliseconds(1000));
-        if (!m || m->topic != proto::kTopicEvent) continue;
-        if (s.json) {
+int events(const Settings& s, const Args& a) {
+    client::Subscriber sub(telemetry_endpoint(s), {proto::kTopicEvent}, s.curve);
+    for (unsigned printed = 0; a.count == 0 || printed < a.count;) {
+        const auto m = next(sub, proto::kTopicEvent, milliseconds(1000));
+        if (!m) continue;
+        const proto::Event& e = *m->t.event;
+        if (s.json)
             std::printf("%s\n", m->body.dump().c_str());
-        } else {
-            std::printf("t=%.3fs %-7s %-16s %s\n", m->body.value("t_ns", 0.0) / 1e9,
-                        m->body.value("severity", std::string("?")).c_str(),
-                        m->body.value("kind", std::string("?")).c_str(),
-                        m->body.value("message", std::string()).c_str());
-        }
+        else
+            std::printf("t=%.3fs %-7s %-16s %s\n", static_cast<double>(e.header.t_ns) / 1e9,
+                        e.severity.c_str(), e.kind.c_str(), e.message.c_str());
         std::fflush(stdout);
-        if (count > 0 && ++printed >= count) return kOk;
+        ++printed;
     }
-}
-
-int save(const Settings& s) {
-    client::Control c(s.control);
-    const json r = c.call("save_config", json::object(), s.timeout);
-    if (s.json)
-        print_json(r);
-    else
-        std::printf("saved the parameters in force (generation %s) to %s\n",
-                    text(r.value("params_generation", json(0))).c_str(),
-                    text(r.value("path", json("?"))).c_str());
     return kOk;
 }
 
-int load(const Settings& s) {
-    client::Control c(s.control);
-    const json r = c.call("load_config", json::object(), s.timeout);
-    if (s.json) {
-        print_json(r);
-        return kOk;
-    }
-    std::string ignored;
-    for (const json& k : r.value("ignored", json::array()))
-        ignored += (ignored.empty() ? "" : ", ") + text(k);
-    if (!ignored.empty())
-        std::printf("changed in the file but needing a restart (ignored): %s\n", ignored.c_str());
-    print_link(r);
-    return kOk;
+int save(const Settings& s, const Args&) {
+    return ask<Method::save_config>(s, {}, [](const proto::SavedConfig& r) {
+        std::printf("saved the parameters in force (generation %llu) to %s\n",
+                    static_cast<unsigned long long>(r.params_generation), r.path.c_str());
+    });
 }
 
-int shutdown(const Settings& s) {
-    client::Control c(s.control);
-    const json r = c.call("shutdown", json::object(), s.timeout);
-    if (s.json)
-        print_json(r);
-    else
-        std::printf("linkemd is stopping\n");
-    return kOk;
+int load(const Settings& s, const Args&) {
+    return ask<Method::load_config>(s, {}, [](const proto::LinkState& r) {
+        std::string ignored;
+        for (const std::string& k : r.ignored.value_or(std::vector<std::string>{}))
+            ignored += (ignored.empty() ? "" : ", ") + k;
+        if (!ignored.empty())
+            std::printf("changed in the file but needing a restart (ignored): %s\n",
+                        ignored.c_str());
+        print_link(r);
+    });
 }
 
-int keygen(const Settings& s, const std::string& dir, const std::string& name, bool force) {
+int shutdown(const Settings& s, const Args&) {
+    return ask<Method::shutdown>(s, {},
+                                 [](const proto::Empty&) { std::printf("linkemd is stopping\n"); });
+}
+
+int keygen(const Settings& s, const Args& a) {
     client::KeyPair k;
     std::pair<std::string, std::string> paths;
     try {
         k = client::generate_key_pair();
-        paths = client::write_certificates(dir, name, k, force);
+        paths = client::write_certificates(a.key_dir, a.key_name, k, a.force);
     } catch (const client::SetupError& e) {
         throw Usage(std::string("keygen: ") + e.what());
     }
@@ -371,71 +365,59 @@ int keygen(const Settings& s, const std::string& dir, const std::string& name, b
     return kOk;
 }
 
-struct TrafficFlags {
-    TrafficFlagText text;  // [i] for traffic_flags()[i]
-    bool on = false, off = false;
-};
-
-int traffic(const Settings& s, const TrafficFlags& f) {
-    if (f.on && f.off) throw Usage("--on and --off: give one of them");
-    json update;
-    try {
-        update = traffic_update_from_flags(f.text);  // linkemd checks the ranges
-    } catch (const FlagError& e) {
-        throw Usage(e.what());
-    }
-    if (f.on) update["running"] = true;
-    if (f.off) update["running"] = false;
-    client::Control c(s.control);
-    const json r = update.empty() ? c.call("get_traffic", json::object(), s.timeout)
-                                  : c.call("set_traffic", update, s.timeout);
-    if (s.json) {
-        print_json(r);
-        return kOk;
-    }
-    if (!r.value("available", false)) {
+void print_traffic(const proto::TrafficState& r) {
+    if (!r.available) {
         std::printf("this linkemd has no built-in traffic (it runs on real ports)\n");
-        return kOk;
+        return;
     }
-    const std::string pattern = r.value("pattern", std::string("?"));
-    std::printf(
-        "built-in traffic: %s, %s at %s (%.0f frames/s), %s B frames%s, run %s\n",
-        r.value("running", false) ? "running" : "stopped", pattern.c_str(),
-        format_rate(r.value("rate_bps", 0.0)).c_str(), r.value("frames_per_s", 0.0),
-        text(r.value("frame_size_bytes", json(0))).c_str(),
-        pattern == "sine"
-            ? (", period " + format_duration(std::llround(r.value("period_us", 0.0) * 1e3))).c_str()
-            : "",
-        text(r.value("run", json(0))).c_str());
-    return kOk;
+    const TrafficSpec& t = r.config.spec;
+    const bool sine = t.pattern == TrafficPattern::sine;
+    std::printf("built-in traffic: %s, %s at %s (%.0f frames/s), %u B frames%s, run %llu\n",
+                r.config.running ? "running" : "stopped", std::string(to_string(t.pattern)).c_str(),
+                format_rate(t.rate_bps).c_str(), r.frames_per_s, t.frame_bytes,
+                sine ? (", period " + format_duration(t.period)).c_str() : "",
+                static_cast<unsigned long long>(r.run));
+}
+
+int traffic(const Settings& s, const Args& a) {
+    const TrafficFlags& f = a.traffic;
+    if (f.on && f.off) throw Usage("--on and --off: give one of them");
+    proto::TrafficUpdate update;
+    try {
+        update = proto::decode<proto::TrafficUpdate>(traffic_update_from_flags(f.text));
+    } catch (const FlagError& e) {
+        throw Usage(e.what());  // the form; linkemd checks the ranges
+    }
+    if (f.on) update.running = true;
+    if (f.off) update.running = false;
+    if (update.empty()) return ask<Method::get_traffic>(s, {}, print_traffic);
+    return ask<Method::set_traffic>(s, update, print_traffic);
 }
 
 // ------------------------------------------------------------------------- scenarios
-void print_scenario(const json& r) {
-    if (!r.value("loaded", false)) {
+std::string seconds_text(DurationNs t) {
+    return text(json(static_cast<double>(t) / static_cast<double>(kNsPerSec)));
+}
+
+void print_scenario(const proto::ScenarioStatus& r) {
+    if (!r.loaded) {
         std::printf("no scenario loaded\n");
         return;
     }
-    const json steps = r.value("scenario", json::object()).value("steps", json::array());
-    const int step = r.value("step", -1);
-    std::printf("scenario %s: %s at %.3f s of %.3f s%s\n", text(r.value("name", json("?"))).c_str(),
-                text(r.value("state", json("?"))).c_str(), r.value("position_s", 0.0),
-                r.value("duration_s", 0.0),
-                r.value("loop", false)
-                    ? (", looping (repeat " + text(r.value("repeat", json(0))) + ")").c_str()
-                    : "");
-    if (step >= 0 && step < static_cast<int>(steps.size())) {
-        const json& st = steps[static_cast<std::size_t>(step)];
-        std::printf(
-            "  step %d of %zu (at %s s)%s%s\n", step + 1, steps.size(),
-            text(st.value("at_s", json(0))).c_str(),
-            st.contains("note") ? (": " + text(st["note"])).c_str() : "",
-            st.contains("until_s") ? (", a ramp until " + text(st["until_s"]) + " s").c_str() : "");
+    const proto::ScenarioPosition& p = r.position;
+    std::printf("scenario %s: %s at %.3f s of %.3f s%s\n", p.name.c_str(), p.state.c_str(),
+                p.position_s, p.duration_s,
+                r.loop ? (", looping (repeat " + std::to_string(p.repeat) + ")").c_str() : "");
+    const std::size_t n = r.scenario ? r.scenario->steps.size() : r.steps;
+    if (r.scenario && p.step >= 0 && static_cast<std::size_t>(p.step) < n) {
+        const ScenarioStep& st = r.scenario->steps[static_cast<std::size_t>(p.step)];
+        std::printf("  step %lld of %zu (at %s s)%s%s\n", static_cast<long long>(p.step + 1), n,
+                    seconds_text(st.at).c_str(), st.note.empty() ? "" : (": " + st.note).c_str(),
+                    st.ramp ? (", a ramp until " + seconds_text(st.until) + " s").c_str() : "");
     } else {
-        std::printf("  before its first step (%zu steps)\n", steps.size());
+        std::printf("  before its first step (%zu steps)\n", n);
     }
-    if (!r.value("description", std::string()).empty())
-        std::printf("  %s\n", text(r["description"]).c_str());
+    if (!r.description.empty()) std::printf("  %s\n", r.description.c_str());
 }
 
 int scenario_list(const Settings& s) {
@@ -447,82 +429,180 @@ int scenario_list(const Settings& s) {
                         {"source", sc.source},
                         {"duration_s", static_cast<double>(sc.duration) / kNsPerSec},
                         {"loop", sc.loop}});
+        if (!s.json)
+            std::printf("%-20s %6.0f s%s  %s\n", sc.name.c_str(),
+                        static_cast<double>(sc.duration) / kNsPerSec, sc.loop ? " loop" : "     ",
+                        sc.description.c_str());
     }
-    if (s.json) {
-        print_json(list);
-        return kOk;
-    }
-    for (const json& b : list)
-        std::printf("%-20s %6.0f s%s  %s\n", text(b["name"]).c_str(), b["duration_s"].get<double>(),
-                    b["loop"].get<bool>() ? " loop" : "     ", text(b["description"]).c_str());
+    if (s.json) print_json(list);
     return kOk;
 }
 
 // What load_scenario gets for FILE|NAME: the file read here (so that it need not be on
 // linkemd's machine; trace files it names must be), or a built-in's name.
-json scenario_load_params(const std::string& what) {
+proto::LoadScenario scenario_load_params(const std::string& what) {
+    proto::LoadScenario params;
     std::error_code ec;
     if (!std::filesystem::exists(what, ec)) {
-        if (builtin_scenario(what)) return {{"name", what}};
-        throw Usage("scenario play: '" + what +
-                    "' is neither a file nor a built-in scenario; built-in: " +
-                    builtin_scenario_names() + " (linkemctl scenario list)");
+        if (!builtin_scenario(what))
+            throw Usage("scenario play: '" + what +
+                        "' is neither a file nor a built-in scenario; built-in: " +
+                        builtin_scenario_names() + " (linkemctl scenario list)");
+        params.name = what;
+        return params;
     }
     const std::string path = std::filesystem::absolute(what, ec).string();
-    Scenario sc;
     try {
-        sc = read_scenario_file(path);
+        params.scenario = read_scenario_file(path);
     } catch (const ScenarioError& e) {
         throw Usage(std::string("scenario play: ") + e.what());
     }
-    json params = {{"scenario", scenario_to_json(sc)}};
-    if (proto::encode_request(0, "load_scenario", params).size() + 64 > proto::kMaxRequestBytes) {
+    const std::string request =
+        proto::encode_request(0, proto::name(Method::load_scenario), proto::to_json(params));
+    if (request.size() + 64 > proto::kMaxRequestBytes) {
         std::fprintf(stderr,
                      "linkemctl: %s is too large to send (more than %zu bytes as JSON): linkemd "
                      "reads it from that path itself\n",
                      path.c_str(), proto::kMaxRequestBytes);
-        params = {{"path", path}};
+        params = {};
+        params.path = path;
     }
     return params;
 }
 
-int scenario(const Settings& s, const std::string& action, const std::string& arg) {
-    if (action == "list") return scenario_list(s);
-    client::Control c(s.control);
-    json r;
-    if (action == "play") {
-        c.call("load_scenario", scenario_load_params(arg), s.timeout);
-        r = c.call("start_scenario", json::object(), s.timeout);
-    } else if (action == "seek") {
-        const auto t = parse_duration(arg);
-        if (!t)
-            throw Usage("scenario seek: '" + arg + "' is not " + std::string(kDurationForm) +
-                        ", e.g. 12s");
-        r = c.call("seek_scenario",
-                   {{"position_s", static_cast<double>(*t) / static_cast<double>(kNsPerSec)}},
-                   s.timeout);
-    } else if (action == "status") {
-        r = c.call("get_scenario", json::object(), s.timeout);
-    } else {
-        r = c.call(action + "_scenario", json::object(), s.timeout);
-    }
-    if (s.json)
-        print_json(r);
-    else
-        print_scenario(r);
-    return kOk;
+/// The scenario methods by the action's name (play loads, then starts).
+Method scenario_method(const std::string& action) {
+    static const std::map<std::string, Method> methods = {
+        {"play", Method::start_scenario},    {"pause", Method::pause_scenario},
+        {"resume", Method::resume_scenario}, {"stop", Method::stop_scenario},
+        {"seek", Method::seek_scenario},     {"status", Method::get_scenario}};
+    return methods.at(action);
 }
 
-int refused(bool json_output, const std::string& command, const proto::Error& e) {
-    const std::string hint = command == "set"       ? link_flag_hint(e.field)
-                             : command == "traffic" ? traffic_flag_hint(e.field)
-                                                    : "";
-    static const std::map<std::string, std::string> methods = {
-        {"get", "get_link"},     {"set", "set_link"},     {"stats", "get_stats"},
-        {"save", "save_config"}, {"load", "load_config"}, {"traffic", "set_traffic"},
-        {"watch", "hello"},      {"events", "hello"}};
-    const auto m = methods.find(command);
-    const std::string method = m == methods.end() ? command : m->second;
+int scenario(const Settings& s, const Args& a) {
+    const std::string& action = a.scenario_action;
+    if (action == "list") return scenario_list(s);
+    if (action == "play") {
+        client::Control c(s.control);
+        c.call<Method::load_scenario>(scenario_load_params(a.scenario_arg), s.timeout);
+        return ask<Method::start_scenario>(s, {}, print_scenario);
+    }
+    if (action == "seek") {
+        const auto t = parse_duration(a.scenario_arg);
+        if (!t)
+            throw Usage("scenario seek: '" + a.scenario_arg + "' is not " +
+                        std::string(kDurationForm) + ", e.g. 12s");
+        return ask<Method::seek_scenario>(
+            s, {static_cast<double>(*t) / static_cast<double>(kNsPerSec)}, print_scenario);
+    }
+    switch (scenario_method(action)) {
+        case Method::pause_scenario:
+            return ask<Method::pause_scenario>(s, {}, print_scenario);
+        case Method::resume_scenario:
+            return ask<Method::resume_scenario>(s, {}, print_scenario);
+        case Method::stop_scenario:
+            return ask<Method::stop_scenario>(s, {}, print_scenario);
+        default:
+            return ask<Method::get_scenario>(s, {}, print_scenario);
+    }
+}
+
+// --------------------------------------------------------------------- the command table
+void link_options(CLI::App& c, Args& a) {
+    add_link_flag_options(c, a.link, "Link parameters (both directions)");
+    c.footer(kLinkFlagFooter);
+}
+
+void watch_options(CLI::App& c, Args& a) {
+    c.add_option("--interval", a.interval, "time between two tables (default 1s)")
+        ->type_name("DURATION");
+    c.add_option("--count", a.count, "stop after N tables (default 0: until interrupted)")
+        ->type_name("N");
+}
+
+void events_options(CLI::App& c, Args& a) {
+    c.add_option("--count", a.count, "stop after N events (default 0: until interrupted)")
+        ->type_name("N");
+}
+
+void keygen_options(CLI::App& c, Args& a) {
+    c.add_option("DIR", a.key_dir, "directory to write into (created)")->required();
+    c.add_option("NAME", a.key_name, "file name without extension")->required();
+    c.add_flag("--force", a.force, "replace existing files");
+}
+
+void traffic_options(CLI::App& c, Args& a) {
+    add_traffic_flag_options(c, a.traffic.text, "", {{"pattern", "(starts it)"}});
+    c.add_flag("--on", a.traffic.on, "start sending");
+    c.add_flag("--off", a.traffic.off, "stop sending");
+}
+
+void scenario_options(CLI::App& c, Args& a) {
+    c.require_subcommand(1);
+    auto action = [&c, &a](const char* name, const char* help) {
+        CLI::App* sub = c.add_subcommand(name, help);
+        sub->callback([&a, name] { a.scenario_action = name; });
+        return sub;
+    };
+    action("play", "load a scenario (a file here, JSON or CSV, or a built-in's name) and start it")
+        ->add_option("FILE|NAME", a.scenario_arg, "the scenario")
+        ->required();
+    action("pause", "stop where it is; the parameters stay");
+    action("resume", "go on from where it paused");
+    action("stop", "stop playing; the parameters in force stay");
+    action("seek", "go to a position (playing: play on from there; else: pause there)")
+        ->add_option("T", a.scenario_arg, "the position, e.g. 12s")
+        ->required();
+    action("status", "the scenario loaded, where it is, its step");
+    action("list", "the built-in scenarios (no linkemd needed)");
+}
+
+/// A subcommand: its name and help, the options it adds, what it runs, and the method a
+/// refusal names.
+struct Command {
+    const char* name;
+    const char* help;
+    void (*options)(CLI::App&, Args&);
+    int (*run)(const Settings&, const Args&);
+    Method method;
+};
+
+const Command kCommands[] = {
+    {"hello", "who is there: versions, instance, ports, telemetry", nullptr, hello, Method::hello},
+    {"get", "the link parameters in force, per direction", nullptr, get, Method::get_link},
+    {"set",
+     "change link parameters while traffic flows (linkemd's link flags); prints the parameters "
+     "now in force",
+     link_options, set, Method::set_link},
+    {"stats", "the newest counters (cumulative since start)", nullptr, stats, Method::get_stats},
+    {"watch", "a live table of counters and rates from the stats telemetry", watch_options, watch,
+     Method::hello},
+    {"events", "print the event telemetry as it comes", events_options, events, Method::hello},
+    {"save", "write the parameters in force into linkemd's --config file", nullptr, save,
+     Method::save_config},
+    {"load", "re-read linkemd's --config file (as SIGHUP does)", nullptr, load,
+     Method::load_config},
+    {"shutdown", "stop linkemd (it must run with --allow-remote-shutdown)", nullptr, shutdown,
+     Method::shutdown},
+    {"keygen", "write a CURVE key pair: DIR/NAME.key (public) and DIR/NAME.key_secret",
+     keygen_options, keygen, Method::hello},
+    {"traffic", "show or change linkemd's built-in traffic (virtual ports); no flags: show",
+     traffic_options, traffic, Method::set_traffic},
+    {"scenario", "play a scenario (link parameters that change over time) in linkemd",
+     scenario_options, scenario, Method::get_scenario},
+};
+
+// ---------------------------------------------------------------------------- running
+int refused(bool json_output, const Command& command, const Args& a, const proto::Error& e) {
+    const std::string name = command.name;
+    const std::string hint = name == "set"       ? link_flag_hint(e.field)
+                             : name == "traffic" ? traffic_flag_hint(e.field)
+                                                 : "";
+    std::string method(proto::name(command.method));
+    if (name == "scenario")
+        method = a.scenario_action == "play"
+                     ? "load_scenario/start_scenario"
+                     : std::string(proto::name(scenario_method(a.scenario_action)));
     std::fprintf(stderr, "linkemctl: linkemd refused %s (%s): %s%s%s\n", method.c_str(),
                  std::string(proto::to_string(e.code)).c_str(), e.message.c_str(),
                  e.field.empty() ? "" : (" [field " + e.field + "]").c_str(), hint.c_str());
@@ -534,20 +614,27 @@ int refused(bool json_output, const std::string& command, const proto::Error& e)
     return kRefused;
 }
 
-}  // namespace
+int run(const Command& command, const Global& g, const Args& a) {
+    try {
+        return command.run(settings(g), a);
+    } catch (const Usage& e) {
+        std::fprintf(stderr, "linkemctl: %s\n", e.what());
+        return kUsage;
+    } catch (const client::Refused& e) {
+        return refused(g.json, command, a, e.error());
+    } catch (const client::NoAnswer& e) {
+        std::fprintf(stderr, "linkemctl: %s\n", e.what());
+        return kNoAnswer;
+    } catch (const client::SetupError& e) {
+        std::fprintf(stderr, "linkemctl: %s\n", e.what());
+        return kUsage;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "linkemctl: %s\n", e.what());
+        return kRefused;
+    }
+}
 
-int main(int argc, char** argv) {
-    CLI::App app{
-        "linkemctl: steer and watch a running linkemd over its control and telemetry sockets "
-        "(docs/protocol.md)",
-        "linkemctl"};
-    app.footer(
-        "Exit codes: 0 ok; 1 refused by linkemd (its message and the field at fault are "
-        "printed);\n2 usage (bad flags, unreadable key files); 3 no answer (nothing listening, "
-        "timeout,\na CURVE key linkemd does not let in).");
-    app.require_subcommand(1);
-    app.fallthrough();
-    Global g;
+void add_global_options(CLI::App& app, Global& g) {
     const char* kConn = "Connection";
     app.add_option(
            "--control", g.control,
@@ -573,69 +660,13 @@ int main(int argc, char** argv) {
         ->group(kConn);
     app.add_flag("--json", g.json, "machine-readable output: the result object as JSON")
         ->group("Output");
-    bool show_version = false;
-    app.add_flag("--version", show_version, "print linkemctl's version and exit");
+    static bool version = false;  // answered before parsing (main)
+    app.add_flag("--version", version, "print linkemctl's version and exit");
+}
 
-    auto* c_hello =
-        app.add_subcommand("hello", "who is there: versions, instance, ports, telemetry");
-    auto* c_get = app.add_subcommand("get", "the link parameters in force, per direction");
-    auto* c_set = app.add_subcommand(
-        "set",
-        "change link parameters while traffic flows (linkemd's link flags); prints the "
-        "parameters now in force");
-    LinkFlagText link_flags;
-    add_link_flag_options(*c_set, link_flags, "Link parameters (both directions)");
-    c_set->footer(kLinkFlagFooter);
-    auto* c_stats = app.add_subcommand("stats", "the newest counters (cumulative since start)");
-    auto* c_watch =
-        app.add_subcommand("watch", "a live table of counters and rates from the stats telemetry");
-    std::string interval = "1s";
-    unsigned count = 0;
-    c_watch->add_option("--interval", interval, "time between two tables (default 1s)")
-        ->type_name("DURATION");
-    c_watch->add_option("--count", count, "stop after N tables (default 0: until interrupted)")
-        ->type_name("N");
-    auto* c_events = app.add_subcommand("events", "print the event telemetry as it comes");
-    c_events->add_option("--count", count, "stop after N events (default 0: until interrupted)")
-        ->type_name("N");
-    auto* c_save =
-        app.add_subcommand("save", "write the parameters in force into linkemd's --config file");
-    auto* c_load = app.add_subcommand("load", "re-read linkemd's --config file (as SIGHUP does)");
-    auto* c_shutdown =
-        app.add_subcommand("shutdown", "stop linkemd (it must run with --allow-remote-shutdown)");
-    auto* c_keygen = app.add_subcommand(
-        "keygen", "write a CURVE key pair: DIR/NAME.key (public) and DIR/NAME.key_secret");
-    std::string key_dir, key_name;
-    bool force = false;
-    c_keygen->add_option("DIR", key_dir, "directory to write into (created)")->required();
-    c_keygen->add_option("NAME", key_name, "file name without extension")->required();
-    c_keygen->add_flag("--force", force, "replace existing files");
-    auto* c_traffic = app.add_subcommand(
-        "traffic", "show or change linkemd's built-in traffic (virtual ports); no flags: show");
-    TrafficFlags tf;
-    add_traffic_flag_options(*c_traffic, tf.text, "", {{"pattern", "(starts it)"}});
-    c_traffic->add_flag("--on", tf.on, "start sending");
-    c_traffic->add_flag("--off", tf.off, "stop sending");
-    auto* c_scenario = app.add_subcommand(
-        "scenario", "play a scenario (link parameters that change over time) in linkemd");
-    c_scenario->require_subcommand(1);
-    std::string scenario_action, scenario_arg;
-    auto* s_play = c_scenario->add_subcommand(
-        "play", "load a scenario (a file here, JSON or CSV, or a built-in's name) and start it");
-    s_play->add_option("FILE|NAME", scenario_arg, "the scenario")->required();
-    c_scenario->add_subcommand("pause", "stop where it is; the parameters stay");
-    c_scenario->add_subcommand("resume", "go on from where it paused");
-    c_scenario->add_subcommand("stop", "stop playing; the parameters in force stay");
-    auto* s_seek = c_scenario->add_subcommand(
-        "seek", "go to a position (playing: play on from there; else: pause there)");
-    s_seek->add_option("T", scenario_arg, "the position, e.g. 12s")->required();
-    c_scenario->add_subcommand("status", "the scenario loaded, where it is, its step");
-    c_scenario->add_subcommand("list", "the built-in scenarios (no linkemd needed)");
-
-    if (argc >= 2 && std::string(argv[1]) == "--version") {
-        std::printf("linkemctl %s (protocol %d)\n", LINKEM_VERSION, proto::kVersion);
-        return kOk;
-    }
+/// Parses the command line; returns an exit code when there is nothing to run (help, a
+/// usage error), -1 otherwise.
+int parse(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -660,46 +691,37 @@ int main(int argc, char** argv) {
                      e.what());
         return kUsage;
     }
-    std::string command;
-    for (const CLI::App* sub : app.get_subcommands())
-        command = sub->get_name();
-    if (c_scenario->parsed())
-        for (const CLI::App* sub : c_scenario->get_subcommands()) {
-            const std::string a = sub->get_name();
-            command = a == "play"     ? "load_scenario/start_scenario"
-                      : a == "status" ? "get_scenario"
-                                      : a + "_scenario";
-        }
-    try {
-        const Settings s = settings(g);
-        if (c_hello->parsed()) return hello(s);
-        if (c_get->parsed()) return get(s);
-        if (c_set->parsed()) return set(s, link_flags);
-        if (c_stats->parsed()) return stats(s);
-        if (c_watch->parsed()) return watch(s, interval, count);
-        if (c_events->parsed()) return events(s, count);
-        if (c_save->parsed()) return save(s);
-        if (c_load->parsed()) return load(s);
-        if (c_shutdown->parsed()) return shutdown(s);
-        if (c_keygen->parsed()) return keygen(s, key_dir, key_name, force);
-        if (c_traffic->parsed()) return traffic(s, tf);
-        if (c_scenario->parsed())
-            for (const CLI::App* sub : c_scenario->get_subcommands())
-                return scenario(s, sub->get_name(), scenario_arg);
-    } catch (const Usage& e) {
-        std::fprintf(stderr, "linkemctl: %s\n", e.what());
-        return kUsage;
-    } catch (const client::Refused& e) {
-        return refused(g.json, command, e.error());
-    } catch (const client::NoAnswer& e) {
-        std::fprintf(stderr, "linkemctl: %s\n", e.what());
-        return kNoAnswer;
-    } catch (const client::SetupError& e) {
-        std::fprintf(stderr, "linkemctl: %s\n", e.what());
-        return kUsage;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "linkemctl: %s\n", e.what());
-        return kRefused;
+    return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "--version") {
+        std::printf("linkemctl %s (protocol %d)\n", LINKEM_VERSION, proto::kVersion);
+        return kOk;
     }
+    CLI::App app{
+        "linkemctl: steer and watch a running linkemd over its control and telemetry sockets "
+        "(docs/protocol.md)",
+        "linkemctl"};
+    app.footer(
+        "Exit codes: 0 ok; 1 refused by linkemd (its message and the field at fault are "
+        "printed);\n2 usage (bad flags, unreadable key files); 3 no answer (nothing listening, "
+        "timeout,\na CURVE key linkemd does not let in).");
+    app.require_subcommand(1);
+    app.fallthrough();
+    Global g;
+    Args a;
+    add_global_options(app, g);
+    std::vector<std::pair<const Command*, CLI::App*>> commands;
+    for (const Command& c : kCommands) {
+        CLI::App* sub = app.add_subcommand(c.name, c.help);
+        if (c.options) c.options(*sub, a);
+        commands.emplace_back(&c, sub);
+    }
+    if (const int rc = parse(app, argc, argv); rc >= 0) return rc;
+    for (const auto& [c, sub] : commands)
+        if (sub->parsed()) return run(*c, g, a);
     return kUsage;
 }

@@ -92,7 +92,7 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
          }},
         {M::get_link,
          [](Controller& c, const proto::Request&, const std::string&) {
-             return c.link_result(c.dp_.generation(), c.scenario_.in_force());
+             return proto::to_json(c.link_state(c.dp_.generation(), c.scenario_.in_force()));
          }},
         {M::set_link, [](Controller& c, const proto::Request& r,
                          const std::string& source) { return c.set_link(r.params, source); }},
@@ -100,8 +100,8 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
          [](Controller& c, const proto::Request&, const std::string&) {
              // A request served before the first tick: publish the first message now, so
              // that the reply is still the newest `stats` message.
-             if (c.last_stats_.is_null()) c.publish_stats();
-             return c.last_stats_;
+             if (c.last_stats_.header.instance_id.empty()) c.publish_stats();
+             return proto::to_json(c.last_stats_);
          }},
         {M::save_config,
          [](Controller& c, const proto::Request&, const std::string&) { return c.save_config(); }},
@@ -143,53 +143,41 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
 
 json Controller::hello() const {
     const dp::DataplaneStats s = dp_.stats();
-    json ports = json::array();
+    proto::Hello h;
+    h.linkemd_version = version();
+    h.instance_id = instance_id_;
+    h.uptime_ns = h.t_ns = dp::now_ns();
+    h.directions = dp_.directions();
     for (unsigned p = 0; p < s.ports; ++p)
-        ports.push_back({{"port", kPortNames[p]},
-                         {"device", s.port[p].name},
-                         {"link_up", s.port[p].link_up},
-                         {"speed_mbps", s.port[p].speed_mbps}});
-    json dirs = json::array();
-    for (unsigned d = 0; d < dp_.directions(); ++d)
-        dirs.push_back(kDirectionKeys[d]);
-    const TimeNs now = dp::now_ns();
-    return {{"protocol_version", proto::kVersion},
-            {"linkemd_version", version()},
-            {"instance_id", instance_id_},
-            {"uptime_ns", now},
-            {"t_ns", now},
-            {"directions", std::move(dirs)},
-            {"ports", std::move(ports)},
-            {"params_generation", dp_.generation()},
-            {"methods", proto::method_names()},
-            {"link_params_schema", link_params_schema()},
-            {"telemetry",
-             {{"endpoint", server_ ? server_->telemetry_endpoint() : ""},
-              {"stats_hz", options_.control.telemetry_hz},
-              {"delay_hz", kNsPerSec / dp::kReportPeriod},
-              {"delay_samples_per_s", options_.dataplane.delay_samples_per_s}}},
-            {"capabilities",
-             {{"save_config", !options_.config_path.empty()},
-              {"load_config", !options_.config_path.empty()},
-              {"shutdown", options_.control.allow_remote_shutdown},
-              {"traffic", generator_ != nullptr},
-              {"scenario", true}}}};
+        h.ports.push_back(proto::PortInfo{kPortNames[p], s.port[p].name, s.port[p].link_up,
+                                          s.port[p].speed_mbps});
+    h.params_generation = dp_.generation();
+    h.methods = proto::method_names();
+    h.link_params_schema = link_schema();
+    h.telemetry = {server_ ? server_->telemetry_endpoint() : "", options_.control.telemetry_hz,
+                   static_cast<unsigned>(kNsPerSec / dp::kReportPeriod),
+                   options_.dataplane.delay_samples_per_s};
+    h.capabilities = {.save_config = !options_.config_path.empty(),
+                      .load_config = !options_.config_path.empty(),
+                      .shutdown = options_.control.allow_remote_shutdown,
+                      .traffic = generator_ != nullptr,
+                      .scenario = true};
+    return proto::to_json(h);
 }
 
-json Controller::link_result(std::uint64_t generation, const LinkConfig& link) const {
-    json j = proto::link_to_json(link, dp_.directions());
-    j["params_generation"] = generation;
-    return j;
+proto::LinkState Controller::link_state(std::uint64_t generation, const LinkConfig& link) const {
+    return proto::LinkState{generation, dp_.directions(), link, std::nullopt, std::nullopt};
 }
 
 json Controller::traffic_result() const {
-    if (!generator_) return json{{"available", false}};
-    json j = to_json(generator_->config());
-    j["available"] = true;
-    j["run"] = traffic_run_;
-    j["frames_per_s"] =
-        generator_->config().spec.rate_bps / generator_->config().spec.bits_per_packet();
-    return j;
+    proto::TrafficState t;
+    if (generator_) {
+        t.available = true;
+        t.config = generator_->config();
+        t.run = traffic_run_;
+        t.frames_per_s = t.config.spec.rate_bps / t.config.spec.bits_per_packet();
+    }
+    return proto::to_json(t);
 }
 
 json Controller::set_traffic(const json& params, const std::string& source) {
@@ -215,14 +203,16 @@ json Controller::set_traffic(const json& params, const std::string& source) {
     for (RunningStats& m : measured_interval_)
         m = RunningStats{};
     const json result = traffic_result();
-    event(proto::Event{"traffic", "info",
-                       std::string("built-in traffic ") +
-                           (next.running ? "sending " + format_rate(next.spec.rate_bps) + " " +
-                                               std::string(to_string(next.spec.pattern)) + ", " +
-                                               std::to_string(next.spec.frame_bytes) + " B frames"
-                                         : "stopped") +
-                           " (from " + source + ")",
-                       json{{"source", source}, {"traffic", to_json(next)}}});
+    proto::Event e = proto::Event::info(
+        "traffic", std::string("built-in traffic ") +
+                       (next.running ? "sending " + format_rate(next.spec.rate_bps) + " " +
+                                           std::string(to_string(next.spec.pattern)) + ", " +
+                                           std::to_string(next.spec.frame_bytes) + " B frames"
+                                     : "stopped") +
+                       " (from " + source + ")");
+    e.source = source;
+    e.traffic = next;
+    event(e);
     return result;
 }
 
@@ -230,10 +220,12 @@ void Controller::applied(std::uint64_t generation, const std::string& source) {
     // The measured delay is compared with the parameters in force: start it again.
     for (RunningStats& m : measured_since_)
         m = RunningStats{};
-    event(proto::Event{
-        "params_applied", "info",
-        "parameters applied (generation " + std::to_string(generation) + ") from " + source,
-        json{{"params_generation", generation}, {"source", source}}});
+    proto::Event e =
+        proto::Event::info("params_applied", "parameters applied (generation " +
+                                                 std::to_string(generation) + ") from " + source);
+    e.params_generation = generation;
+    e.source = source;
+    event(e);
 }
 
 json Controller::set_link(const json& params, const std::string& source) {
@@ -243,11 +235,10 @@ json Controller::set_link(const json& params, const std::string& source) {
     const LinkConfig next = proto::apply_link_update(params, scenario_.in_force(), dirs);
     scenario_.interrupt(source);
     const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next; });
-    const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
-    json result = link_result(gen, link);
-    result["applied"] = ok;
+    proto::LinkState result = link_state(gen, link);
+    result.applied = dp_.wait_applied(gen, std::chrono::seconds(2));
     applied(gen, source);
-    return result;
+    return proto::to_json(result);
 }
 
 json Controller::load_config(const std::string& source) {
@@ -263,12 +254,11 @@ json Controller::load_config(const std::string& source) {
     const std::vector<std::string> ignored = restart_needed(options_, next);
     scenario_.interrupt(source);
     const auto [gen, link] = dp_.update([&](const LinkConfig&) { return next.dataplane.link; });
-    const bool ok = dp_.wait_applied(gen, std::chrono::seconds(2));
-    json result = link_result(gen, link);
-    result["applied"] = ok;
-    result["ignored"] = ignored;
+    proto::LinkState result = link_state(gen, link);
+    result.applied = dp_.wait_applied(gen, std::chrono::seconds(2));
+    result.ignored = ignored;
     applied(gen, source);
-    return result;
+    return proto::to_json(result);
 }
 
 void Controller::reload(const std::string& source) {
@@ -277,16 +267,16 @@ void Controller::reload(const std::string& source) {
         return;
     }
     try {
-        const json r = load_config(source);
-        if (!r["ignored"].empty()) {
+        const auto r = proto::decode<proto::LinkState>(load_config(source));
+        if (!r.ignored->empty()) {
             std::string list;
-            for (const auto& k : r["ignored"])
-                list += (list.empty() ? "" : ", ") + k.get<std::string>();
+            for (const std::string& k : *r.ignored)
+                list += (list.empty() ? "" : ", ") + k;
             log("SIGHUP: " + list + " need a restart; those changes are ignored");
         }
-        const std::string gen = std::to_string(r["params_generation"].get<std::uint64_t>());
+        const std::string gen = std::to_string(r.params_generation);
         log("SIGHUP: " + cl_.config +
-            (r["applied"].get<bool>()
+            (*r.applied
                  ? " applied (generation " + gen + ")"
                  : " published (generation " + gen + "), not yet acknowledged by the data plane"));
     } catch (const proto::ProtocolError& e) {
@@ -333,12 +323,14 @@ json Controller::save_config() {
         std::remove(tmp.c_str());
         refuse(ErrorCode::failed, "cannot replace " + path + ": " + why);
     }
-    event(proto::Event{"config_saved", "info",
-                       "parameters (generation " + std::to_string(gen) + ") saved to " + path,
-                       json{{"path", path}, {"params_generation", gen}}});
+    proto::Event e = proto::Event::info(
+        "config_saved", "parameters (generation " + std::to_string(gen) + ") saved to " + path);
+    e.path = path;
+    e.params_generation = gen;
+    event(e);
     std::error_code ec;
     const std::string abs = std::filesystem::absolute(path, ec).string();
-    return json{{"path", ec ? path : abs}, {"params_generation", gen}};
+    return proto::to_json(proto::SavedConfig{ec ? path : abs, gen});
 }
 
 void Controller::event(const proto::Event& e) {
@@ -347,30 +339,37 @@ void Controller::event(const proto::Event& e) {
 }
 
 void Controller::publish_stats() {
-    const dp::DataplaneStats s = dp_.stats();
-    json body = to_json(s, false);
-    json scenario = scenario_.stats_json(dp::now_ns());
-    if (!scenario.is_null()) body["scenario"] = std::move(scenario);
+    proto::StatsMessage m;
+    m.stats = dp_.stats();
+    m.header.t_ns = m.stats.t_ns;
+    m.scenario = scenario_.scenario_position(dp::now_ns());
     if (generator_) {
-        take_traffic(nullptr, nullptr);
+        take_traffic(nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
             const TrafficCounts& c = traffic_counts_[d];
-            body[kDirectionKeys[d]]["traffic"] = {{"run", traffic_run_},
-                                                  {"sent", c.sent},
-                                                  {"received", c.received},
-                                                  {"lost", c.lost},
-                                                  {"out_of_order", c.out_of_order},
-                                                  {"duplicates", c.duplicates},
-                                                  {"samples_dropped", c.samples_dropped},
-                                                  {"delay", to_json(measured_since_[d])}};
+            TrafficStats& t = m.stats.dir[d].traffic;
+            t.present = true;
+            t.run = traffic_run_;
+            t.sent = c.sent;
+            t.received = c.received;
+            t.lost = c.lost;
+            t.out_of_order = c.out_of_order;
+            t.duplicates = c.duplicates;
+            t.samples_dropped = c.samples_dropped;
+            t.delay = measured_since_[d];
         }
     }
-    last_stats_ = server_ ? server_->publish(proto::kTopicStats, std::move(body))
-                          : proto::stats_message(proto::Header{instance_id_, 0, s.t_ns}, s, false);
+    last_stats_ = server_ ? server_->publish(std::move(m)) : std::move(m);
+    last_stats_.header.instance_id = instance_id_;
 }
 
 void Controller::publish_final(const dp::DataplaneStats& s) {
-    if (server_) server_->publish(proto::kTopicStats, to_json(s, true));
+    if (!server_) return;
+    proto::StatsMessage m;
+    m.stats = s;
+    m.header.t_ns = s.t_ns;
+    m.final = true;
+    server_->publish(std::move(m));
 }
 
 void Controller::publish_delay() {
@@ -397,23 +396,14 @@ void Controller::publish_delay() {
         any = any || !d.samples.empty();
     }
     if (!any || !server_) return;
-    json measured = json::object();
-    if (generator_) take_traffic(&m, &measured);
-    json body = proto::delay_message(proto::Header{}, m);
-    for (const auto& [dir, value] : measured.items())
-        for (const auto& [key, v] : value.items())
-            body[dir][key] = v;
-    body.erase("v");
-    body.erase("instance_id");
-    body.erase("seq");
-    body.erase("t_ns");
-    server_->publish(proto::kTopicDelay, std::move(body));
+    if (generator_) take_traffic(&m);
+    server_->publish(std::move(m));
 }
 
 // Moves the generator's reports in: counts for stats, the measured delay since the parameters
 // in force (for stats), and, for a delay message (m), each direction's measured samples and
 // the measured delay of the interval.
-void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
+void Controller::take_traffic(proto::DelayMessage* m) {
     traffic_reports_.clear();
     generator_->take(traffic_reports_, traffic_samples_);
     for (const TrafficReport& r : traffic_reports_) {
@@ -425,21 +415,19 @@ void Controller::take_traffic(proto::DelayMessage* m, json* measured) {
         }
         traffic_counted_to_ns_ = std::max(traffic_counted_to_ns_, r.end_ns);
     }
-    if (!m || !measured) return;
+    if (!m) return;
     for (unsigned d = 0; d < generator_->directions() && d < m->directions; ++d) {
         // Samples arrive as their frames do, reports every 50 ms: the samples of frames no
         // report has counted yet wait for the next message.
         counted_samples_.clear();
         take_counted_samples(traffic_samples_[d], traffic_run_, traffic_counted_to_ns_,
                              counted_samples_);
-        json send = json::array(), delay = json::array();
-        for (const MeasuredSample& s : counted_samples_) {
-            send.push_back(s.send_ns);
-            delay.push_back(s.delay_ns);
-        }
-        (*measured)[kDirectionKeys[d]] = {
-            {"measured", {{"send_ns", std::move(send)}, {"delay_ns", std::move(delay)}}},
-            {"measured_delay", to_json(measured_interval_[d])}};
+        DirectionDelay& dd = m->dir[d];
+        dd.has_measured = true;
+        dd.measured.clear();
+        for (const MeasuredSample& s : counted_samples_)
+            dd.measured.push_back(MeasuredDelay{s.send_ns, s.delay_ns});
+        dd.measured_delay = measured_interval_[d];
         measured_interval_[d] = RunningStats{};
     }
 }

@@ -46,7 +46,7 @@ class Controller : public control::Backend {
 
   private:
     nlohmann::json hello() const;
-    nlohmann::json link_result(std::uint64_t generation, const LinkConfig& link) const;
+    proto::LinkState link_state(std::uint64_t generation, const LinkConfig& link) const;
     nlohmann::json set_link(const nlohmann::json& params, const std::string& source);
     nlohmann::json load_config(const std::string& source);
     nlohmann::json save_config();
@@ -56,7 +56,7 @@ class Controller : public control::Backend {
     nlohmann::json traffic_result() const;
     nlohmann::json set_traffic(const nlohmann::json& params, const std::string& source);
     // Measured traffic: the generator's reports, accumulated for the stats topic.
-    void take_traffic(proto::DelayMessage* m, nlohmann::json* measured);
+    void take_traffic(proto::DelayMessage* m);
 
     const CommandLine& cl_;
     const Options& options_;
@@ -64,7 +64,7 @@ class Controller : public control::Backend {
     std::string instance_id_;
     control::Server* server_ = nullptr;
     bool shutdown_ = false;
-    nlohmann::json last_stats_;  // the newest stats message (get_stats answers it)
+    proto::StatsMessage last_stats_;  // the newest stats message (get_stats answers it)
     dp::TelemetryBatch batch_;
     gen::Generator* generator_;
     std::vector<TrafficReport> traffic_reports_;

@@ -106,9 +106,8 @@ int run(const CommandLine& cl, const Options& o) {
     dataplane.start();
     if (!o.scenario.empty()) controller.scenario().play_at_start(o.scenario);
     if (generator) generator->start();
-    controller.event(proto::Event{
-        "started", "info",
-        "linkemd " + std::string(version()) + " running (instance " + instance_id + ")"});
+    controller.event(proto::Event::info("started", "linkemd " + std::string(version()) +
+                                                       " running (instance " + instance_id + ")"));
 
     StatsPrinter printer(o.stats_json);
     Monitor monitor;
@@ -158,7 +157,7 @@ int run(const CommandLine& cl, const Options& o) {
         }
     }
     if (server) {
-        controller.event(proto::Event{"stopping", "info", "linkemd stopping"});
+        controller.event(proto::Event::info("stopping", "linkemd stopping"));
         // Let a shutdown request's reply leave before the sockets close.
         server->serve(std::chrono::milliseconds(0));
     }

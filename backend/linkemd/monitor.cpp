@@ -6,24 +6,41 @@
 
 namespace linkem::linkemd {
 
-using nlohmann::json;
+namespace {
+
+proto::Event port_event(const char* kind, const char* severity, std::string message,
+                        unsigned port) {
+    proto::Event e = proto::Event::make(kind, severity, std::move(message));
+    e.port = kPortNames[port];
+    return e;
+}
+
+proto::Event direction_event(const char* kind, std::string message, const std::string& dir) {
+    proto::Event e = proto::Event::warning(kind, std::move(message));
+    e.direction = dir;
+    return e;
+}
+
+}  // namespace
 
 std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const LinkConfig& link) {
     std::vector<proto::Event> out;
     for (unsigned p = 0; p < s.ports; ++p) {
         const dp::PortStats& ps = s.port[p];
-        if (link_up_[p] && *link_up_[p] != ps.link_up)
-            out.push_back({"link", ps.link_up ? "info" : "warning",
-                           "port " + ps.name + ": link " + (ps.link_up ? "up" : "down"),
-                           json{{"port", kPortNames[p]}, {"link_up", ps.link_up}}});
+        if (link_up_[p] && *link_up_[p] != ps.link_up) {
+            out.push_back(port_event("link", ps.link_up ? "info" : "warning",
+                                     "port " + ps.name + ": link " + (ps.link_up ? "up" : "down"),
+                                     p));
+            out.back().link_up = ps.link_up;
+        }
         link_up_[p] = ps.link_up;
         if (!nombuf_[p] && ps.rx_nombuf > 0) {
             nombuf_[p] = true;
-            out.push_back({"pool", "warning",
-                           "warning: port " + ps.name +
-                               ": the mempool ran dry (rx_nombuf); packets are lost before the "
-                               "emulator; raise --mbufs",
-                           json{{"port", kPortNames[p]}}});
+            out.push_back(port_event("pool", "warning",
+                                     "warning: port " + ps.name +
+                                         ": the mempool ran dry (rx_nombuf); packets are lost "
+                                         "before the emulator; raise --mbufs",
+                                     p));
         }
     }
     for (unsigned d = 0; d < s.directions; ++d) {
@@ -40,7 +57,7 @@ std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const Link
                           "raise --mbufs"
                     : "warning: " + dir + ": buffer_limit_packets (" + std::to_string(user) +
                           ") reached; more are dropped as buffer_full";
-            out.push_back({"buffer_full", "warning", msg, json{{"direction", dir}}});
+            out.push_back(direction_event("buffer_full", msg, dir));
         }
         // Not every stall is worth a line: a machine that is not set up for polling (no
         // isolated CPUs) takes the lcore away for ~0.1-0.5 ms some ten times a second, which
@@ -65,11 +82,10 @@ std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const Link
                       dir.c_str(), static_cast<double>(stalled) / 1e6,
                       static_cast<unsigned long long>(ds.stalls - before_n),
                       static_cast<double>(ds.longest_stall_ns) / 1e6);
-        out.push_back({"stall", "warning", msg,
-                       json{{"direction", dir},
-                            {"stall_ns", stalled},
-                            {"stalls", ds.stalls - before_n},
-                            {"longest_stall_ns", ds.longest_stall_ns}}});
+        proto::Event& e = out.emplace_back(direction_event("stall", msg, dir));
+        e.stall_ns = stalled;
+        e.stalls = ds.stalls - before_n;
+        e.longest_stall_ns = ds.longest_stall_ns;
     }
     last_ = s;
     return out;

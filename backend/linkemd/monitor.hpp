@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "linkem/dataplane/dataplane.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 
 namespace linkem::linkemd {
 

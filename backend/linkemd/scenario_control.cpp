@@ -325,19 +325,19 @@ TimeNs ScenarioControl::tick(TimeNs now) {
             std::string what = st.ramp
                                    ? "ramp until " + seconds_text(st.until) + " to " + change.dump()
                                    : change.dump();
-            json extra = {{"name", s.name},
-                          {"step", next_step_},
-                          {"at_s", seconds(st.at)},
-                          {"repeat", repeat_},
-                          {"step_t_ns", origin_ + repeat_start + st.at},
-                          {st.ramp ? "ramp" : "set", change}};
-            if (st.ramp) extra["until_s"] = seconds(st.until);
-            if (!st.note.empty()) extra["note"] = st.note;
-            event_(proto::Event{"scenario_step", "info",
-                                "scenario " + s.name + ", step " + std::to_string(next_step_) +
-                                    " at " + seconds_text(st.at) +
-                                    (st.note.empty() ? "" : ": " + st.note) + " (" + what + ")",
-                                std::move(extra)});
+            proto::Event e = proto::Event::info(
+                "scenario_step", "scenario " + s.name + ", step " + std::to_string(next_step_) +
+                                     " at " + seconds_text(st.at) +
+                                     (st.note.empty() ? "" : ": " + st.note) + " (" + what + ")");
+            e.name = s.name;
+            e.step = next_step_;
+            e.at_s = seconds(st.at);
+            e.repeat = repeat_;
+            e.step_t_ns = origin_ + repeat_start + st.at;
+            (st.ramp ? e.ramp : e.set) = proto::decode<proto::LinkUpdate>(change);
+            if (st.ramp) e.until_s = seconds(st.until);
+            if (!st.note.empty()) e.note = st.note;
+            event_(e);
             ++next_step_;
             continue;
         }
@@ -364,40 +364,37 @@ TimeNs ScenarioControl::tick(TimeNs now) {
 }
 
 json ScenarioControl::status(TimeNs now) const {
-    if (!scenario_) return {{"loaded", false}, {"state", to_string(state_)}};
+    proto::ScenarioStatus st;
+    st.position.state = to_string(state_);
+    if (!scenario_) return proto::to_json(st);
     const Scenario& s = *scenario_;
-    const DurationNs pos = std::max<DurationNs>(position(now), 0);
-    const DurationNs wrapped = s.loop ? pos % s.duration : std::min(pos, s.duration);
-    json j = {{"loaded", true},
-              {"name", s.name},
-              {"description", s.description},
-              {"source", s.source},
-              {"loop", s.loop},
-              {"duration_s", seconds(s.duration)},
-              {"steps", s.steps.size()},
-              {"from", from_},
-              {"state", to_string(state_)},
-              {"position_s", seconds(wrapped)},
-              {"repeat", s.loop ? pos / s.duration : 0},
-              {"step", step_in_force(s, wrapped)},
-              {"t_ns", now},
-              {"scenario", scenario_json_}};
-    if (!path_.empty()) j["path"] = path_;
-    if (state_ == State::playing) j["origin_ns"] = origin_;
-    return j;
+    st.loaded = true;
+    st.position = *scenario_position(now);
+    st.description = s.description;
+    st.source = s.source;
+    st.loop = s.loop;
+    st.steps = s.steps.size();
+    st.from = from_;
+    st.path = path_;
+    st.t_ns = now;
+    if (state_ == State::playing) st.origin_ns = origin_;
+    st.scenario = s;
+    return proto::to_json(st);
 }
 
-json ScenarioControl::stats_json(TimeNs now) const {
-    if (!scenario_) return nullptr;
+std::optional<proto::ScenarioPosition> ScenarioControl::scenario_position(TimeNs now) const {
+    if (!scenario_) return std::nullopt;
     const Scenario& s = *scenario_;
     const DurationNs pos = std::max<DurationNs>(position(now), 0);
     const DurationNs wrapped = s.loop ? pos % s.duration : std::min(pos, s.duration);
-    return {{"name", s.name},
-            {"state", to_string(state_)},
-            {"position_s", seconds(wrapped)},
-            {"duration_s", seconds(s.duration)},
-            {"repeat", s.loop ? pos / s.duration : 0},
-            {"step", step_in_force(s, wrapped)}};
+    proto::ScenarioPosition p;
+    p.name = s.name;
+    p.state = to_string(state_);
+    p.position_s = seconds(wrapped);
+    p.duration_s = seconds(s.duration);
+    p.repeat = s.loop ? static_cast<std::uint64_t>(pos / s.duration) : 0;
+    p.step = step_in_force(s, wrapped);
+    return p;
 }
 
 void ScenarioControl::state_event(const std::string& action, const std::string& source,
@@ -405,14 +402,15 @@ void ScenarioControl::state_event(const std::string& action, const std::string& 
     const Scenario& s = *scenario_;
     const DurationNs pos = std::max<DurationNs>(position(now), 0);
     const DurationNs wrapped = s.loop ? pos % s.duration : std::min(pos, s.duration);
-    event_(proto::Event{
-        "scenario", "info",
-        "scenario " + s.name + " " + action + " at " + seconds_text(wrapped) + " (" + source + ")",
-        json{{"name", s.name},
-             {"action", action},
-             {"state", to_string(state_)},
-             {"position_s", seconds(wrapped)},
-             {"source", source}}});
+    proto::Event e =
+        proto::Event::info("scenario", "scenario " + s.name + " " + action + " at " +
+                                           seconds_text(wrapped) + " (" + source + ")");
+    e.name = s.name;
+    e.action = action;
+    e.state = to_string(state_);
+    e.position_s = seconds(wrapped);
+    e.source = source;
+    event_(e);
 }
 
 }  // namespace linkem::linkemd

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/dataplane/dataplane.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/scenario.hpp"
 
 namespace linkem::linkemd {
@@ -47,8 +47,8 @@ class ScenarioControl {
     /// Reports the steps whose time has passed, and the end of a scenario that does not
     /// loop. Returns the data-plane time it wants to be called again at (0: no need).
     TimeNs tick(TimeNs now);
-    /// The `scenario` object of a stats message; null when none is loaded.
-    nlohmann::json stats_json(TimeNs now) const;
+    /// The `scenario` object of a stats message; nullopt when none is loaded.
+    std::optional<proto::ScenarioPosition> scenario_position(TimeNs now) const;
 
   private:
     nlohmann::json load(const nlohmann::json& params, const std::string& source);

@@ -1,6 +1,5 @@
 #include "client.hpp"
 
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,18 +9,26 @@
 #include <thread>
 #include <variant>
 
-#include <zmq.hpp>
-#include <zmq_addon.hpp>
-
 #include "linkem/client.hpp"
-#include "linkem/protocol.hpp"
 
 namespace linkem::gui {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
 
-// ------------------------------------------------------------------------------ the thread
+namespace {
+// A hello while reconnecting waits at most this long, so that a Disconnect or Connect the
+// user gives meanwhile is taken within it.
+constexpr milliseconds kReconnectHello{1000};
+constexpr milliseconds kRefusedRetry{1000};
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+}  // namespace
+
+// ------------------------------------------------------------------------------ the threads
 struct Client::Worker {
     struct Connect {
         Endpoints e;
@@ -29,20 +36,31 @@ struct Client::Worker {
     struct Disconnect {};
     struct Request {
         std::uint64_t id;
-        std::string method;
+        proto::Method method;
         json params;
+        Decoder decode;
     };
     using Command = std::variant<Connect, Disconnect, Request>;
 
-    explicit Worker(Client* owner) : owner_(owner), thread_([this] { run(); }) {}
+    explicit Worker(Client* owner) : owner_(owner) {
+        control_thread_ = std::thread([this] { control_loop(); });
+        telemetry_thread_ = std::thread([this] { telemetry_loop(); });
+    }
     ~Worker() {
-        stop_ = true;
+        {
+            std::lock_guard lock(mu_);
+            stop_ = true;
+            if (cancel_) cancel_->cancel();
+        }
         cv_.notify_all();
-        thread_.join();
+        control_thread_.join();
+        telemetry_thread_.join();
     }
     void push(Command c) {
         {
-            std::lock_guard lock(mutex_);
+            std::lock_guard lock(mu_);
+            // A new connection or a disconnect gives up the call in flight at once.
+            if (!std::holds_alternative<Request>(c) && cancel_) cancel_->cancel();
             commands_.push_back(std::move(c));
         }
         cv_.notify_all();
@@ -51,320 +69,321 @@ struct Client::Worker {
     std::atomic<int> silence_timeout_ms{2000};
 
   private:
-    struct InFlight {
-        std::string method;
-        Clock::time_point deadline;
-        bool internal = false;  // the client's own hello
-    };
-
-    void run() {
-        while (!stop_) {
-            std::deque<Command> cmds;
+    // ------------------------------------------------------------------ the control thread
+    void control_loop() {
+        for (;;) {
+            std::optional<Command> c;
+            bool wanted = false;
             {
-                std::unique_lock lock(mutex_);
-                if (!dealer_ && commands_.empty())
-                    cv_.wait_for(lock, std::chrono::milliseconds(100));
-                cmds.swap(commands_);
+                std::unique_lock lock(mu_);
+                cv_.wait_for(lock, milliseconds(50),
+                             [&] { return stop_ || !commands_.empty() || hello_wanted_; });
+                if (stop_) break;
+                if (!commands_.empty()) {
+                    c = std::move(commands_.front());
+                    commands_.pop_front();
+                }
+                wanted = std::exchange(hello_wanted_, false);
             }
-            for (Command& c : cmds)
-                std::visit([this](auto& x) { handle(x); }, c);
-            if (!dealer_) continue;
-            std::array<zmq::pollitem_t, 2> items{
-                {{dealer_.handle(), 0, ZMQ_POLLIN, 0}, {sub_.handle(), 0, ZMQ_POLLIN, 0}}};
-            try {
-                zmq::poll(items.data(), items.size(), std::chrono::milliseconds(5));
-            } catch (const zmq::error_t&) {
-                continue;
-            }
-            if (items[0].revents & ZMQ_POLLIN) read_replies();
-            if (items[1].revents & ZMQ_POLLIN) read_telemetry();
-            housekeeping();
+            if (c)
+                std::visit([this](auto& x) { handle(x); }, *c);
+            else if (control_)
+                housekeeping(wanted);
         }
         close();
     }
 
+    void deliver(Delivery d) { emit owner_->delivered(d); }
     void set_state(State s, const QString& detail) {
         state_ = s;
         Delivery d;
         d.kind = Delivery::Kind::state;
         d.state = static_cast<int>(s);
         d.text = detail;
-        emit owner_->delivered(d);
+        deliver(std::move(d));
     }
     void reply(std::uint64_t id, Reply r) {
         Delivery d;
         d.kind = Delivery::Kind::reply;
         d.id = id;
         d.reply = std::move(r);
-        emit owner_->delivered(d);
+        deliver(std::move(d));
+    }
+    void fail(std::uint64_t id, const QString& code, const QString& message,
+              const QString& field = {}) {
+        reply(id, Reply{false, {}, Failure{code, message, field}});
     }
 
     void handle(Connect& c) {
         close();
         endpoints_ = c.e;
-        curve_ = {};
+        std::unique_ptr<client::Subscriber> sub;
         try {
             const bool a = !c.e.server_key_file.isEmpty(), b = !c.e.client_cert_file.isEmpty();
             if (a != b)
                 throw std::runtime_error(
                     "CURVE needs both the server's public key file (NAME.key) and the client's "
                     "key pair file (NAME.key_secret)");
-            if (a) {
-                const client::CurveOptions k = client::curve_from_files(
-                    c.e.server_key_file.toStdString(), c.e.client_cert_file.toStdString());
-                curve_.server = k.server_public_key;  // Z85, as libzmq takes them
-                curve_.pub = k.client.public_key;
-                curve_.secret = k.client.secret_key;
-                curve_.on = true;
-            }
             for (const QString* ep : {&c.e.control, &c.e.telemetry})
                 if (!(ep->startsWith("tcp://") || ep->startsWith("ipc://") ||
                       ep->startsWith("inproc://")))
                     throw std::runtime_error("'" + ep->toStdString() +
                                              "' is not a ZeroMQ endpoint; allowed tcp://HOST:PORT, "
                                              "ipc://PATH");
-            try {
-                open_sub();
-                open_dealer();
-            } catch (const zmq::error_t& e) {
-                throw std::runtime_error("cannot connect to '" + c.e.control.toStdString() +
-                                         "' / '" + c.e.telemetry.toStdString() + "': " + e.what());
-            }
+            client::ControlOptions o;
+            o.endpoint = c.e.control.toStdString();
+            if (a)
+                o.curve = client::curve_from_files(c.e.server_key_file.toStdString(),
+                                                   c.e.client_cert_file.toStdString());
+            o.client_name = "linkem-gui " LINKEM_GUI_VERSION;
+            o.cancel = std::make_shared<client::Cancel>();
+            auto control = std::make_unique<client::Control>(o);
+            sub = std::make_unique<client::Subscriber>(c.e.telemetry.toStdString(),
+                                                       std::vector<std::string>{}, o.curve, 2000);
+            std::lock_guard lock(mu_);
+            cancel_ = o.cancel;
+            control_ = std::move(control);
         } catch (const std::exception& e) {
             close();
-            set_state(State::disconnected, QString::fromStdString(e.what()));
+            set_state(State::disconnected, qs(e.what()));
             return;
         }
+        hand_over(std::move(sub), "");
         set_state(State::connecting, "connecting to " + c.e.control);
-        send_hello();
+        say_hello(kReconnectHello);
     }
     void handle(Disconnect&) {
         close();
         set_state(State::disconnected, "disconnected");
     }
     void handle(Request& r) {
-        if (!dealer_) {
-            reply(r.id, Reply{false, {}, "disconnected", "not connected to linkemd", {}});
+        if (!control_ || state_ != State::connected) {
+            fail(r.id, "disconnected",
+                 control_ ? "not connected to linkemd at " + endpoints_.control + " (" +
+                                (state_ == State::lost ? "connection lost, reconnecting"
+                                                       : "connecting") +
+                                ")"
+                          : QString("not connected to linkemd"));
             return;
         }
-        send(r.id, r.method, r.params, false);
+        json result;
+        try {
+            result = control_->call(r.method, r.params, milliseconds(request_timeout_ms));
+        } catch (const client::Refused& e) {
+            fail(r.id, qs(std::string(proto::to_string(e.error().code))), qs(e.error().message),
+                 qs(e.error().field));
+            return;
+        } catch (const client::Cancelled& e) {
+            fail(r.id, "disconnected", qs(e.what()));
+            return;
+        } catch (const client::NoAnswer& e) {
+            fail(r.id, "timeout", qs(e.what()));
+            lost();
+            return;
+        }
+        try {
+            reply(r.id, Reply{true, r.decode(result), {}});
+        } catch (const std::invalid_argument& e) {
+            fail(r.id, "bad_reply",
+                 "the reply from " + endpoints_.control + " to " +
+                     qs(std::string(proto::name(r.method))) + " is not what protocol " +
+                     QString::number(proto::kVersion) + " says: " + qs(e.what()));
+        }
     }
 
-    void secure(zmq::socket_t& s) {
-        if (!curve_.on) return;
-        s.set(zmq::sockopt::curve_serverkey, curve_.server);
-        s.set(zmq::sockopt::curve_publickey, curve_.pub);
-        s.set(zmq::sockopt::curve_secretkey, curve_.secret);
+    // Lazy Pirate: the requests queued behind one that got no answer are given up; the
+    // control connection is opened afresh (client::Control does that after a NoAnswer) and
+    // hello tells when linkemd is back.
+    void lost() {
+        {
+            std::lock_guard lock(mu_);
+            for (auto it = commands_.begin(); it != commands_.end();) {
+                if (auto* r = std::get_if<Request>(&*it)) {
+                    fail(r->id, "disconnected", "the connection to linkemd was lost");
+                    it = commands_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+        }
+        if (state_ != State::lost)
+            set_state(State::lost, "no answer from " + endpoints_.control + "; reconnecting");
+        retry_at_ = Clock::now();
     }
-    void open_dealer() {
-        dealer_ = zmq::socket_t(ctx_, zmq::socket_type::dealer);
-        dealer_.set(zmq::sockopt::linger, 0);
-        dealer_.set(zmq::sockopt::maxmsgsize, linkem::proto::kMaxMessageBytes);
-        secure(dealer_);
-        dealer_.connect(endpoints_.control.toStdString());
+
+    void say_hello(milliseconds most) {
+        last_hello_ = Clock::now();
+        const milliseconds timeout = std::min(most, milliseconds(request_timeout_ms));
+        try {
+            got_hello(control_->call<proto::Method::hello>(
+                proto::HelloParams{"linkem-gui " LINKEM_GUI_VERSION}, timeout));
+        } catch (const client::Refused& e) {
+            set_state(State::lost, "linkemd refused hello: " + qs(e.error().message));
+            retry_at_ = Clock::now() + kRefusedRetry;
+        } catch (const client::Cancelled&) {
+        } catch (const client::NoAnswer&) {
+            lost();
+        }
     }
-    void open_sub() {
-        sub_ = zmq::socket_t(ctx_, zmq::socket_type::sub);
-        sub_.set(zmq::sockopt::linger, 0);
-        sub_.set(zmq::sockopt::rcvhwm, 2000);
-        secure(sub_);
-        sub_.set(zmq::sockopt::subscribe, "");
-        sub_.connect(endpoints_.telemetry.toStdString());
+
+    void got_hello(const proto::Hello& h) {
+        const bool restarted = !known_instance_.empty() && h.instance_id != known_instance_;
+        const bool first = state_ != State::connected || restarted || h.instance_id != instance_;
+        instance_ = known_instance_ = h.instance_id;
+        {
+            std::lock_guard lock(mu_);
+            accepted_instance_ = instance_;
+        }
+        last_telemetry_ms_ = now_ms();
+        if (!first) return;
+        set_state(State::connected, "connected to " + endpoints_.control);
+        Delivery d;
+        d.kind = Delivery::Kind::hello;
+        d.hello = std::make_shared<const proto::Hello>(h);
+        d.restarted = restarted;
+        deliver(std::move(d));
     }
+
+    void housekeeping(bool hello_wanted) {
+        const auto now = Clock::now();
+        if (state_ != State::connected) {
+            if (now >= retry_at_) say_hello(kReconnectHello);
+            return;
+        }
+        if (hello_wanted) {
+            std::string seen;
+            {
+                std::lock_guard lock(mu_);
+                seen = seen_instance_;
+                accepted_instance_.clear();
+            }
+            // linkemd restarted (or another one took the endpoints): hello again.
+            set_state(State::connecting,
+                      "linkemd restarted (instance " + qs(seen) + "); saying hello");
+            instance_.clear();
+            say_hello(milliseconds(request_timeout_ms));
+            return;
+        }
+        const auto silence = milliseconds(silence_timeout_ms);
+        if (milliseconds(now_ms() - last_telemetry_ms_) > silence && now - last_hello_ > silence)
+            say_hello(milliseconds(request_timeout_ms));  // a probe: still there?
+    }
+
     void close() {
-        for (auto& [id, f] : in_flight_)
-            if (!f.internal)
-                reply(id,
-                      Reply{false, {}, "disconnected", "the connection to linkemd was closed", {}});
-        in_flight_.clear();
-        hello_id_ = 0;
-        if (dealer_) dealer_.close();
-        if (sub_) sub_.close();
+        hand_over(nullptr, "");
+        std::lock_guard lock(mu_);
+        control_.reset();
+        cancel_.reset();
         instance_.clear();
     }
 
-    void send(std::uint64_t id, const std::string& method, const json& params, bool internal) {
-        const std::string body = linkem::proto::encode_request(id, method, params);
-        try {
-            dealer_.send(zmq::buffer(body), zmq::send_flags::dontwait);
-        } catch (const zmq::error_t&) {
+    // ---------------------------------------------------------------- the telemetry thread
+    // Gives the telemetry thread its subscriber (nullptr: none) and the instance whose
+    // messages it delivers.
+    void hand_over(std::unique_ptr<client::Subscriber> sub, const std::string& instance) {
+        {
+            std::lock_guard lock(mu_);
+            next_sub_ = std::move(sub);
+            sub_changed_ = true;
+            accepted_instance_ = instance;
         }
-        // A message DEALER could not queue is treated like a lost one: it times out.
-        in_flight_[id] = InFlight{
-            method, Clock::now() + std::chrono::milliseconds(request_timeout_ms), internal};
-    }
-    void send_hello() {
-        hello_id_ = next_internal_id_--;
-        send(hello_id_, "hello", json{{"client", "linkem-gui " LINKEM_GUI_VERSION}}, true);
-        last_hello_ = Clock::now();
+        tcv_.notify_all();
     }
 
-    void read_replies() {
+    void telemetry_loop() {
+        std::unique_ptr<client::Subscriber> sub;
         for (;;) {
-            std::vector<zmq::message_t> parts;
-            zmq::recv_result_t got;
-            try {
-                got = zmq::recv_multipart(dealer_, std::back_inserter(parts),
-                                          zmq::recv_flags::dontwait);
-            } catch (const zmq::error_t&) {
-                return;
+            {
+                std::unique_lock lock(mu_);
+                if (!sub)
+                    tcv_.wait_for(lock, milliseconds(100), [&] { return stop_ || sub_changed_; });
+                if (stop_) break;
+                if (sub_changed_) {
+                    sub = std::move(next_sub_);  // ZeroMQ: a socket may change threads
+                    sub_changed_ = false;
+                }
             }
-            if (!got || parts.empty()) return;
-            linkem::proto::Reply r;
-            try {
-                r = linkem::proto::parse_reply(parts.back().to_string_view());
-            } catch (const std::exception&) {
-                continue;  // not a reply: ignored
+            if (!sub) continue;
+            for (int n = 0; n < 200; ++n) {
+                std::optional<client::TelemetryMessage> m;
+                try {
+                    m = sub->receive(milliseconds(n == 0 ? 50 : 0));
+                } catch (const client::ClientError&) {
+                    break;
+                }
+                if (!m) break;
+                take(*m);
             }
-            if (!r.id.is_number_unsigned()) continue;
-            const std::uint64_t id = r.id.get<std::uint64_t>();
-            const auto it = in_flight_.find(id);
-            if (it == in_flight_.end()) continue;  // late reply to a request that timed out
-            const InFlight f = it->second;
-            in_flight_.erase(it);
-            if (f.internal) {
-                if (id == hello_id_) got_hello(r);
-                continue;
-            }
-            Reply out;
-            out.ok = r.ok();
-            if (r.ok()) {
-                out.result = std::move(r.result);
-            } else {
-                out.code =
-                    QString::fromStdString(std::string(linkem::proto::to_string(r.error->code)));
-                out.message = QString::fromStdString(r.error->message);
-                out.field = QString::fromStdString(r.error->field);
-            }
-            reply(id, std::move(out));
         }
     }
 
-    void got_hello(const linkem::proto::Reply& r) {
-        hello_id_ = 0;
-        if (!r.ok() || !r.result.is_object() || !r.result.contains("instance_id")) {
-            set_state(State::lost,
-                      "linkemd refused hello: " +
-                          QString::fromStdString(r.error ? r.error->message : "bad result"));
-            return;
+    void take(const client::TelemetryMessage& m) {
+        std::shared_ptr<const proto::Telemetry> t;
+        QString why;
+        proto::Header h;
+        try {
+            h = proto::decode<proto::Header>(m.body);
+        } catch (const std::invalid_argument&) {
+            return;  // not linkemd's
         }
-        const std::string inst = r.result.value("instance_id", "");
-        const bool restarted = !known_instance_.empty() && inst != known_instance_;
-        const bool first = state_ != State::connected || restarted || inst != instance_;
-        instance_ = known_instance_ = inst;
-        last_telemetry_ = Clock::now();
-        if (first) {
-            set_state(State::connected, "connected to " + endpoints_.control);
-            Delivery d;
-            d.kind = Delivery::Kind::hello;
-            d.body = r.result;
-            d.restarted = restarted;
-            emit owner_->delivered(d);
+        try {
+            auto decoded = proto::decode_telemetry(m.topic, m.body);
+            if (!decoded) return;  // a topic of a later protocol
+            t = std::make_shared<const proto::Telemetry>(std::move(*decoded));
+        } catch (const std::invalid_argument& e) {
+            why = qs(e.what());
         }
-    }
-
-    void read_telemetry() {
-        for (int n = 0; n < 200; ++n) {
-            std::vector<zmq::message_t> parts;
-            zmq::recv_result_t got;
-            try {
-                got =
-                    zmq::recv_multipart(sub_, std::back_inserter(parts), zmq::recv_flags::dontwait);
-            } catch (const zmq::error_t&) {
+        {
+            std::lock_guard lock(mu_);
+            if (accepted_instance_.empty()) return;  // not (yet) connected
+            if (h.instance_id != accepted_instance_) {
+                seen_instance_ = h.instance_id;
+                hello_wanted_ = true;
+                cv_.notify_all();
                 return;
             }
-            if (!got) return;
-            if (parts.size() != 2) continue;
-            json body = json::parse(parts[1].to_string_view(), nullptr, false);
-            if (!body.is_object() || !body.contains("instance_id") ||
-                !body["instance_id"].is_string())
-                continue;
-            last_telemetry_ = Clock::now();
-            const std::string inst = body["instance_id"].get<std::string>();
-            if (state_ == State::connected && inst != instance_) {
-                // linkemd restarted (or another one took the endpoints): hello again.
-                set_state(State::connecting, "linkemd restarted (instance " +
-                                                 QString::fromStdString(inst) + "); saying hello");
-                instance_.clear();
-                if (!hello_id_) send_hello();
-                continue;
-            }
-            if (state_ != State::connected) continue;
-            Delivery d;
+        }
+        last_telemetry_ms_ = now_ms();
+        Delivery d;
+        if (t) {
             d.kind = Delivery::Kind::telemetry;
-            d.text = QString::fromStdString(parts[0].to_string());
-            d.body = std::move(body);
-            emit owner_->delivered(d);
+            d.telemetry = std::move(t);
+        } else {
+            d.kind = Delivery::Kind::refusal;
+            d.text = why;
         }
+        deliver(std::move(d));
     }
 
-    void housekeeping() {
-        const auto now = Clock::now();
-        bool lost = false;
-        for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-            if (now < it->second.deadline) {
-                ++it;
-                continue;
-            }
-            lost = true;
-            if (!it->second.internal)
-                reply(it->first, Reply{false,
-                                       {},
-                                       "timeout",
-                                       QString("no reply from linkemd within %1 ms")
-                                           .arg(request_timeout_ms.load()),
-                                       {}});
-            if (it->first == hello_id_) hello_id_ = 0;
-            it = in_flight_.erase(it);
-        }
-        if (lost) {
-            // Lazy Pirate: the old socket may hold requests for a peer that is gone.
-            for (auto& [id, f] : in_flight_)
-                if (!f.internal)
-                    reply(
-                        id,
-                        Reply{false, {}, "disconnected", "the connection to linkemd was lost", {}});
-            in_flight_.clear();
-            hello_id_ = 0;
-            dealer_.close();
-            open_dealer();
-            if (state_ != State::lost)
-                set_state(State::lost, "no answer from " + endpoints_.control + "; reconnecting");
-            send_hello();
-            return;
-        }
-        if (state_ == State::connected && !hello_id_ &&
-            now - last_telemetry_ > std::chrono::milliseconds(silence_timeout_ms) &&
-            now - last_hello_ > std::chrono::milliseconds(silence_timeout_ms))
-            send_hello();  // a probe: still there? (a hello of the same instance is silent)
+    static std::int64_t now_ms() {
+        return std::chrono::duration_cast<milliseconds>(Clock::now().time_since_epoch()).count();
     }
 
     Client* owner_;
-    std::atomic<bool> stop_{false};
-    std::mutex mutex_;
-    std::condition_variable cv_;
+    // Shared by the threads, under mu_.
+    std::mutex mu_;
+    std::condition_variable cv_, tcv_;
+    bool stop_ = false;
     std::deque<Command> commands_;
-    zmq::context_t ctx_{1};
-    zmq::socket_t dealer_, sub_;
+    bool hello_wanted_ = false;
+    std::string accepted_instance_, seen_instance_;
+    std::unique_ptr<client::Subscriber> next_sub_;
+    bool sub_changed_ = false;
+    std::shared_ptr<client::Cancel> cancel_;
+    std::unique_ptr<client::Control> control_;  // used by the control thread only
+    std::atomic<std::int64_t> last_telemetry_ms_{0};
+    // The control thread's own.
     Endpoints endpoints_;
-    struct {
-        bool on = false;
-        std::string server, pub, secret;
-    } curve_;
     State state_ = State::disconnected;
-    std::map<std::uint64_t, InFlight> in_flight_;
-    std::uint64_t hello_id_ = 0;
-    // The client's own requests count down from the top, the UI's up from 1.
-    std::uint64_t next_internal_id_ = UINT64_MAX / 2;
     std::string instance_, known_instance_;
-    Clock::time_point last_telemetry_{}, last_hello_{};
-    std::thread thread_;  // last: starts after the members above exist
+    Clock::time_point last_hello_{}, retry_at_{};
+    std::thread control_thread_, telemetry_thread_;  // last: start after the members above
 };
 
 // ------------------------------------------------------------------------------ the UI side
 Client::Client(QObject* parent) : QObject(parent) {
-    qRegisterMetaType<nlohmann::json>();
-    qRegisterMetaType<linkem::gui::Reply>();
+    qRegisterMetaType<linkem::proto::Hello>();
+    qRegisterMetaType<linkem::proto::Telemetry>();
     qRegisterMetaType<linkem::gui::Client::State>();
     qRegisterMetaType<linkem::gui::Delivery>();
     connect(this, &Client::delivered, this, &Client::onDelivered, Qt::QueuedConnection);
@@ -372,11 +391,11 @@ Client::Client(QObject* parent) : QObject(parent) {
 }
 
 Client::~Client() {
-    worker_.reset();  // joins the thread before the signals' receivers go
+    worker_.reset();  // joins the threads before the signals' receivers go
 }
 
 QString Client::instanceId() const {
-    return QString::fromStdString(hello_.is_object() ? hello_.value("instance_id", "") : "");
+    return hello_ ? QString::fromStdString(hello_->instance_id) : QString();
 }
 
 void Client::connectTo(const Endpoints& e) {
@@ -395,12 +414,11 @@ void Client::setSilenceTimeout(int ms) {
     worker_->silence_timeout_ms = ms;
 }
 
-std::uint64_t Client::request(const QString& method, const json& params, QObject* context,
-                              std::function<void(const Reply&)> done) {
+void Client::send(proto::Method method, json params, Decoder decode, QObject* context,
+                  Callback done) {
     const std::uint64_t id = next_id_++;
     if (done) pending_[id] = Pending{context, context != nullptr, std::move(done)};
-    worker_->push(Worker::Request{id, method.toStdString(), params});
-    return id;
+    worker_->push(Worker::Request{id, method, std::move(params), std::move(decode)});
 }
 
 void Client::onDelivered(const Delivery& d) {
@@ -419,12 +437,15 @@ void Client::onDelivered(const Delivery& d) {
             emit stateChanged(state_, d.text);
             return;
         case Delivery::Kind::hello:
-            hello_ = d.body;
-            emit helloReceived(d.body, d.restarted);
+            hello_ = d.hello;
+            emit helloReceived(*d.hello, d.restarted);
             return;
         case Delivery::Kind::telemetry:
             // what the thread read before a disconnect is not shown after it
-            if (state_ == State::connected) emit telemetry(d.text, d.body);
+            if (state_ == State::connected) emit telemetry(*d.telemetry);
+            return;
+        case Delivery::Kind::refusal:
+            if (state_ == State::connected) emit telemetryRefused(d.text);
             return;
     }
 }

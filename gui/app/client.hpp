@@ -1,27 +1,31 @@
-// The GUI's connection to linkemd (docs/protocol.md): a client thread owns the ZeroMQ
-// sockets (a DEALER for control requests, a SUB for telemetry). Everything it has for the UI
-// (replies, state changes, hello, telemetry) travels one way: as a Delivery through one
-// queued signal to this object on the UI thread, which emits the public signals there and
-// runs the reply callbacks. The UI never waits on the network.
+// The GUI's connection to linkemd (docs/protocol.md), through the protocol's own client
+// (linkem/client.hpp): a control thread owns a client::Control and sends the UI's requests
+// one at a time; a telemetry thread owns a client::Subscriber. Both decode what they read
+// with the protocol's codecs (linkem/messages.hpp) before anything reaches the UI, and hand
+// it over as a Delivery through one queued signal to this object on the UI thread, which
+// emits the public signals there and runs the reply callbacks. The UI never waits on the
+// network.
 //
-// The thread says hello first, then keeps the connection alive by itself: a request without
-// a reply within the timeout, or telemetry silence answered by no hello, marks the
-// connection lost; it then opens a new control socket and says hello again until linkemd
-// answers. A new `instance_id` (in telemetry or hello) means linkemd restarted: the client
-// says hello again and reports it, so the UI reloads the parameters.
+// The control thread says hello first, then keeps the connection alive by itself: a request
+// without a reply within the timeout, or telemetry silence answered by no hello, marks the
+// connection lost; it then says hello again (on a fresh socket) until linkemd answers. A new
+// `instance_id` (in telemetry or hello) means linkemd restarted: the client says hello again
+// and reports it, so the UI reloads the parameters.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <QMetaType>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 
-#include <nlohmann/json.hpp>
+#include "linkem/messages.hpp"
 
 namespace linkem::gui {
 
@@ -35,23 +39,32 @@ struct Endpoints {
     QString client_cert_file;
 };
 
-/// A reply to one request: the result, or linkemd's error (code, message, field), or a
-/// client-side failure (code "timeout" / "disconnected").
-struct Reply {
-    bool ok = false;
-    nlohmann::json result;
+/// Why a request did not succeed: linkemd's error (its code, message and field), or the
+/// client's own: code "timeout" (no reply in time; the message names the endpoint),
+/// "disconnected" (not connected, or the connection was lost meanwhile) or "bad_reply" (the
+/// result is not what the protocol says).
+struct Failure {
     QString code, message, field;
 };
 
-/// One thing the client thread hands the UI thread.
+/// A reply to one request: the decoded result (a std::shared_ptr<const ResultOf<M>>), or why
+/// there is none.
+struct Reply {
+    bool ok = false;
+    std::any result;
+    Failure failure;
+};
+
+/// One thing the client's threads hand the UI thread.
 struct Delivery {
-    enum class Kind { reply, state, hello, telemetry } kind = Kind::telemetry;
+    enum class Kind { reply, state, hello, telemetry, refusal } kind = Kind::telemetry;
     std::uint64_t id = 0;  // reply
     Reply reply;
-    int state = 0;           // state: a Client::State
-    QString text;            // state: the detail; telemetry: the topic
-    nlohmann::json body;     // hello: the result; telemetry: the message
+    int state = 0;  // state: a Client::State
+    QString text;   // state: the detail; refusal: why a telemetry message was not taken
+    std::shared_ptr<const proto::Hello> hello;
     bool restarted = false;  // hello
+    std::shared_ptr<const proto::Telemetry> telemetry;
 };
 
 class Client : public QObject {
@@ -67,16 +80,35 @@ class Client : public QObject {
     void connectTo(const Endpoints& endpoints);
     void disconnectFrom();
     State state() const { return state_; }
-    const nlohmann::json& hello() const { return hello_; }
+    /// linkemd's last hello (nullptr before the first).
+    const proto::Hello* hello() const { return hello_.get(); }
+    /// The number of directions of the linkemd connected to (1 before hello).
+    unsigned directions() const { return hello_ ? hello_->directions : 1; }
     QString instanceId() const;
 
-    /// Sends a request; `done` runs on the UI thread with the reply (or a timeout / a
-    /// "disconnected" error), unless `context` was destroyed meanwhile. Returns the id.
-    std::uint64_t request(const QString& method, const nlohmann::json& params, QObject* context,
-                          std::function<void(const Reply&)> done);
-    std::uint64_t request(const QString& method,
-                          const nlohmann::json& params = nlohmann::json::object()) {
-        return request(method, params, nullptr, {});
+    /// Sends method M with its params; `done` runs on the UI thread with the decoded result,
+    /// `failed` with why there is none (a timeout, "disconnected" or linkemd's error), unless
+    /// `context` was destroyed meanwhile.
+    template <proto::Method M>
+    void call(const proto::ParamsOf<M>& params, QObject* context,
+              std::function<void(const proto::ResultOf<M>&)> done,
+              std::function<void(const Failure&)> failed = {}) {
+        using R = proto::ResultOf<M>;
+        Decoder decode = [](const nlohmann::json& j) -> std::any {
+            return std::make_shared<const R>(proto::decode<R>(j));
+        };
+        Callback cb = [done = std::move(done), failed = std::move(failed)](const Reply& r) {
+            if (r.ok) {
+                if (done) done(*std::any_cast<std::shared_ptr<const R>>(r.result));
+            } else if (failed) {
+                failed(r.failure);
+            }
+        };
+        send(M, proto::to_json(params), std::move(decode), context, std::move(cb));
+    }
+    template <proto::Method M>
+    void call(const proto::ParamsOf<M>& params = {}) {
+        call<M>(params, nullptr, {}, {});
     }
 
     /// How long a request may wait for its reply (default 3000 ms; set_link answers within
@@ -85,36 +117,45 @@ class Client : public QObject {
     /// Telemetry silence after which the client probes with hello (default 2000 ms).
     void setSilenceTimeout(int ms);
 
+    /// A decoder of one method's result, run on the control thread.
+    using Decoder = std::function<std::any(const nlohmann::json&)>;
+    using Callback = std::function<void(const Reply&)>;
+
   signals:
     void stateChanged(linkem::gui::Client::State state, const QString& detail);
     /// Each successful hello. `restarted`: the instance differs from the one before.
-    void helloReceived(const nlohmann::json& result, bool restarted);
-    /// One telemetry message of this instance ("stats", "delay", "event", or others).
-    void telemetry(const QString& topic, const nlohmann::json& body);
+    void helloReceived(const linkem::proto::Hello& hello, bool restarted);
+    /// One telemetry message of this instance, decoded.
+    void telemetry(const linkem::proto::Telemetry& message);
+    /// A telemetry message of this instance that the protocol's decoders refused (`why`
+    /// names the topic and the key), dropped whole.
+    void telemetryRefused(const QString& why);
 
-    /// Emitted on the client thread for everything it hands over (queued to the UI thread,
-    /// which turns it into the signals above and the reply callbacks). A benchmark may
-    /// connect to it directly to see when a message arrived.
+    /// Emitted on the client's threads for everything they hand over (queued to the UI
+    /// thread, which turns it into the signals above and the reply callbacks). A benchmark
+    /// may connect to it directly to see when a message arrived.
     void delivered(const linkem::gui::Delivery& d);
 
   private:
     struct Worker;
+    void send(proto::Method method, nlohmann::json params, Decoder decode, QObject* context,
+              Callback done);
     void onDelivered(const Delivery& d);
 
     struct Pending {
         QPointer<QObject> context;
         bool has_context = false;
-        std::function<void(const Reply&)> done;
+        Callback done;
     };
     std::unique_ptr<Worker> worker_;
     std::map<std::uint64_t, Pending> pending_;
     std::uint64_t next_id_ = 1;
     State state_ = State::disconnected;
-    nlohmann::json hello_;
+    std::shared_ptr<const proto::Hello> hello_;
 };
 
 }  // namespace linkem::gui
 
-Q_DECLARE_METATYPE(nlohmann::json)
-Q_DECLARE_METATYPE(linkem::gui::Reply)
+Q_DECLARE_METATYPE(linkem::proto::Hello)
+Q_DECLARE_METATYPE(linkem::proto::Telemetry)
 Q_DECLARE_METATYPE(linkem::gui::Delivery)

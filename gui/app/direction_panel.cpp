@@ -12,8 +12,6 @@
 
 namespace linkem::gui {
 
-using nlohmann::json;
-
 QString explain(const std::string& key, const std::string& v) {
     if (key == "strategy") {
         if (v == "correlated")
@@ -74,7 +72,7 @@ QString explainShort(const std::string& key, const std::string& v) {
     return it == one_line.end() ? explain(key, v) : QString::fromUtf8(it->second);
 }
 
-DirectionPanel::DirectionPanel(int direction, const QString& title, const json& schema,
+DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSchema& schema,
                                QWidget* parent)
     : QGroupBox(title, parent), direction_(direction) {
     setObjectName(kDirectionKeys[direction]);
@@ -84,8 +82,9 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
 
     auto add_param = [&](const std::string& key, bool slider, QFormLayout* into,
                          const QString& label) -> ParamControl* {
-        if (!schema.contains(key)) return nullptr;
-        auto* c = new ParamControl(key, schema[key], slider, this);
+        const ParamSchema* ps = schema.find(key);
+        if (!ps) return nullptr;
+        auto* c = new ParamControl(*ps, slider, this);
         c->label()->hide();  // the form's label takes its place
         controls_[key] = c;
         auto* l = new QLabel(label, this);
@@ -94,7 +93,7 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
         into->addRow(l, c);
         connect(c, &ParamControl::edited, this, [this](const std::string& k, double v) {
             if (updating_) return;
-            emit edited(direction_, k, v);
+            emit edited(direction_, k, number_value(*link_param_field(k), v));
             if (k.starts_with("ge_")) showGeFigures();
             if (k == "mean_delay_us")
                 if (auto* j = control("jitter_us")) j->setMeanDelay(v);
@@ -173,22 +172,22 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const json& 
     connect(seed_, &QLineEdit::returnPressed, this, [this] {
         bool ok = false;
         const qulonglong s = seed_->text().toULongLong(&ok);
-        if (ok && !updating_) emit edited(direction_, "seed", json(static_cast<std::uint64_t>(s)));
+        if (ok && !updating_) emit edited(direction_, "seed", FieldValue(std::uint64_t{s}));
     });
     updateVisibility();
 }
 
-void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const json& schema,
+void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const LinkSchema& schema,
                               const QString& label) {
-    if (!schema.contains(key)) return;
+    const ParamSchema* ps = schema.find(key);
+    if (!ps) return;
     auto* box = new QWidget(this);
     auto* v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(1);
     auto* combo = new QComboBox(box);
     combo->setObjectName(QString::fromStdString(key));
-    for (const auto& value : schema[key].value("values", json::array())) {
-        const std::string s = value.get<std::string>();
+    for (const std::string& s : ps->values) {
         combo->addItem(QString::fromStdString(s), QString::fromStdString(s));
         combo->setItemData(combo->count() - 1, explain(key, s), Qt::ToolTipRole);
     }
@@ -209,9 +208,8 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const j
     v->addWidget(err);
     auto* l = new QLabel(label, this);
     l->setBuddy(combo);
-    const QString tip = QString("<b>%1</b>: %2")
-                            .arg(QString::fromStdString(key),
-                                 QString::fromStdString(schema[key].value("help", "")));
+    const QString tip =
+        QString("<b>%1</b>: %2").arg(QString::fromStdString(key), QString::fromStdString(ps->help));
     l->setToolTip(tip);
     combo->setToolTip(tip);
     form->addRow(l, box);
@@ -223,7 +221,7 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const j
         help->setText(explainShort(key, value));
         help->setToolTip(explain(key, value));
         updateVisibility();
-        if (!updating_) emit edited(direction_, key, json(value));
+        if (!updating_) emit edited(direction_, key, FieldValue(value));
     });
     const std::string now = combo->currentData().toString().toStdString();
     help->setText(explainShort(key, now));
@@ -285,25 +283,27 @@ void DirectionPanel::fromGeFigures() {
     if (auto* p = control("ge_p")) p->spinBox()->setValue(c.p);
     if (auto* r = control("ge_r")) r->spinBox()->setValue(c.r);
     updating_ = false;
-    emit edited(direction_, "ge_p", c.p);
-    emit edited(direction_, "ge_r", c.r);
+    emit edited(direction_, "ge_p", FieldValue(c.p));
+    emit edited(direction_, "ge_r", FieldValue(c.r));
 }
 
-void DirectionPanel::showLink(const json& p, const std::function<bool(const std::string&)>& skip) {
-    if (!p.is_object()) return;
+void DirectionPanel::showLink(const LinkParams& p,
+                              const std::function<bool(const std::string&)>& skip) {
     updating_ = true;
     for (auto& [key, c] : controls_)
-        if (p.contains(key) && p[key].is_number() && !skip(key))
-            c->setApplied(p[key].get<double>());
-    if (p.contains("mean_delay_us") && p["mean_delay_us"].is_number())
-        if (auto* j = control("jitter_us")) j->setMeanDelay(p["mean_delay_us"].get<double>());
+        if (!skip(key))
+            if (const auto v = as_number(link_param_field(key)->get(p))) c->setApplied(*v);
+    if (auto* j = control("jitter_us"))
+        j->setMeanDelay(static_cast<double>(p.mean_delay) / kNsPerUs);
     for (auto& [key, combo] : combos_)
-        if (p.contains(key) && p[key].is_string() && !skip(key)) {
-            const int i = combo->findData(QString::fromStdString(p[key].get<std::string>()));
-            if (i >= 0) combo->setCurrentIndex(i);
+        if (!skip(key)) {
+            const FieldValue v = link_param_field(key)->get(p);
+            if (const auto* name = std::get_if<std::string>(&v)) {
+                const int i = combo->findData(QString::fromStdString(*name));
+                if (i >= 0) combo->setCurrentIndex(i);
+            }
         }
-    if (p.contains("seed") && !skip("seed") && !seed_->hasFocus())
-        seed_->setText(QString::number(p["seed"].get<std::uint64_t>()));
+    if (!skip("seed") && !seed_->hasFocus()) seed_->setText(QString::number(p.seed));
     updating_ = false;
     showGeFigures();
     updateVisibility();

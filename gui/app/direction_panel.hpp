@@ -17,8 +17,7 @@
 
 class QDoubleSpinBox;
 
-#include <nlohmann/json.hpp>
-
+#include "linkem/link_params_json.hpp"
 #include "param_control.hpp"
 
 namespace linkem::gui {
@@ -31,15 +30,14 @@ QString explainShort(const std::string& key, const std::string& value);
 class DirectionPanel : public QGroupBox {
     Q_OBJECT
   public:
-    /// `schema`: hello's link_params_schema.
-    DirectionPanel(int direction, const QString& title, const nlohmann::json& schema,
+    /// `schema`: linkemd's (hello).
+    DirectionPanel(int direction, const QString& title, const LinkSchema& schema,
                    QWidget* parent = nullptr);
 
     int direction() const { return direction_; }
     /// Shows the parameters in force; `skip(key)` true: leave that field as the user has it
     /// (a change waits to be sent).
-    void showLink(const nlohmann::json& params,
-                  const std::function<bool(const std::string&)>& skip);
+    void showLink(const LinkParams& params, const std::function<bool(const std::string&)>& skip);
     /// Shows linkemd's error at the field `key` (empty message: clears it).
     void setError(const std::string& key, const QString& message);
     void clearErrors();
@@ -54,10 +52,10 @@ class DirectionPanel : public QGroupBox {
     QDoubleSpinBox* geMeanBurst() const { return ge_burst_; }
 
   signals:
-    void edited(int direction, const std::string& key, const nlohmann::json& value);
+    void edited(int direction, const std::string& key, const linkem::FieldValue& value);
 
   private:
-    void addCombo(QFormLayout* form, const std::string& key, const nlohmann::json& schema,
+    void addCombo(QFormLayout* form, const std::string& key, const LinkSchema& schema,
                   const QString& label);
     void updateVisibility();
     void showGeFigures();

@@ -11,11 +11,9 @@
 #include <QScrollBar>
 
 #include "direction_panel.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 
 namespace linkem::gui {
-
-using nlohmann::json;
 
 namespace {
 const char* kDirTitle[2] = {"A → B", "B → A"};
@@ -124,7 +122,7 @@ LinkControls::LinkControls(QWidget* parent) : QScrollArea(parent) {
     fit_ = new ColumnsFit(this, row_);
 }
 
-void LinkControls::build(const json& schema, int directions) {
+void LinkControls::build(const LinkSchema& schema, int directions) {
     directions_ = std::clamp(directions, 1, 2);
     for (DirectionPanel*& p : panels_) {
         delete p;
@@ -141,11 +139,11 @@ void LinkControls::build(const json& schema, int directions) {
     fit_->fit();
 }
 
-void LinkControls::showLink(const json& applied,
+void LinkControls::showLink(const LinkConfig& applied,
                             const std::function<bool(int, const std::string&)>& pending) {
     for (int d = 0; d < directions_; ++d) {
-        if (!panels_[d] || !applied.contains(proto::kDirectionKeys[d])) continue;
-        panels_[d]->showLink(applied[proto::kDirectionKeys[d]],
+        if (!panels_[d]) continue;
+        panels_[d]->showLink(applied.direction(static_cast<unsigned>(d)),
                              [&pending, d](const std::string& key) { return pending(d, key); });
     }
 }
@@ -169,17 +167,14 @@ void LinkControls::showRefusal(const QString& field, const QString& message) {
     }
 }
 
-void LinkControls::clearErrors(const json& update) {
-    for (const auto& [k, v] : update.items()) {
-        if (const int d = direction_of_key(k); d >= 0) {
-            if (panels_[d])
-                for (const auto& [kk, vv] : v.items())
-                    panels_[d]->setError(kk, {});
-        } else {
-            for (DirectionPanel* p : panels_)
-                if (p) p->setError(k, {});
-        }
-    }
+void LinkControls::clearErrors(const proto::LinkUpdate& update) {
+    for (int d = 0; d < 2; ++d)
+        if (panels_[d])
+            for (const auto& [key, v] : update.dir[static_cast<std::size_t>(d)])
+                panels_[d]->setError(key, {});
+    for (const auto& [key, v] : update.both)
+        for (DirectionPanel* p : panels_)
+            if (p) p->setError(key, {});
 }
 
 }  // namespace linkem::gui

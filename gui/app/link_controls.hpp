@@ -9,7 +9,7 @@
 
 #include <QScrollArea>
 
-#include <nlohmann/json.hpp>
+#include "linkem/messages.hpp"
 
 class QBoxLayout;
 class QCheckBox;
@@ -45,8 +45,8 @@ class LinkControls : public QScrollArea {
   public:
     explicit LinkControls(QWidget* parent = nullptr);
 
-    /// Builds the direction columns from hello's link_params_schema.
-    void build(const nlohmann::json& schema, int directions);
+    /// Builds the direction columns from linkemd's schema (hello).
+    void build(const LinkSchema& schema, int directions);
     int directions() const { return directions_; }
     DirectionPanel* panel(int d) const { return panels_[d]; }
     QCheckBox* sameBothWays() const { return same_; }
@@ -56,17 +56,17 @@ class LinkControls : public QScrollArea {
     QLabel* presetInfo() const { return preset_info_; }
     ColumnsFit* columnsFit() const { return fit_; }
     /// The parameters in force; `pending(d, key)`: leave that field as the user has it.
-    void showLink(const nlohmann::json& applied,
+    void showLink(const LinkConfig& applied,
                   const std::function<bool(int, const std::string&)>& pending);
     /// Enables the directions that may be edited now.
     void setEditable(bool connected);
     /// linkemd refused `field` ("a_to_b.jitter_us", "seed", ...).
     void showRefusal(const QString& field, const QString& message);
     /// An update was accepted: its fields' errors go.
-    void clearErrors(const nlohmann::json& update);
+    void clearErrors(const proto::LinkUpdate& update);
 
   signals:
-    void edited(int direction, const std::string& key, const nlohmann::json& value);
+    void edited(int direction, const std::string& key, const linkem::FieldValue& value);
 
   private:
     QWidget* box_ = nullptr;

@@ -2,16 +2,7 @@
 
 namespace linkem::gui {
 
-bool linkOf(const nlohmann::json& applied, LinkConfig& out) {
-    try {
-        out = proto::link_from_json(applied);
-        return true;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-using nlohmann::json;
+using proto::Method;
 
 LinkSync::LinkSync(Client& client, QObject* parent) : QObject(parent), client_(client) {
     timer_.setSingleShot(true);
@@ -21,71 +12,32 @@ LinkSync::LinkSync(Client& client, QObject* parent) : QObject(parent), client_(c
 }
 
 void LinkSync::reload() {
-    client_.request("get_link", json::object(), this, [this](const Reply& r) {
-        if (r.ok) adopt(r.result);
-    });
+    client_.call<Method::get_link>({}, this, [this](const proto::LinkState& s) { adopt(s); });
 }
 
 void LinkSync::clear() {
-    applied_ = json();
-    pending_ = json::object();
-    in_flight_ = json();
+    state_.reset();
+    pending_ = {};
+    in_flight_.reset();
     timer_.stop();
 }
 
-json LinkSync::value(int direction, const std::string& key) const {
-    if (!valid()) return json();
-    const char* d = kDirectionKeys[direction];
-    if (!applied_.contains(d) || !applied_[d].contains(key)) return json();
-    return applied_[d][key];
-}
-
-bool LinkSync::has(const json& u, int direction, const std::string& key) {
-    if (!u.is_object()) return false;
-    if (u.contains(key)) return true;
-    const char* d = kDirectionKeys[direction];
-    return u.contains(d) && u[d].is_object() && u[d].contains(key);
-}
-
 bool LinkSync::isPending(int direction, const std::string& key) const {
-    return has(pending_, direction, key) || has(in_flight_, direction, key);
+    return pending_.has(direction, key) || (in_flight_ && in_flight_->has(direction, key));
 }
 
-// Newest wins: a top-level key replaces the per-direction ones given before it; a
-// per-direction key wins over an older top-level one by set_link's own rule.
-void LinkSync::merge(json& into, const json& update) {
-    for (const auto& [k, v] : update.items()) {
-        if (direction_of_key(k) >= 0) {
-            for (const auto& [kk, vv] : v.items())
-                into[k][kk] = vv;
-        } else {
-            into[k] = v;
-            for (const char* d : kDirectionKeys)
-                if (into.contains(d)) {
-                    into[d].erase(k);
-                    if (into[d].empty()) into.erase(d);
-                }
-        }
-    }
-}
-
-void LinkSync::setField(int direction, const std::string& key, const json& value) {
-    json u = json::object();
-    if (direction < 0)
-        u[key] = value;
-    else
-        u[kDirectionKeys[direction]][key] = value;
-    merge(pending_, u);
+void LinkSync::setField(int direction, const std::string& key, const FieldValue& value) {
+    pending_.set(direction, key, value);
     schedule();
 }
 
-void LinkSync::setUpdate(const json& params) {
-    merge(pending_, params);
+void LinkSync::setUpdate(const proto::LinkUpdate& update) {
+    pending_.merge(update);
     schedule();
 }
 
 void LinkSync::schedule() {
-    if (pending_.empty() || !in_flight_.is_null()) return;  // the reply schedules the next
+    if (pending_.empty() || in_flight_) return;  // the reply schedules the next
     const qint64 since = since_send_.isValid() ? since_send_.elapsed() : interval_ms_;
     if (since >= interval_ms_)
         sendNow();
@@ -94,37 +46,35 @@ void LinkSync::schedule() {
 }
 
 void LinkSync::sendNow() {
-    if (pending_.empty() || !in_flight_.is_null()) return;
-    in_flight_ = std::move(pending_);
-    pending_ = json::object();
+    if (pending_.empty() || in_flight_) return;
+    in_flight_ = std::exchange(pending_, {});
     since_send_.start();
     ++sent_;
-    client_.request("set_link", in_flight_, this, [this](const Reply& r) {
-        const json update = std::move(in_flight_);
-        in_flight_ = json();
-        if (r.ok) {
-            adopt(r.result);
-            emit accepted(update);
-        } else if (r.code == "timeout" || r.code == "disconnected") {
+    auto done = [this](const proto::LinkState& s) {
+        const proto::LinkUpdate update = std::move(*in_flight_);
+        in_flight_.reset();
+        adopt(s);
+        emit accepted(update);
+        schedule();
+    };
+    auto failed = [this](const Failure& f) {
+        in_flight_.reset();
+        if (f.code == "timeout" || f.code == "disconnected" || f.code == "bad_reply") {
             // Not answered: the client reconnects and reloads what is in force.
-            emit unanswered(r.message);
+            emit unanswered(f.message);
         } else {
             // Nothing changed in linkemd: show the values in force again.
-            emit refused(r.field, r.message);
-            if (valid()) emit linkChanged(applied_, generation_);
+            emit refused(f.field, f.message);
+            if (valid()) emit linkChanged(state_->link, state_->params_generation);
         }
         schedule();
-    });
+    };
+    client_.call<Method::set_link>(*in_flight_, this, done, failed);
 }
 
-void LinkSync::adopt(const json& result) {
-    if (!result.is_object() || !result.contains(kDirectionKeys[0])) return;
-    json a = json::object();
-    for (const char* d : kDirectionKeys)
-        if (result.contains(d)) a[d] = result[d];
-    applied_ = std::move(a);
-    generation_ = result.value("params_generation", std::uint64_t{0});
-    emit linkChanged(applied_, generation_);
+void LinkSync::adopt(const proto::LinkState& s) {
+    state_ = s;
+    emit linkChanged(state_->link, state_->params_generation);
 }
 
 }  // namespace linkem::gui

@@ -6,23 +6,17 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
+#include <optional>
 
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 
-#include <nlohmann/json.hpp>
-
 #include "client.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 
 namespace linkem::gui {
-
-/// The link in force (a get_link reply or params_applied body) as LinkConfig (b_to_a as
-/// a_to_b in single-port mode); false when it cannot be read.
-bool linkOf(const nlohmann::json& applied, LinkConfig& out);
 
 using proto::kDirectionKeys;
 
@@ -37,17 +31,15 @@ class LinkSync : public QObject {
     void clear();
 
     /// One field of one direction (0 a_to_b, 1 b_to_a) or of both (-1).
-    void setField(int direction, const std::string& key, const nlohmann::json& value);
-    /// A whole update in set_link's shape (a preset, a scenario): merged into what is
-    /// pending, sent at once.
-    void setUpdate(const nlohmann::json& params);
+    void setField(int direction, const std::string& key, const FieldValue& value);
+    /// A whole update (a preset, a scenario): merged into what is pending, sent at once.
+    void setUpdate(const proto::LinkUpdate& update);
 
-    bool valid() const { return applied_.is_object(); }
-    /// {"a_to_b": {...}, "b_to_a": {...}} as linkemd applied it.
-    const nlohmann::json& applied() const { return applied_; }
-    std::uint64_t generation() const { return generation_; }
-    /// A value of the direction's parameters in force (null when unknown).
-    nlohmann::json value(int direction, const std::string& key) const;
+    bool valid() const { return state_.has_value(); }
+    /// The parameters in force (both directions; b_to_a is a_to_b with one); valid() first.
+    const LinkConfig& applied() const { return state_->link; }
+    unsigned directions() const { return state_ ? state_->directions : 1; }
+    std::uint64_t generation() const { return state_ ? state_->params_generation : 0; }
     /// Whether a change of this field waits to be sent or is in flight.
     bool isPending(int direction, const std::string& key) const;
 
@@ -56,26 +48,23 @@ class LinkSync : public QObject {
 
   signals:
     /// The parameters in force changed (get_link, set_link results).
-    void linkChanged(const nlohmann::json& applied, std::uint64_t generation);
+    void linkChanged(const linkem::LinkConfig& applied, std::uint64_t generation);
     /// linkemd refused an update: `field` is its dotted path ("a_to_b.jitter_us") or empty.
     void refused(const QString& field, const QString& message);
     /// An update got no answer (timeout, connection lost); linkemd may or may not have it.
     void unanswered(const QString& message);
-    /// An update was applied: the keys it set, per direction, for clearing field errors.
-    void accepted(const nlohmann::json& update);
+    /// An update was applied (for clearing the errors of the fields it set).
+    void accepted(const linkem::proto::LinkUpdate& update);
 
   private:
     void schedule();
     void sendNow();
-    static void merge(nlohmann::json& into, const nlohmann::json& update);
-    static bool has(const nlohmann::json& update, int direction, const std::string& key);
-    void adopt(const nlohmann::json& result);
+    void adopt(const proto::LinkState& state);
 
     Client& client_;
-    nlohmann::json applied_;
-    std::uint64_t generation_ = 0;
-    nlohmann::json pending_ = nlohmann::json::object();
-    nlohmann::json in_flight_;  // the update being answered, or null
+    std::optional<proto::LinkState> state_;
+    proto::LinkUpdate pending_;
+    std::optional<proto::LinkUpdate> in_flight_;  // the update being answered
     QElapsedTimer since_send_;
     QTimer timer_;
     int interval_ms_ = 50;

@@ -23,7 +23,7 @@
 #include "events_panel.hpp"
 #include "link_controls.hpp"
 #include "linkem/link_params.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "preset_controller.hpp"
 #include "readouts.hpp"
 #include "scenario_strip.hpp"
@@ -35,8 +35,6 @@
 #include "window_layout.hpp"
 
 namespace linkem::gui {
-
-using nlohmann::json;
 
 namespace {
 std::int64_t wallMs() {
@@ -66,7 +64,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     presets_ = new PresetController(sync_, *controls_, this);
     teaching_ = new Teaching(sync_, *charts_, this);
     buildMenus();
-    buildControls(link_params_schema(), 2);
+    buildControls(link_schema(), 2);
     wire();
     presets_->load();
 
@@ -134,7 +132,7 @@ void MainWindow::buildDocks() {
     traffic_dock_ = dock("Built-in traffic", "traffic_dock", scrolled(traffic_, this));
 }
 
-void MainWindow::buildControls(const json& schema, int directions) {
+void MainWindow::buildControls(const LinkSchema& schema, int directions) {
     schema_ = schema;
     directions_ = directions;
     controls_->build(schema, directions);
@@ -255,6 +253,8 @@ void MainWindow::wire() {
     connect(&client_, &Client::stateChanged, this, &MainWindow::onState);
     connect(&client_, &Client::helloReceived, this, &MainWindow::onHello);
     connect(&client_, &Client::telemetry, this, &MainWindow::onTelemetry);
+    connect(&client_, &Client::telemetryRefused, this,
+            [this](const QString& why) { onTelemetryTaken(model_.refuse(why.toStdString())); });
     connect(&sync_, &LinkSync::linkChanged, this, &MainWindow::onLink);
     connect(&sync_, &LinkSync::refused, this, [this](const QString& field, const QString& message) {
         controls_->showRefusal(field, message);
@@ -299,35 +299,37 @@ void MainWindow::onState(Client::State s, const QString& detail) {
     refresh();
 }
 
-void MainWindow::onHello(const json& hello, bool restarted) {
-    hello_ = hello;
-    const int dirs = std::clamp(
-        static_cast<int>(hello.value("directions", json::array({kDirectionKeys[0]})).size()), 1, 2);
-    const json schema = hello.value("link_params_schema", link_params_schema());
-    if (dirs != directions_ || schema != schema_) buildControls(schema, dirs);
-    presets_->setServer(hello.value("linkemd_version", std::string("?")));
+void MainWindow::onHello(const proto::Hello& hello, bool restarted) {
+    const int dirs = static_cast<int>(std::clamp(hello.directions, 1u, 2u));
+    if (dirs != directions_ || !(hello.link_params_schema == schema_))
+        buildControls(hello.link_params_schema, dirs);
+    presets_->setServer(hello.linkemd_version);
     model_.clear();
     readouts_->clear();
     history_.clear();
     charts_->cleared();
+    const QString instance = QString::fromStdString(hello.instance_id);
     if (restarted)
-        note("warning", QString("linkemd restarted: new instance %1; parameters reloaded")
-                            .arg(QString::fromStdString(hello.value("instance_id", ""))));
+        note("warning",
+             QString("linkemd restarted: new instance %1; parameters reloaded").arg(instance));
     else
         note("info", QString("connected to linkemd %1 (instance %2) at %3")
-                         .arg(QString::fromStdString(hello.value("linkemd_version", "?")),
-                              QString::fromStdString(hello.value("instance_id", "?")),
+                         .arg(QString::fromStdString(hello.linkemd_version), instance,
                               bar_->endpoints().control));
     sync_.clear();
     sync_.reload();
-    traffic_->setAvailable(hello.value("capabilities", json::object()).value("traffic", false));
+    traffic_->setAvailable(hello.capabilities.traffic);
     refresh();
 }
 
-void MainWindow::onTelemetry(const QString& topic, const json& body) {
+void MainWindow::onTelemetry(const proto::Telemetry& message) {
     const std::int64_t t0 = costs_ ? threadCpuNs() : 0;
-    const auto took = model_.add(topic.toStdString(), body, wallMs());
+    const auto took = model_.add(message, wallMs());
     if (costs_) account(*costs_, Cost::ingest, t0);
+    onTelemetryTaken(took);
+}
+
+void MainWindow::onTelemetryTaken(TelemetryModel::Took took) {
     switch (took) {
         case TelemetryModel::Took::delay:
             charts_->dataArrived(true, model_.lastTimeNs());
@@ -338,12 +340,13 @@ void MainWindow::onTelemetry(const QString& topic, const json& body) {
             if (sync_.valid() && model_.readouts().telemetryGeneration() > sync_.generation() &&
                 !reloading_) {
                 reloading_ = true;
-                client_.request("get_link", json::object(), this, [this](const Reply& r) {
-                    reloading_ = false;
-                    if (r.ok &&
-                        r.result.value("params_generation", std::uint64_t{0}) > sync_.generation())
-                        sync_.reload();
-                });
+                client_.call<proto::Method::get_link>(
+                    {}, this,
+                    [this](const proto::LinkState& s) {
+                        reloading_ = false;
+                        if (s.params_generation > sync_.generation()) sync_.reload();
+                    },
+                    [this](const Failure&) { reloading_ = false; });
             }
             break;
         case TelemetryModel::Took::event:
@@ -360,60 +363,55 @@ void MainWindow::onTelemetry(const QString& topic, const json& body) {
 }
 
 // ------------------------------------------------------------------------------ the link
-void MainWindow::onLink(const json& applied, std::uint64_t generation) {
+void MainWindow::onLink(const LinkConfig& applied, std::uint64_t generation) {
     auto pending = [this](int d, const std::string& key) { return sync_.isPending(d, key); };
     controls_->showLink(applied, pending);
     strip_->showLink(applied, pending);
     const bool connected = client_.state() == Client::State::connected;
     controls_->setEditable(connected);
     strip_->setEditable(connected);
-    LinkConfig link;
-    if (linkOf(applied, link)) {
-        model_.setLink(link, static_cast<unsigned>(directions_), generation);
-        charts_->linkChanged();
-    }
+    model_.setLink(applied, static_cast<unsigned>(directions_), generation);
+    charts_->linkChanged();
     refresh();
 }
 
 void MainWindow::beforeChange(const QString& what) {
-    LinkConfig link;
-    if (sync_.valid() && linkOf(sync_.applied(), link))
-        history_.beforeEdit(link, what.toStdString(), wallMs());
+    if (sync_.valid()) history_.beforeEdit(sync_.applied(), what.toStdString(), wallMs());
 }
 
-void MainWindow::onEdited(int direction, const std::string& key, const json& value) {
+void MainWindow::onEdited(int direction, const std::string& key, const FieldValue& value) {
     const bool both = directions_ > 1 && (direction < 0 || controls_->sameBothWays()->isChecked());
     beforeChange(QString::fromStdString(key) + (both ? "" : direction == 0 ? ".a" : ".b"));
     sync_.setField(both ? -1 : std::max(direction, 0), key, value);
-    if (both && panel(1)) {
+    if (both && panel(1) && sync_.valid()) {
         // Mirror the shown value at once; linkemd's answer confirms it.
-        json p = json::object();
-        p[key] = value;
+        LinkParams shown = sync_.applied().b_to_a;
+        try {
+            link_param_field(key)->set(shown, value);
+        } catch (const ParamError&) {
+            return;  // linkemd's answer shows the error
+        }
         for (int d = 0; d < 2; ++d)
             if (direction < 0 || d == 1)
-                panel(d)->showLink(p, [](const std::string&) { return false; });
+                panel(d)->showLink(shown, [&key](const std::string& k) { return k != key; });
     }
 }
 
 void MainWindow::onSameToggled(bool on) {
     controls_->setEditable(sync_.valid() && client_.state() == Client::State::connected);
     if (!on || !sync_.valid()) return;
-    json u = sync_.applied()[kDirectionKeys[0]];
-    u.erase("seed");  // the streams go on
     beforeChange("same_both_ways");
+    proto::LinkUpdate u;
+    for (const LinkParamField& f : link_param_fields())
+        if (f.key != "seed") u.set(-1, f.key, f.get(sync_.applied().a_to_b));  // streams go on
     sync_.setUpdate(u);
 }
 
 bool MainWindow::undo() {
     const auto link = history_.undo();
     if (!link || !sync_.valid()) return false;
-    json u = json::object();
-    for (int d = 0; d < directions_; ++d) {
-        json j = to_json(link->direction(d));
-        j.erase("seed");  // the streams go on
-        u[proto::kDirectionKeys[d]] = j;
-    }
-    sync_.setUpdate(u);
+    // Without the seeds: the streams go on.
+    sync_.setUpdate(proto::LinkUpdate::whole(*link, static_cast<unsigned>(directions_), false));
     note("info", "undo: the link before the last change is back");
     return true;
 }
@@ -456,7 +454,7 @@ void MainWindow::refresh() {
         }
     undo_action_->setEnabled(history_.canUndo());
     status_->update(
-        hello_, client_.state() != Client::State::disconnected, model_.lastStats(),
+        client_.hello(), client_.state() != Client::State::disconnected, model_.lastStats(),
         sync_.valid() ? std::optional<std::uint64_t>(sync_.generation()) : std::nullopt);
 }
 

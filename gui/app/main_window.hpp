@@ -13,8 +13,6 @@
 #include <QMainWindow>
 #include <QTimer>
 
-#include <nlohmann/json.hpp>
-
 #include "client.hpp"
 #include "link_history.hpp"
 #include "link_sync.hpp"
@@ -107,14 +105,15 @@ class MainWindow : public QMainWindow {
     void buildCentral();
     void buildDocks();
     void buildMenus();
-    void buildControls(const nlohmann::json& schema, int directions);
+    void buildControls(const LinkSchema& schema, int directions);
     void wire();
     void fitToScreen();
     void onState(Client::State s, const QString& detail);
-    void onHello(const nlohmann::json& hello, bool restarted);
-    void onTelemetry(const QString& topic, const nlohmann::json& body);
-    void onLink(const nlohmann::json& applied, std::uint64_t generation);
-    void onEdited(int direction, const std::string& key, const nlohmann::json& value);
+    void onHello(const proto::Hello& hello, bool restarted);
+    void onTelemetry(const proto::Telemetry& message);
+    void onTelemetryTaken(TelemetryModel::Took took);
+    void onLink(const LinkConfig& applied, std::uint64_t generation);
+    void onEdited(int direction, const std::string& key, const FieldValue& value);
     void onSameToggled(bool on);
     void beforeChange(const QString& what);
     void refresh();
@@ -126,7 +125,7 @@ class MainWindow : public QMainWindow {
     LinkSync sync_;
     TelemetryModel model_;
     LinkHistory history_;
-    nlohmann::json hello_, schema_;
+    LinkSchema schema_;
     int directions_ = 2;
     bool reloading_ = false;
 

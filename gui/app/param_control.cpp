@@ -23,8 +23,6 @@ QString paramLabel(const std::string& key, bool mnemonic) {
     return QString::fromStdString(key);
 }
 
-using nlohmann::json;
-
 DisplayUnit DisplayUnit::forUnit(const std::string& unit) {
     DisplayUnit u;
     if (unit == "us") {
@@ -66,14 +64,16 @@ QString pretty(const std::string& key) {
 }
 }  // namespace
 
-ParamControl::ParamControl(const std::string& key, const json& schema, bool slider, QWidget* parent)
-    : QWidget(parent), key_(key) {
+ParamControl::ParamControl(const ParamSchema& schema, bool slider, QWidget* parent)
+    : QWidget(parent), key_(schema.key) {
+    const std::string& key = schema.key;
     setObjectName(QString::fromStdString(key));
-    const std::string unit = schema.value("unit", "");
+    const std::string& unit = schema.unit;
     unit_ = DisplayUnit::forUnit(unit);
-    schema_min_ = schema.value("min", 0.0);
-    schema_max_ = schema.value("max", 1.0);
-    applied_ = schema.value("default", 0.0);
+    schema_min_ = schema.min;
+    schema_max_ = schema.max;
+    const double default_value = as_number(schema.default_value).value_or(0.0);
+    applied_ = default_value;
     range_ = workingRange(key, schema_min_, schema_max_, 0);
 
     auto* grid = new QGridLayout(this);
@@ -90,12 +90,11 @@ ParamControl::ParamControl(const std::string& key, const json& schema, bool slid
     spin_->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
     spin_->setAccelerated(true);
     label_->setBuddy(spin_);
-    const QString help = QString::fromStdString(schema.value("help", ""));
+    const QString help = QString::fromStdString(schema.help);
     tooltip_ = QString("<b>%1</b> (%2)<br>%3<br>range %4 .. %5%6, default %7%6")
                    .arg(QString::fromStdString(key),
                         unit.empty() ? QString("count") : QString::fromStdString(unit), help)
-                   .arg(text(schema_min_), text(schema_max_), unit_.suffix,
-                        text(schema.value("default", 0.0)));
+                   .arg(text(schema_min_), text(schema_max_), unit_.suffix, text(default_value));
     setToolTip(tooltip_);
     spin_->setToolTip(tooltip_);
     grid->addWidget(label_, 0, 0);

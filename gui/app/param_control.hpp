@@ -13,8 +13,7 @@
 #include <QString>
 #include <QWidget>
 
-#include <nlohmann/json.hpp>
-
+#include "linkem/link_params_json.hpp"
 #include "slider_scale.hpp"
 
 class QDoubleSpinBox;
@@ -37,10 +36,9 @@ struct DisplayUnit {
 class ParamControl : public QWidget {
     Q_OBJECT
   public:
-    /// `schema` is the key's entry of link_params_schema(); `slider`: false for a spin box
+    /// `schema` is the key's entry of linkemd's schema (hello); `slider`: false for a spin box
     /// only (the Gilbert-Elliott probabilities).
-    ParamControl(const std::string& key, const nlohmann::json& schema, bool slider,
-                 QWidget* parent = nullptr);
+    ParamControl(const ParamSchema& schema, bool slider, QWidget* parent = nullptr);
 
     const std::string& key() const { return key_; }
     /// The value in force (JSON units). Shown unless the user is dragging the slider.

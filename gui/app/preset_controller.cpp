@@ -110,12 +110,10 @@ void PresetController::showInfo() {
     if (!p) {
         QString text = "<b>Custom</b>: the link in force is none of the presets";
         if (sync_.valid()) {
-            LinkConfig link;
-            if (linkOf(sync_.applied(), link)) {
-                text += QString(" (A→B %1").arg(describe(link.a_to_b));
-                if (directions_ > 1) text += QString("; B→A %1").arg(describe(link.b_to_a));
-                text += ")";
-            }
+            const LinkConfig& link = sync_.applied();
+            text += QString(" (A→B %1").arg(describe(link.a_to_b));
+            if (directions_ > 1) text += QString("; B→A %1").arg(describe(link.b_to_a));
+            text += ")";
         }
         info->setText(text + ". Choose a preset and Apply it to set one.");
         return;
@@ -130,8 +128,7 @@ void PresetController::showInfo() {
 
 void PresetController::matchLink() {
     if (!sync_.valid()) return;
-    LinkConfig link;
-    if (!linkOf(sync_.applied(), link)) return;
+    const LinkConfig& link = sync_.applied();
     const unsigned dirs = static_cast<unsigned>(directions_);
     int index = kCustom;
     // The preset shown, if it is the link in force; else the first that is.
@@ -148,15 +145,15 @@ void PresetController::matchLink() {
     showInfo();
 }
 
-json PresetController::update(const Preset& p, int direction) const {
-    json u = json::object();
+proto::LinkUpdate PresetController::update(const Preset& p, int direction) const {
+    proto::LinkUpdate u;
     for (int d = 0; d < directions_; ++d) {
         if (direction >= 0 && direction != d) continue;
         // One direction only: that direction's figures of the preset go there.
-        const LinkParams& src = p.link.direction(d);
-        json j = to_json(src);
-        if (src.seed == 0) j.erase("seed");  // the streams go on
-        u[proto::kDirectionKeys[d]] = j;
+        const LinkParams& src = p.link.direction(static_cast<unsigned>(d));
+        for (const LinkParamField& f : link_param_fields())
+            if (f.key != "seed" || src.seed != 0)  // no seed: the streams go on
+                u.set(d, f.key, f.get(src));
     }
     return u;
 }
@@ -211,11 +208,7 @@ QString PresetController::saveUserPreset(const QString& name) {
                (server_version_.empty() ? std::string("?") : server_version_) + " (generation " +
                std::to_string(sync_.generation()) + ") on " +
                QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-    try {
-        p.link = proto::link_from_json(sync_.applied());
-    } catch (const std::exception& e) {
-        return QString("the parameters in force cannot be read: ") + e.what();
-    }
+    p.link = sync_.applied();
     std::erase_if(user_, [&](const Preset& q) { return q.id == p.id; });
     user_.push_back(p);
     const QString path = userPresetsPath();
@@ -257,13 +250,8 @@ QString PresetController::openLinkFile(const QString& path) {
 
 QString PresetController::saveLinkFile(const QString& path) {
     if (!sync_.valid()) return "not connected: there are no parameters in force to save";
-    LinkConfig link;
-    try {
-        link = proto::link_from_json(sync_.applied());
-    } catch (const std::exception& e) {
-        return QString("the parameters in force cannot be read: ") + e.what();
-    }
-    const json out = link_file_to_json(link, static_cast<unsigned>(directions_), link_file_base_);
+    const json out =
+        link_file_to_json(sync_.applied(), static_cast<unsigned>(directions_), link_file_base_);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return "cannot write " + path + ": " + f.errorString();

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/messages.hpp"
+
 #include "linkem/presets.hpp"
 
 class QMenu;
@@ -69,7 +71,7 @@ class PresetController : public QObject {
     /// After a change in force: the preset it is, or Custom.
     void matchLink();
     const Preset* presetAt(int index) const;
-    nlohmann::json update(const Preset& p, int direction) const;
+    proto::LinkUpdate update(const Preset& p, int direction) const;
 
     LinkSync& sync_;
     LinkControls& controls_;

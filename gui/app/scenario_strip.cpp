@@ -18,14 +18,14 @@
 
 #include "client.hpp"
 #include "link_sync.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/scenario_file.hpp"
 #include "param_control.hpp"
 #include "telemetry_model.hpp"
 
 namespace linkem::gui {
 
-using nlohmann::json;
+using proto::Method;
 
 namespace {
 constexpr std::int64_t kRampEveryNs = 100'000'000;  // the band follows a ramp in 100 ms steps
@@ -359,30 +359,36 @@ void ScenarioStrip::fillMenu(QMenu* menu) {
     menu->addAction("S&how the strip", this, [this] { setVisible(true); });
 }
 
-void ScenarioStrip::call(const QString& method, const json& params, const QString& what) {
-    client_.request(method, params, this, [this, method, what](const Reply& r) {
-        if (r.ok) {
-            showStatus(r.result);
+template <Method M>
+void ScenarioStrip::call(const proto::ParamsOf<M>& params, const QString& what) {
+    client_.call<M>(
+        params, this,
+        [this, what](const proto::ScenarioStatus& s) {
+            showStatus(s);
             if (!what.isEmpty()) emit note("info", what);
-        } else {
-            emit note("warning", method + " refused: " +
-                                     (r.field.isEmpty() ? QString() : r.field + ": ") + r.message);
-        }
-    });
+        },
+        [this](const Failure& f) {
+            emit note(
+                "warning",
+                QString::fromUtf8(proto::name(M).data(), static_cast<int>(proto::name(M).size())) +
+                    " refused: " + (f.field.isEmpty() ? QString() : f.field + ": ") + f.message);
+        });
 }
 
 void ScenarioStrip::loadBuiltin(const QString& name) {
-    call("load_scenario", json{{"name", name.toStdString()}}, "scenario " + name + " loaded");
+    proto::LoadScenario p;
+    p.name = name.toStdString();
+    call<Method::load_scenario>(p, "scenario " + name + " loaded");
 }
 
 QString ScenarioStrip::loadFile(const QString& path) {
-    json j;
+    proto::LoadScenario p;
     try {
-        j = scenario_to_json(read_scenario_file(path.toStdString()));
+        p.scenario = read_scenario_file(path.toStdString());
     } catch (const std::exception& e) {
         return e.what();
     }
-    call("load_scenario", json{{"scenario", j}}, "scenario " + path + " loaded");
+    call<Method::load_scenario>(p, "scenario " + path + " loaded");
     return {};
 }
 
@@ -391,48 +397,46 @@ QString ScenarioStrip::save(const QString& path) const {
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return "cannot write " + path + ": " + f.errorString();
-    f.write(QByteArray::fromStdString(timeline_.scenarioJson().dump(2) + "\n"));
+    f.write(QByteArray::fromStdString(scenario_to_json(timeline_.scenario()).dump(2) + "\n"));
     return {};
 }
 
 void ScenarioStrip::play() {
     if (timeline_.state() == "paused")
-        call("resume_scenario", json::object(), {});
+        call<Method::resume_scenario>({}, {});
     else
-        call("start_scenario", json::object(), {});
+        call<Method::start_scenario>({}, {});
 }
 
 void ScenarioStrip::pause() {
-    call("pause_scenario", json::object(), {});
+    call<Method::pause_scenario>({}, {});
 }
 
 void ScenarioStrip::stop() {
-    call("stop_scenario", json::object(), {});
+    call<Method::stop_scenario>({}, {});
 }
 
 void ScenarioStrip::seek(double position_s) {
-    call("seek_scenario", json{{"position_s", position_s}}, {});
+    call<Method::seek_scenario>(proto::ScenarioPositionParams{position_s}, {});
 }
 
 void ScenarioStrip::refreshStatus() {
     if (asking_) return;
     asking_ = true;
-    client_.request("get_scenario", json::object(), this, [this](const Reply& r) {
-        asking_ = false;
-        if (r.ok) showStatus(r.result);
-    });
+    client_.call<Method::get_scenario>(
+        {}, this,
+        [this](const proto::ScenarioStatus& s) {
+            asking_ = false;
+            showStatus(s);
+        },
+        [this](const Failure&) { asking_ = false; });
 }
 
-void ScenarioStrip::showStatus(const json& result) {
+void ScenarioStrip::showStatus(const proto::ScenarioStatus& status) {
     const bool was = timeline_.loaded();
-    LinkConfig base;
-    if (!linkOf(sync_.applied(), base)) base = LinkConfig{};
+    const LinkConfig base = sync_.valid() ? sync_.applied() : LinkConfig{};
     std::string err;
-    if (!timeline_.setStatus(
-            result, base,
-            static_cast<unsigned>(
-                client_.hello().value("directions", json::array({kDirectionKeys[0]})).size()),
-            &err))
+    if (!timeline_.setStatus(status, base, client_.directions(), &err))
         emit note("warning", "the scenario cannot be drawn: " + QString::fromStdString(err));
     if (timeline_.loaded() && !was) setVisible(true);
     if (!timeline_.loaded() && was) setVisible(false);
@@ -441,33 +445,31 @@ void ScenarioStrip::showStatus(const json& result) {
     emit statusChanged();
 }
 
-void ScenarioStrip::onTelemetry(const QString& topic, const json& body) {
-    if (topic == "stats") {
-        const bool has = body.contains("scenario");
-        if (has != timeline_.loaded() ||
-            (has && body["scenario"].value("name", std::string()) != timeline_.name())) {
+void ScenarioStrip::onTelemetry(const proto::Telemetry& t) {
+    if (t.stats) {
+        const auto& sc = t.stats->scenario;
+        if (sc.has_value() != timeline_.loaded() || (sc && sc->name != timeline_.name())) {
             refreshStatus();  // loaded, replaced or gone (another client, linkemd --scenario)
             return;
         }
-        if (!has) return;
+        if (!sc) return;
         const std::string before = timeline_.state();
-        timeline_.setPosition(body["scenario"], body.value("t_ns", std::int64_t{0}));
+        timeline_.setPosition(*sc);
         if (timeline_.state() != before) refreshStatus();
         bool any = false;
-        timeline_.changesUntil(body.value("t_ns", std::int64_t{0}), kRampEveryNs,
-                               [&](std::int64_t t, const LinkConfig& link) {
-                                   model_.store().setLinkAt(link, 2, t);
+        timeline_.changesUntil(t.header.t_ns, kRampEveryNs,
+                               [&](std::int64_t at, const LinkConfig& link) {
+                                   model_.store().setLinkAt(link, 2, at);
                                    any = true;
                                });
         if (any) emit targetsChanged();
         showState();
-    } else if (topic == "event") {
-        const std::string kind = body.value("kind", std::string());
-        if (kind == "scenario") refreshStatus();
+    } else if (t.event) {
+        if (t.event->kind == "scenario") refreshStatus();
         // the sliders show the values in force (steps publish no parameter generation)
-        if (kind == "scenario_step") {
+        if (t.event->kind == "scenario_step") {
             sync_.reload();
-            model_.readouts().stepAt(body.value("step_t_ns", std::int64_t{0}));
+            model_.readouts().stepAt(t.event->step_t_ns.value_or(0));
         }
     }
 }

@@ -11,8 +11,6 @@
 
 #include <QWidget>
 
-#include <nlohmann/json.hpp>
-
 #include "scenario_timeline.hpp"
 
 class QLabel;
@@ -91,7 +89,7 @@ class ScenarioStrip : public QWidget {
     /// Asks get_scenario and shows it.
     void refreshStatus();
     /// Shows get_scenario's (or a scenario method's) result.
-    void showStatus(const nlohmann::json& result);
+    void showStatus(const proto::ScenarioStatus& status);
     /// The built-in scenarios' names, as linkemctl scenario list gives them.
     static QStringList builtinNames();
 
@@ -103,8 +101,10 @@ class ScenarioStrip : public QWidget {
     void statusChanged();
 
   private:
-    void call(const QString& method, const nlohmann::json& params, const QString& what);
-    void onTelemetry(const QString& topic, const nlohmann::json& body);
+    /// A scenario method; its result is shown, `what` (if any) goes to the event log.
+    template <proto::Method M>
+    void call(const proto::ParamsOf<M>& params, const QString& what);
+    void onTelemetry(const proto::Telemetry& t);
     void showState();
     Client& client_;
     LinkSync& sync_;

@@ -7,13 +7,10 @@
 #include <QLabel>
 
 #include "chart_style.hpp"
-#include "linkem/protocol.hpp"
 #include "param_control.hpp"
 #include "readouts.hpp"
 
 namespace linkem::gui {
-
-using nlohmann::json;
 
 namespace {
 const char* kName[5] = {"&Delay", "&Jitter", "&Half-life", "&Rate", "&Loss"};
@@ -67,7 +64,7 @@ StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
     grid_->setColumnStretch(1, 1);
     v->addLayout(grid_);
     connect(target_, &QComboBox::currentIndexChanged, this, [this](int) {
-        showLink(applied_, [](int, const std::string&) { return false; });
+        if (applied_) showLink(*applied_, [](int, const std::string&) { return false; });
         refresh();
     });
 }
@@ -80,7 +77,7 @@ void StageStrip::setTarget(int d) {
     target_->setCurrentIndex(std::max(0, target_->findData(d)));
 }
 
-void StageStrip::build(const json& schema, int directions) {
+void StageStrip::build(const LinkSchema& schema, int directions) {
     directions_ = directions;
     for (auto& [k, c] : controls_)
         delete c;
@@ -95,9 +92,10 @@ void StageStrip::build(const json& schema, int directions) {
     int row = 0;
     for (int i = 0; i < 5; ++i) {
         const std::string key = kKeys[i];
-        if (!schema.contains(key)) continue;
+        const ParamSchema* ps = schema.find(key);
+        if (!ps) continue;
         auto* name = new QLabel(kName[i], this);
-        auto* c = new ParamControl(key, schema[key], true, this);
+        auto* c = new ParamControl(*ps, true, this);
         c->setObjectName(QString::fromStdString("stage_" + key));
         c->label()->hide();
         c->setAppliedShown(false);
@@ -120,7 +118,7 @@ void StageStrip::build(const json& schema, int directions) {
         achieved_[key] = got;
         connect(c, &ParamControl::edited, this, [this](const std::string& k, double value) {
             const int t = target();
-            emit edited(directions_ > 1 ? t : 0, k, json(value));
+            emit edited(directions_ > 1 ? t : 0, k, number_value(*link_param_field(k), value));
         });
         ++row;
     }
@@ -143,18 +141,17 @@ QLabel* StageStrip::achieved(const std::string& key) const {
     return it == achieved_.end() ? nullptr : it->second;
 }
 
-void StageStrip::showLink(const json& applied,
+void StageStrip::showLink(const LinkConfig& applied,
                           const std::function<bool(int, const std::string&)>& pending) {
     applied_ = applied;
     const int d = std::max(0, target());
-    if (!applied.is_object() || !applied.contains(proto::kDirectionKeys[d])) return;
-    const json& p = applied[proto::kDirectionKeys[d]];
+    const LinkParams& p = applied.direction(static_cast<unsigned>(d));
     for (auto& [key, c] : controls_) {
-        if (!p.contains(key) || !p[key].is_number() || pending(d, key)) continue;
-        c->setApplied(p[key].get<double>());
+        if (pending(d, key)) continue;
+        if (const auto v = as_number(link_param_field(key)->get(p))) c->setApplied(*v);
     }
-    if (auto* j = control("jitter_us"); j && p.contains("mean_delay_us"))
-        j->setMeanDelay(p["mean_delay_us"].get<double>());
+    if (auto* j = control("jitter_us"))
+        j->setMeanDelay(static_cast<double>(p.mean_delay) / kNsPerUs);
 }
 
 void StageStrip::refresh() {

@@ -5,12 +5,12 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <QWidget>
 
-#include <nlohmann/json.hpp>
-
+#include "linkem/link_params_json.hpp"
 #include "readout_model.hpp"
 
 class QComboBox;
@@ -29,12 +29,12 @@ class StageStrip : public QWidget {
 
     explicit StageStrip(const ReadoutModel& readouts, QWidget* parent = nullptr);
     /// Builds the sliders from hello's link_params_schema.
-    void build(const nlohmann::json& schema, int directions);
+    void build(const LinkSchema& schema, int directions);
     /// The direction the sliders set: -1 both ways, 0 A→B, 1 B→A.
     int target() const;
     void setTarget(int direction);
     /// The parameters in force (the chosen direction's, A→B's for both ways).
-    void showLink(const nlohmann::json& applied,
+    void showLink(const LinkConfig& applied,
                   const std::function<bool(int, const std::string&)>& pending);
     /// The achieved figures now.
     void refresh();
@@ -46,7 +46,7 @@ class StageStrip : public QWidget {
 
   signals:
     /// A slider or spin box moved: direction -1 is both ways.
-    void edited(int direction, const std::string& key, const nlohmann::json& value);
+    void edited(int direction, const std::string& key, const linkem::FieldValue& value);
 
   private:
     const ReadoutModel& readouts_;
@@ -55,7 +55,7 @@ class StageStrip : public QWidget {
     QLabel* keys_hint_ = nullptr;
     std::map<std::string, ParamControl*> controls_;
     std::map<std::string, QLabel*> names_, achieved_;
-    nlohmann::json applied_;
+    std::optional<LinkConfig> applied_;
     int directions_ = 2;
     bool editable_ = false;
 };

@@ -5,8 +5,6 @@
 
 namespace linkem::gui {
 
-using nlohmann::json;
-
 namespace {
 QString uptime(double ns) {
     const qint64 s = static_cast<qint64>(ns / 1e9);
@@ -63,14 +61,15 @@ void StatusLine::showState(Client::State s, const QString& detail) {
     l->setToolTip(detail);
 }
 
-void StatusLine::update(const json& hello, bool connected, const std::optional<LinkStats>& stats,
+void StatusLine::update(const proto::Hello* hello, bool connected,
+                        const std::optional<LinkStats>& stats,
                         std::optional<std::uint64_t> generation) {
-    const bool have = hello.is_object() && connected;
-    labels_["version"]->setText(
-        have ? "linkemd " + QString::fromStdString(hello.value("linkemd_version", "?")) : "");
-    labels_["instance"]->setText(
-        have ? "instance " + QString::fromStdString(hello.value("instance_id", "?")) : "");
-    double t = hello.is_object() ? hello.value("uptime_ns", 0.0) : 0;
+    const bool have = hello && connected;
+    labels_["version"]->setText(have ? "linkemd " + QString::fromStdString(hello->linkemd_version)
+                                     : "");
+    labels_["instance"]->setText(have ? "instance " + QString::fromStdString(hello->instance_id)
+                                      : "");
+    double t = hello ? static_cast<double>(hello->uptime_ns) : 0;
     if (stats) t = std::max(t, static_cast<double>(stats->t_ns));
     labels_["uptime"]->setText(have ? "up " + uptime(t) : "");
     labels_["generation"]->setText(have && generation ? QString("generation %1").arg(*generation)
@@ -82,12 +81,12 @@ void StatusLine::update(const json& hello, bool connected, const std::optional<L
         if (stats && static_cast<unsigned>(p) < stats->ports) {
             port = stats->port[p];
         } else if (have) {
-            for (const auto& hp : hello.value("ports", json::array()))
-                if (hp.value("port", "") == name) {
+            for (const proto::PortInfo& hp : hello->ports)
+                if (hp.port == name) {
                     PortStats ps;
-                    ps.name = hp.value("device", "");
-                    ps.link_up = hp.value("link_up", false);
-                    ps.speed_mbps = hp.value("speed_mbps", 0u);
+                    ps.name = hp.device;
+                    ps.link_up = hp.link_up;
+                    ps.speed_mbps = hp.speed_mbps;
                     port = ps;
                 }
         }

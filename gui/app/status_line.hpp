@@ -8,7 +8,7 @@
 #include <QObject>
 #include <QString>
 
-#include <nlohmann/json.hpp>
+#include "linkem/messages.hpp"
 
 #include "client.hpp"
 #include "linkem/stats.hpp"
@@ -25,7 +25,7 @@ class StatusLine : public QObject {
     QLabel* label(const QString& name) const;
     void showState(Client::State s, const QString& detail);
     /// hello's result (or null), the newest stats, the generation in force (or none).
-    void update(const nlohmann::json& hello, bool connected, const std::optional<LinkStats>& stats,
+    void update(const proto::Hello* hello, bool connected, const std::optional<LinkStats>& stats,
                 std::optional<std::uint64_t> generation);
 
   private:

@@ -10,16 +10,14 @@
 
 namespace linkem::gui {
 
-using nlohmann::json;
-
 Teaching::Teaching(LinkSync& sync, ChartsPanel& charts, QObject* parent)
     : QObject(parent), sync_(sync), charts_(charts) {}
 
-void Teaching::setSchema(const json& schema) {
+void Teaching::setSchema(const LinkSchema& schema) {
     strategies_.clear();
-    if (schema.contains("strategy"))
-        for (const auto& v : schema["strategy"].value("values", json::array()))
-            strategies_ << QString::fromStdString(v.get<std::string>());
+    if (const ParamSchema* s = schema.find("strategy"))
+        for (const std::string& v : s->values)
+            strategies_ << QString::fromStdString(v);
     if (menu_) fillMenu(menu_);
 }
 
@@ -54,12 +52,7 @@ QString Teaching::compareStrategies(const QString& a, const QString& b) {
         if (!strategies_.contains(s))
             return QString("'%1' is not a strategy of this linkemd; it offers %2")
                 .arg(s, strategies_.join(", "));
-    LinkParams in_force;
-    try {
-        in_force = proto::link_from_json(sync_.applied()).a_to_b;
-    } catch (const std::exception& e) {
-        return QString("the parameters in force cannot be read: ") + e.what();
-    }
+    const LinkParams in_force = sync_.applied().a_to_b;
     emit changing("compare");
     sync_.setUpdate(compareStrategiesUpdate(in_force, a.toStdString(), b.toStdString()));
     charts_.setDirections(0);

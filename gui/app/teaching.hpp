@@ -7,7 +7,7 @@
 #include <QObject>
 #include <QStringList>
 
-#include <nlohmann/json.hpp>
+#include "linkem/link_params_json.hpp"
 
 #include "readout_model.hpp"
 
@@ -23,7 +23,7 @@ class Teaching : public QObject {
   public:
     Teaching(LinkSync& sync, ChartsPanel& charts, QObject* parent = nullptr);
     /// The strategies linkemd offers (hello's link_params_schema).
-    void setSchema(const nlohmann::json& schema);
+    void setSchema(const LinkSchema& schema);
     QStringList strategies() const { return strategies_; }
     /// The Teaching menu: the compare actions (rebuilt when the schema changes).
     void fillMenu(QMenu* menu);

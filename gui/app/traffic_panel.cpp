@@ -13,8 +13,6 @@
 
 namespace linkem::gui {
 
-using nlohmann::json;
-
 TrafficPanel::TrafficPanel(Client& client, QWidget* parent) : QWidget(parent), client_(client) {
     setObjectName("traffic_panel");
     auto* tf = new QFormLayout(this);
@@ -70,44 +68,48 @@ void TrafficPanel::setAvailable(bool available) {
                                : "this linkemd has no built-in traffic (it runs it on virtual "
                                  "ports: linkemd --demo)");
     if (available)
-        client_.request("get_traffic", json::object(), this, [this](const Reply& r) {
-            if (r.ok) showTraffic(r.result);
-        });
+        client_.call<proto::Method::get_traffic>(
+            {}, this, [this](const proto::TrafficState& t) { showTraffic(t); });
 }
 
-void TrafficPanel::showTraffic(const json& t) {
-    if (!t.value("available", false)) {
+void TrafficPanel::showTraffic(const proto::TrafficState& t) {
+    if (!t.available) {
         setEnabled(false);
         return;
     }
-    running_->setChecked(t.value("running", false));
-    const int i = pattern_->findData(QString::fromStdString(t.value("pattern", "cbr")));
+    running_->setChecked(t.config.running);
+    const int i =
+        pattern_->findData(QString::fromStdString(std::string(to_string(t.config.spec.pattern))));
     if (i >= 0) pattern_->setCurrentIndex(i);
-    rate_->setValue(t.value("rate_bps", 0.0) / 1e6);
-    frame_->setValue(t.value("frame_size_bytes", 1518));
-    period_->setValue(t.value("period_us", 0.0) / 1e6);
+    rate_->setValue(t.config.spec.rate_bps / 1e6);
+    frame_->setValue(static_cast<int>(t.config.spec.frame_bytes));
+    period_->setValue(static_cast<double>(t.config.spec.period) / kNsPerSec);
     status_->setText(QString("%1, %2 frames/s")
-                         .arg(t.value("running", false) ? "sending" : "stopped")
-                         .arg(t.value("frames_per_s", 0.0), 0, 'f', 0));
+                         .arg(t.config.running ? "sending" : "stopped")
+                         .arg(t.frames_per_s, 0, 'f', 0));
     status_->setStyleSheet({});
 }
 
 void TrafficPanel::send() {
-    json p = {{"running", running_->isChecked()},
-              {"pattern", pattern_->currentData().toString().toStdString()},
-              {"rate_bps", rate_->value() * 1e6},
-              {"frame_size_bytes", frame_->value()}};
-    if (pattern_->currentData() == "sine") p["period_us"] = period_->value() * 1e6;
-    client_.request("set_traffic", p, this, [this](const Reply& r) {
-        if (r.ok) {
-            showTraffic(r.result);
+    proto::TrafficUpdate u;
+    u.running = running_->isChecked();
+    const std::string pattern = pattern_->currentData().toString().toStdString();
+    for (TrafficPattern p : {TrafficPattern::cbr, TrafficPattern::poisson, TrafficPattern::sine})
+        if (pattern == to_string(p)) u.pattern = p;
+    u.rate_bps = rate_->value() * 1e6;
+    u.frame_size_bytes = static_cast<std::uint32_t>(frame_->value());
+    if (u.pattern == TrafficPattern::sine) u.period_us = period_->value() * 1e6;
+    client_.call<proto::Method::set_traffic>(
+        u, this,
+        [this](const proto::TrafficState& t) {
+            showTraffic(t);
             emit applied();
-        } else {
+        },
+        [this](const Failure& f) {
             status_->setText(
-                "linkemd refused: " + (r.field.isEmpty() ? QString() : r.field + ": ") + r.message);
+                "linkemd refused: " + (f.field.isEmpty() ? QString() : f.field + ": ") + f.message);
             status_->setStyleSheet("color: #c00000;");
-        }
-    });
+        });
 }
 
 }  // namespace linkem::gui

@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include <nlohmann/json.hpp>
+#include "linkem/messages.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -23,7 +23,7 @@ class TrafficPanel : public QWidget {
     /// After hello: whether this linkemd has built-in traffic (then asks get_traffic).
     void setAvailable(bool available);
     /// Shows get_traffic's / set_traffic's result.
-    void showTraffic(const nlohmann::json& traffic);
+    void showTraffic(const proto::TrafficState& traffic);
 
   signals:
     /// set_traffic was applied (a new run begins).

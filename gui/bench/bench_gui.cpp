@@ -36,7 +36,7 @@
 
 #include "charts_panel.hpp"
 #include "charts_profile.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "main_window.hpp"
 
 namespace {
@@ -99,13 +99,17 @@ class Synthetic {
     /// a stats message when t is a multiple of 100 ms, handed to the window as the client
     /// thread hands it linkemd's.
     void feed(linkem::gui::MainWindow& w, std::int64_t t) {
-        using nlohmann::json;
-        json msg = {
-            {"v", 1}, {"instance_id", "00000000000000b0"}, {"seq", seq_++}, {"t_ns", t + kDelayNs}};
-        for (const char* dir : {"a_to_b", "b_to_a"}) {
-            json arr = json::array(), del = json::array(), sch = json::array(), act = json::array(),
-                 send = json::array(), mdel = json::array();
-            std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+        linkem::proto::Telemetry m;
+        m.topic = linkem::proto::kTopicDelay;
+        m.header = {"00000000000000b0", seq_++, t + kDelayNs};
+        linkem::proto::DelayMessage& dm = m.delay.emplace();
+        dm.header = m.header;
+        dm.directions = 2;
+        for (linkem::DirectionDelay& dd : dm.dir) {
+            dd.start_ns = t;
+            dd.end_ns = t + kDelayNs;
+            dd.has_measured = true;
+            dd.delay.shift = dd.measured_delay.shift = 20e6;
             for (int i = 0; i < per_msg_; ++i) {
                 // arrivals 50 +- 25 us apart at 20 000/s: real arrivals are not evenly
                 // spaced, and the store packs even spacing into fewer bits
@@ -114,58 +118,30 @@ class Synthetic {
                                     static_cast<std::int64_t>((uniform() - 0.5) * 1e9 / rate_));
                 const std::int64_t d = delay_ns();
                 const std::int64_t a = d + static_cast<std::int64_t>(uniform() * 20'000);
-                arr.push_back(ta);
-                del.push_back(d);
-                sch.push_back(d);
-                act.push_back(a);
-                send.push_back(ta);
-                mdel.push_back(a + 3'000);
-                lo = std::min(lo, d);
-                hi = std::max(hi, d);
+                dd.samples.push_back(linkem::DelaySample{ta, d, d, a});
+                dd.measured.push_back(linkem::MeasuredDelay{ta, a + 3'000});
+                dd.delay.add(static_cast<double>(d));
+                dd.lateness.add(static_cast<double>(a - d));
+                dd.measured_delay.add(static_cast<double>(a + 3'000));
             }
-            msg[dir] = {{"start_ns", t},
-                        {"end_ns", t + kDelayNs},
-                        {"samples",
-                         {{"arrival_ns", arr},
-                          {"delay_ns", del},
-                          {"scheduled_ns", sch},
-                          {"actual_ns", act}}},
-                        {"measured", {{"send_ns", send}, {"delay_ns", mdel}}},
-                        {"delay",
-                         {{"count", 2450},
-                          {"min_ns", lo},
-                          {"max_ns", hi},
-                          {"mean_ns", 20e6},
-                          {"jitter_ns", 4e6}}},
-                        {"lateness",
-                         {{"count", 2450},
-                          {"min_ns", 0},
-                          {"max_ns", 20000},
-                          {"mean_ns", 10000},
-                          {"jitter_ns", 5000}}},
-                        {"measured_delay",
-                         {{"count", per_msg_},
-                          {"min_ns", lo},
-                          {"max_ns", hi + 23000},
-                          {"mean_ns", 20e6},
-                          {"jitter_ns", 4e6}}},
-                        {"samples_dropped", std::uint64_t{0}},
-                        {"params_generation", std::uint64_t{0}}};
+            dd.params_generation = 0;
         }
-        emit w.client().telemetry(QStringLiteral("delay"), msg);
+        emit w.client().telemetry(m);
         if (t % kStatsNs != 0) return;
         packets_ += 4'900;
-        linkem::LinkStats st;
-        st.t_ns = t + kDelayNs;
-        st.directions = 2;
-        for (linkem::DirectionStats& d : st.dir) {
+        linkem::proto::Telemetry st;
+        st.topic = linkem::proto::kTopicStats;
+        st.header = {"00000000000000b0", seq_++, t + kDelayNs};
+        linkem::proto::StatsMessage& sm = st.stats.emplace();
+        sm.header = st.header;
+        sm.stats.t_ns = t + kDelayNs;
+        sm.stats.directions = 2;
+        for (linkem::DirectionStats& d : sm.stats.dir) {
             d.counters.packets_in = d.counters.packets_out = packets_;
             d.counters.bytes_in = d.counters.bytes_out = packets_ * 260;
             d.counters.drops_loss = packets_ / 1000;
         }
-        emit w.client().telemetry(
-            QStringLiteral("stats"),
-            linkem::proto::stats_message({"00000000000000b0", seq_++, st.t_ns}, st, false));
+        emit w.client().telemetry(st);
     }
 
   private:
@@ -419,23 +395,17 @@ int main(int argc, char** argv) {
         &w.client(), &linkem::gui::Client::delivered, &app,
         [&](const linkem::gui::Delivery& dv) {
             if (dv.kind != linkem::gui::Delivery::Kind::telemetry) return;
-            const QString& topic = dv.text;
-            const nlohmann::json& body = dv.body;
-            if (topic != "delay" && topic != "stats") return;
+            const linkem::proto::Telemetry& m = *dv.telemetry;
+            if (!m.delay && !m.stats) return;
             // as the charts read it (ChartsPanel::taken): the header's t_ns
-            const std::int64_t t_ns = body.value("t_ns", std::int64_t{0});
             {
-                const Key key{topic == "delay", t_ns};
+                const Key key{m.delay.has_value(), m.header.t_ns};
                 const std::lock_guard<std::mutex> lock(receipts_mutex);
                 if (taken_first.erase(key) == 0) receipts.emplace(key, clock.nsecsElapsed());
             }
-            if (topic != "delay") return;
-            int d = 0;
-            for (const char* dir : {"a_to_b", "b_to_a"}) {
-                if (body.contains(dir) && body[dir].contains("samples"))
-                    received[d] += body[dir]["samples"]["arrival_ns"].size();
-                ++d;
-            }
+            if (!m.delay) return;
+            for (unsigned d = 0; d < m.delay->directions; ++d)
+                received[d] += m.delay->dir[d].samples.size();
         },
         Qt::DirectConnection);
     std::uint64_t received0[2] = {0, 0};

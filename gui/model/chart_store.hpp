@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "linkem/link_params.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/stats.hpp"
 #include "sample_store.hpp"
 

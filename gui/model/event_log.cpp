@@ -9,24 +9,14 @@ namespace linkem::gui {
 
 namespace {
 
-std::string place(const nlohmann::json& extra) {
-    if (!extra.is_object()) return {};
-    if (auto it = extra.find("direction"); it != extra.end() && it->is_string()) {
-        const std::string d = it->get<std::string>();
-        const int k = direction_of_key(d);
-        return k >= 0 ? kDirectionLabels[k] : d;
+std::string place(const proto::Event& e) {
+    if (e.direction) {
+        const int k = direction_of_key(*e.direction);
+        return k >= 0 ? kDirectionLabels[k] : *e.direction;
     }
-    if (auto it = extra.find("port"); it != extra.end() && it->is_string())
-        return "port " + it->get<std::string>();
-    if (auto it = extra.find("source"); it != extra.end() && it->is_string())
-        return it->get<std::string>();
+    if (e.port) return "port " + *e.port;
+    if (e.source) return *e.source;
     return {};
-}
-
-double number(const nlohmann::json& extra, const char* key) {
-    if (!extra.is_object()) return 0;
-    const auto it = extra.find(key);
-    return it != extra.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 std::string ms(double ns) {
@@ -57,13 +47,13 @@ EventRow& EventLog::upsert(const std::string& kind, const std::string& where,
 }
 
 std::uint64_t EventLog::add(const proto::Event& e, std::int64_t wall_ms) {
-    EventRow& r = upsert(e.kind, place(e.extra), wall_ms);
+    EventRow& r = upsert(e.kind, place(e), wall_ms);
     r.severity = e.severity;
     r.message = e.message;
     if (e.kind == "stall") {
         // stall_ns: the time the data plane did not run since linkemd's previous check (~1 s)
-        const double stalled = number(e.extra, "stall_ns");
-        const double longest = number(e.extra, "longest_stall_ns");
+        const double stalled = static_cast<double>(e.stall_ns.value_or(0));
+        const double longest = static_cast<double>(e.longest_stall_ns.value_or(0));
         if (stalled > r.worst || r.worst_text.empty()) {
             r.worst = std::max(r.worst, stalled);
             r.worst_text =
@@ -75,7 +65,7 @@ std::uint64_t EventLog::add(const proto::Event& e, std::int64_t wall_ms) {
     } else if (e.kind == "pool" || e.kind == "buffer_full") {
         r.needs_action = true;
     } else if (e.kind == "params_applied") {
-        const double g = number(e.extra, "params_generation");
+        const double g = static_cast<double>(e.params_generation.value_or(0));
         r.worst = std::max(r.worst, g);
         r.worst_text = "generation " + std::to_string(static_cast<std::uint64_t>(r.worst));
         r.needs_action = false;

@@ -9,7 +9,7 @@
 #include <deque>
 #include <string>
 
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 
 namespace linkem::gui {
 

@@ -1,7 +1,5 @@
 #include "link_match.hpp"
 
-#include "linkem/link_params_json.hpp"
-
 namespace linkem::gui {
 
 bool sameLink(const LinkConfig& a, const LinkConfig& b, unsigned directions) {
@@ -22,14 +20,13 @@ int matchingPreset(const std::vector<Preset>& presets, const LinkConfig& link,
     return -1;
 }
 
-nlohmann::json compareStrategiesUpdate(const LinkParams& a_to_b, const std::string& strategy_a,
-                                       const std::string& strategy_b) {
-    nlohmann::json one = to_json(a_to_b);
-    one.erase("seed");
-    nlohmann::json a = one, b = one;
-    a["strategy"] = strategy_a;
-    b["strategy"] = strategy_b;
-    return {{kDirectionKeys[0], a}, {kDirectionKeys[1], b}};
+proto::LinkUpdate compareStrategiesUpdate(const LinkParams& a_to_b, const std::string& strategy_a,
+                                          const std::string& strategy_b) {
+    LinkConfig both{a_to_b, a_to_b};
+    proto::LinkUpdate u = proto::LinkUpdate::whole(both, 2, false);  // the streams go on
+    u.set(0, "strategy", strategy_a);
+    u.set(1, "strategy", strategy_b);
+    return u;
 }
 
 }  // namespace linkem::gui

@@ -5,9 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "linkem/link_params.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/presets.hpp"
 
 namespace linkem::gui {
@@ -21,7 +20,7 @@ int matchingPreset(const std::vector<Preset>& presets, const LinkConfig& link, u
 /// set_link's update that compares two strategies: both directions get A→B's parameters in
 /// force (the same mean, jitter, limiter, loss), A→B with `strategy_a`, B→A with
 /// `strategy_b`; the seeds are left alone (the random streams go on).
-nlohmann::json compareStrategiesUpdate(const LinkParams& a_to_b, const std::string& strategy_a,
-                                       const std::string& strategy_b);
+proto::LinkUpdate compareStrategiesUpdate(const LinkParams& a_to_b, const std::string& strategy_a,
+                                          const std::string& strategy_b);
 
 }  // namespace linkem::gui

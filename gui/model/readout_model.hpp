@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "chart_store.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/stats.hpp"
 
 namespace linkem::gui {

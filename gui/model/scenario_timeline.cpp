@@ -3,29 +3,23 @@
 #include <algorithm>
 #include <cmath>
 
-#include "linkem/scenario_file.hpp"
-
 namespace linkem::gui {
-
-using nlohmann::json;
 
 void ScenarioTimeline::clear() {
     *this = ScenarioTimeline{};
 }
 
-bool ScenarioTimeline::setStatus(const json& r, const LinkConfig& base, unsigned directions,
-                                 std::string* error) {
-    if (!r.is_object() || !r.value("loaded", false)) {
+bool ScenarioTimeline::setStatus(const proto::ScenarioStatus& r, const LinkConfig& base,
+                                 unsigned directions, std::string* error) {
+    if (!r.loaded || !r.scenario) {
         clear();
-        return true;
+        if (r.loaded && error) *error = "linkemd sent no scenario";
+        return !r.loaded;
     }
     try {
-        const json& sj = r.at("scenario");
-        if (sj != json_ || !loaded_) {
-            Scenario s = scenario_from_json(sj, "linkemd's scenario");
-            tracks_ = compile(s, base, std::clamp(directions, 1u, 2u));
-            scenario_ = std::move(s);
-            json_ = sj;
+        if (!loaded_ || !(*r.scenario == scenario_)) {
+            tracks_ = compile(*r.scenario, base, std::clamp(directions, 1u, 2u));
+            scenario_ = *r.scenario;
             buildLanes();
         }
     } catch (const std::exception& e) {
@@ -34,25 +28,26 @@ bool ScenarioTimeline::setStatus(const json& r, const LinkConfig& base, unsigned
         return false;
     }
     loaded_ = true;
-    name_ = r.value("name", scenario_.name);
-    from_ = r.value("from", std::string());
-    state_ = r.value("state", std::string("stopped"));
-    position_s_ = r.value("position_s", 0.0);
-    duration_s_ = r.value("duration_s", static_cast<double>(scenario_.duration) / 1e9);
-    step_ = r.value("step", -1);
-    repeat_ = r.value("repeat", std::uint64_t{0});
-    have_origin_ = state_ == "playing" && r.contains("origin_ns");
-    origin_ns_ = have_origin_ ? r["origin_ns"].get<std::int64_t>() : 0;
+    name_ = r.position.name.empty() ? scenario_.name : r.position.name;
+    from_ = r.from;
+    state_ = r.position.state;
+    position_s_ = r.position.position_s;
+    duration_s_ = r.position.duration_s > 0 ? r.position.duration_s
+                                            : static_cast<double>(scenario_.duration) / 1e9;
+    step_ = static_cast<int>(r.position.step);
+    repeat_ = r.position.repeat;
+    have_origin_ = state_ == "playing" && r.origin_ns.has_value();
+    origin_ns_ = have_origin_ ? *r.origin_ns : 0;
     given_pos_ns_ = -1;
     return true;
 }
 
-void ScenarioTimeline::setPosition(const json& s, std::int64_t /*t_ns*/) {
-    if (!loaded_ || !s.is_object()) return;
-    state_ = s.value("state", state_);
-    position_s_ = s.value("position_s", position_s_);
-    step_ = s.value("step", step_);
-    repeat_ = s.value("repeat", repeat_);
+void ScenarioTimeline::setPosition(const proto::ScenarioPosition& s) {
+    if (!loaded_) return;
+    state_ = s.state;
+    position_s_ = s.position_s;
+    step_ = static_cast<int>(s.step);
+    repeat_ = s.repeat;
     if (!playing()) have_origin_ = false;
 }
 

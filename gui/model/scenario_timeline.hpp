@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "linkem/link_params.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/scenario.hpp"
 
 namespace linkem::gui {
@@ -32,11 +31,11 @@ class ScenarioTimeline {
 
     /// get_scenario's (or a scenario method's) result with the link in force as the base for
     /// the keys the scenario does not set. False (and an error) when it cannot be drawn; a
-    /// result with "loaded": false clears.
-    bool setStatus(const nlohmann::json& result, const LinkConfig& base, unsigned directions,
+    /// status that is not loaded clears.
+    bool setStatus(const proto::ScenarioStatus& status, const LinkConfig& base, unsigned directions,
                    std::string* error = nullptr);
-    /// A `stats` message's "scenario" object (name, state, position_s, ...) at t_ns.
-    void setPosition(const nlohmann::json& scenario, std::int64_t t_ns);
+    /// A `stats` message's "scenario" object (name, state, position_s, ...).
+    void setPosition(const proto::ScenarioPosition& position);
     void clear();
 
     bool loaded() const { return loaded_; }
@@ -48,8 +47,8 @@ class ScenarioTimeline {
     int step() const { return step_; }
     std::uint64_t repeat() const { return repeat_; }
     bool playing() const { return state_ == "playing"; }
-    /// The scenario as JSON (what File → Save scenario writes).
-    const nlohmann::json& scenarioJson() const { return json_; }
+    /// The scenario (what File → Save scenario writes).
+    const Scenario& scenario() const { return scenario_; }
     const std::vector<Lane>& lanes() const { return lanes_; }
     /// The note of the step in force ("" if none).
     std::string stepNote() const;
@@ -70,7 +69,6 @@ class ScenarioTimeline {
     std::int64_t origin_ns_ = 0;
     bool have_origin_ = false;
     std::int64_t given_pos_ns_ = -1;  // position of the last change given to changesUntil
-    nlohmann::json json_;
     Scenario scenario_;
     ScenarioTracks tracks_;
     std::vector<Lane> lanes_;

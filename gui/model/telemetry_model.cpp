@@ -1,38 +1,33 @@
 #include "telemetry_model.hpp"
 
-#include <stdexcept>
-
 namespace linkem::gui {
 
-TelemetryModel::Took TelemetryModel::add(std::string_view topic, const nlohmann::json& body,
-                                         std::int64_t wall_ms) {
-    try {
-        const proto::Header h = proto::header_from_json(body);
-        if (topic == proto::kTopicStats) {
-            LinkStats s = link_stats_from_json(body);
-            store_.addStats(s);
-            readouts_.addStats(s);
-            last_stats_ = std::move(s);
-            last_t_ns_ = h.t_ns;
-            return Took::stats;
-        }
-        if (topic == proto::kTopicDelay) {
-            const proto::DelayMessage m = proto::delay_message_from_json(body);
-            store_.addDelay(m, h.t_ns);
-            readouts_.addDelay(m);
-            last_t_ns_ = h.t_ns;
-            return Took::delay;
-        }
-        if (topic == proto::kTopicEvent) {
-            events_.add(proto::event_from_json(body), wall_ms);
-            return Took::event;
-        }
-        return Took::ignored;  // a topic of a later protocol
-    } catch (const std::exception& e) {
-        ++refused_;
-        last_refusal_ = std::string(topic) + ": " + e.what();
-        return Took::refused;
+TelemetryModel::Took TelemetryModel::add(const proto::Telemetry& t, std::int64_t wall_ms) {
+    if (t.stats) {
+        const LinkStats& s = t.stats->stats;
+        store_.addStats(s);
+        readouts_.addStats(s);
+        last_stats_ = s;
+        last_t_ns_ = t.header.t_ns;
+        return Took::stats;
     }
+    if (t.delay) {
+        store_.addDelay(*t.delay, t.header.t_ns);
+        readouts_.addDelay(*t.delay);
+        last_t_ns_ = t.header.t_ns;
+        return Took::delay;
+    }
+    if (t.event) {
+        events_.add(*t.event, wall_ms);
+        return Took::event;
+    }
+    return Took::ignored;
+}
+
+TelemetryModel::Took TelemetryModel::refuse(const std::string& why) {
+    ++refused_;
+    last_refusal_ = why;
+    return Took::refused;
 }
 
 void TelemetryModel::setLink(const LinkConfig& link, unsigned directions,

@@ -1,15 +1,13 @@
 // linkem-gui's model of what linkemd reports, independent of Qt: each telemetry message
-// (docs/protocol.md, section 4) is decoded once with the protocol's typed decoders and handed
-// to the charts' store, the readouts and the event log. A message the decoders refuse is
-// dropped whole and counted, never half taken.
+// (docs/protocol.md, section 4), decoded once by the protocol's codecs (the client's threads
+// do it), is handed to the charts' store, the readouts and the event log. A message the
+// decoders refused is dropped whole and counted, never half taken.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "chart_store.hpp"
 #include "event_log.hpp"
@@ -26,7 +24,9 @@ class TelemetryModel {
     TelemetryModel& operator=(const TelemetryModel&) = delete;
 
     /// One telemetry message; `wall_ms` (ms since the epoch) stamps events.
-    Took add(std::string_view topic, const nlohmann::json& body, std::int64_t wall_ms);
+    Took add(const proto::Telemetry& message, std::int64_t wall_ms);
+    /// A message the decoders refused: `why` names its topic and key.
+    Took refuse(const std::string& why);
     /// The link in force (get_link, set_link), its directions and generation.
     void setLink(const LinkConfig& link, unsigned directions, std::uint64_t generation);
     /// The readouts' time window (the charts').

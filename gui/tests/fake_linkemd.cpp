@@ -48,7 +48,7 @@ void FakeLinkemd::start(const LinkConfig& link) {
     server_ =
         std::make_unique<control::Server>(o, *this, instance_, now_ns, [](const std::string&) {});
     stop_ = false;
-    server_->event(proto::Event{"started", "info", "fake linkemd started", json::object()});
+    server_->event(proto::Event::info("started", "fake linkemd started"));
     thread_ = std::thread([this] { run(); });
 }
 
@@ -94,79 +94,56 @@ json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
     std::lock_guard lock(mutex_);
     requests_.push_back({r.method, r.params, now_ms()});
     if (r.method == "hello") {
-        json ports = json::array();
+        proto::Hello h;
+        h.linkemd_version = "0.1.0-fake";
+        h.instance_id = instance_;
+        h.uptime_ns = h.t_ns = now_ns();
+        h.directions = directions_;
         for (unsigned p = 0; p < directions_; ++p)
-            ports.push_back({{"port", p == 0 ? "a" : "b"},
-                             {"device", p == 0 ? "fake_a" : "fake_b"},
-                             {"link_up", true},
-                             {"speed_mbps", 10000}});
-        json dirs = json::array({"a_to_b"});
-        if (directions_ > 1) dirs.push_back("b_to_a");
-        return {{"protocol_version", proto::kVersion},
-                {"linkemd_version", "0.1.0-fake"},
-                {"instance_id", instance_},
-                {"uptime_ns", now_ns()},
-                {"t_ns", now_ns()},
-                {"directions", dirs},
-                {"ports", ports},
-                {"params_generation", generation_},
-                {"link_params_schema", link_params_schema()},
-                {"telemetry",
-                 {{"endpoint", telemetry_},
-                  {"stats_hz", 10},
-                  {"delay_hz", 20},
-                  {"delay_samples_per_s", 2000}}},
-                {"capabilities",
-                 {{"save_config", false},
-                  {"load_config", false},
-                  {"shutdown", false},
-                  {"traffic", true}}}};
+            h.ports.push_back({kPortNames[p], p == 0 ? "fake_a" : "fake_b", true, 10000});
+        h.params_generation = generation_;
+        h.methods = proto::method_names();
+        h.link_params_schema = link_schema();
+        h.telemetry = {telemetry_, 10, 20, 2000};
+        h.capabilities.traffic = true;
+        return proto::to_json(h);
     }
-    auto link_result = [&] {
-        json j = proto::link_to_json(link_, directions_);
-        j["params_generation"] = generation_;
-        return j;
+    auto link_result = [&](std::optional<bool> applied) {
+        return proto::to_json(
+            proto::LinkState{generation_, directions_, link_, applied, std::nullopt});
     };
-    if (r.method == "get_link") return link_result();
+    if (r.method == "get_link") return link_result(std::nullopt);
     if (r.method == "set_link") {
         LinkConfig next =
             proto::apply_link_update(r.params, link_, directions_);  // throws ParamError
         link_ = next;
         ++generation_;
-        events_.push_back(proto::Event{
-            "params_applied", "info",
-            "parameters applied (generation " + std::to_string(generation_) + ") from " + source,
-            json{{"params_generation", generation_}, {"source", source}}});
-        json j = link_result();
-        j["applied"] = true;
-        return j;
+        proto::Event e = proto::Event::info(
+            "params_applied",
+            "parameters applied (generation " + std::to_string(generation_) + ") from " + source);
+        e.params_generation = generation_;
+        e.source = source;
+        events_.push_back(e);
+        return link_result(true);
     }
-    if (r.method == "get_stats") return stats_body();
-    if (r.method == "get_traffic") {
-        json t = traffic_;
-        t["available"] = true;
-        t["run"] = 1;
-        t["frames_per_s"] =
-            t["rate_bps"].get<double>() / (8.0 * t["frame_size_bytes"].get<double>());
-        return t;
-    }
+    if (r.method == "get_stats") return proto::to_json(stats_message());
+    auto traffic_result = [&](std::uint64_t run) {
+        return proto::to_json(proto::TrafficState{
+            true, traffic_, run, traffic_.spec.rate_bps / traffic_.spec.bits_per_packet()});
+    };
+    if (r.method == "get_traffic") return traffic_result(1);
     if (r.method == "set_traffic") {
-        const TrafficConfig base = traffic_from_json(traffic_, TrafficConfig{});
-        traffic_ = to_json(traffic_from_json(r.params, base));  // throws ParamError
-        json t = traffic_;
-        t["available"] = true;
-        t["run"] = 2;
-        t["frames_per_s"] =
-            t["rate_bps"].get<double>() / (8.0 * t["frame_size_bytes"].get<double>());
-        return t;
+        traffic_ = traffic_from_json(r.params, traffic_);  // throws ParamError
+        return traffic_result(2);
     }
     throw proto::ProtocolError(proto::Error{proto::ErrorCode::unavailable,
                                             "the fake linkemd does not do " + r.method, ""});
 }
 
 // The messages are built with the protocol's encoders, as linkemd's are.
-json FakeLinkemd::stats_body() const {
-    LinkStats s;
+proto::StatsMessage FakeLinkemd::stats_message() const {
+    proto::StatsMessage m;
+    LinkStats& s = m.stats;
     s.t_ns = now_ns();
     s.directions = directions_;
     s.ports = directions_;
@@ -192,11 +169,11 @@ json FakeLinkemd::stats_body() const {
         p.link_up = true;
         p.speed_mbps = 10000;
     }
-    json body = to_json(s, false);
-    return body;
+    m.header.t_ns = s.t_ns;
+    return m;
 }
 
-json FakeLinkemd::delay_body(std::int64_t start, std::int64_t end) {
+proto::DelayMessage FakeLinkemd::delay_message(std::int64_t start, std::int64_t end) {
     static thread_local std::mt19937_64 rng(7);
     proto::DelayMessage m;
     m.directions = directions_;
@@ -224,7 +201,7 @@ json FakeLinkemd::delay_body(std::int64_t start, std::int64_t end) {
             dd.measured_delay.add(static_cast<double>(x.actual_ns + 3000));
         }
     }
-    return proto::delay_message(proto::Header{}, m);
+    return m;
 }
 
 void FakeLinkemd::run() {
@@ -233,27 +210,28 @@ void FakeLinkemd::run() {
     while (!stop_) {
         server_->serve(std::chrono::milliseconds(5));
         std::vector<proto::Event> events;
-        json stats, delay;
+        std::optional<proto::StatsMessage> stats;
+        std::optional<proto::DelayMessage> delay;
         const auto now = Clock::now();
         {
             std::lock_guard lock(mutex_);
             events.swap(events_);
             if (now >= next_stats) {
                 packets_ += 1000;
-                stats = stats_body();
+                stats = stats_message();
                 next_stats = now + std::chrono::milliseconds(100);
             }
             if (now >= next_delay) {
                 const std::int64_t t = now_ns();
-                delay = delay_body(last_delay, t);
+                delay = delay_message(last_delay, t);
                 last_delay = t;
                 next_delay = now + std::chrono::milliseconds(50);
             }
         }
         for (const auto& e : events)
             server_->event(e);
-        if (stats.is_object()) server_->publish(proto::kTopicStats, stats);
-        if (delay.is_object()) server_->publish(proto::kTopicDelay, delay);
+        if (stats) server_->publish(std::move(*stats));
+        if (delay) server_->publish(std::move(*delay));
     }
 }
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/link_params.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "server.hpp"
 
 namespace linkem::gui::test {
@@ -52,8 +52,8 @@ class FakeLinkemd : public control::Backend {
 
   private:
     void run();
-    nlohmann::json stats_body() const;
-    nlohmann::json delay_body(std::int64_t start_ns, std::int64_t end_ns);
+    proto::StatsMessage stats_message() const;
+    proto::DelayMessage delay_message(std::int64_t start_ns, std::int64_t end_ns);
 
     std::string control_, telemetry_, curve_secret_, curve_allow_;
     unsigned directions_;
@@ -63,11 +63,7 @@ class FakeLinkemd : public control::Backend {
     std::string instance_;
     std::vector<RecordedRequest> requests_;
     std::vector<proto::Event> events_;
-    nlohmann::json traffic_ = {{"running", true},
-                               {"pattern", "cbr"},
-                               {"rate_bps", 1.2144e8},
-                               {"frame_size_bytes", 1518},
-                               {"period_us", 3e7}};
+    TrafficConfig traffic_{true, TrafficSpec{TrafficPattern::cbr, 1.2144e8, 1518, 30 * kNsPerSec}};
     std::uint64_t packets_ = 0;
     std::atomic<bool> stop_{false};
     std::unique_ptr<control::Server> server_;

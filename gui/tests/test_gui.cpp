@@ -444,8 +444,9 @@ void GuiTest::linkFileRoundTrip() {
     const Preset& p = preset("wifi_lossy");
     w_->presets()->applyPreset(p, -1);
     QTRY_VERIFY_WITH_TIMEOUT(no_seed(fake_->link().a_to_b) == no_seed(p.link.a_to_b), kTimeout);
-    QTRY_VERIFY_WITH_TIMEOUT(w_->link().applied()["a_to_b"]["loss_model"] == "gilbert_elliott",
-                             kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w_->link().valid() && w_->link().applied().a_to_b.loss_model == LossModel::gilbert_elliott,
+        kTimeout);
     const LinkConfig saved = fake_->link();
     const QString path = dir_.path() + "/link.json";
     QCOMPARE(w_->presets()->saveLinkFile(path), QString());
@@ -715,15 +716,19 @@ void GuiTest::readoutsSinceTheChange() {
 // explained once.
 void GuiTest::eventsCoalesce() {
     for (int i = 0; i < 30; ++i)
-        for (const char* dir : {"a_to_b", "b_to_a"})
-            fake_->queue_event(proto::Event{"stall", "warning",
-                                            "warning: direction ...: the data plane did not run",
-                                            json{{"direction", dir},
-                                                 {"stall_ns", 2'000'000 + i * 100'000},
-                                                 {"stalls", 5},
-                                                 {"longest_stall_ns", 9'000'000}}});
-    fake_->queue_event(proto::Event{"link", "warning", "port fake_a: link down",
-                                    json{{"port", "a"}, {"link_up", false}}});
+        for (const char* dir : {"a_to_b", "b_to_a"}) {
+            proto::Event e = proto::Event::warning(
+                "stall", "warning: direction ...: the data plane did not run");
+            e.direction = dir;
+            e.stall_ns = 2'000'000 + i * 100'000;
+            e.stalls = 5;
+            e.longest_stall_ns = 9'000'000;
+            fake_->queue_event(e);
+        }
+    proto::Event down = proto::Event::warning("link", "port fake_a: link down");
+    down.port = "a";
+    down.link_up = false;
+    fake_->queue_event(down);
     EventsPanel* ev = w_->events();
     QTRY_VERIFY_WITH_TIMEOUT(w_->model().events().find("stall", "B→A") &&
                                  w_->model().events().find("stall", "B→A")->count == 30 &&

@@ -24,7 +24,7 @@
 
 #include "charts_panel.hpp"
 #include "direction_panel.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "main_window.hpp"
 #include "probes.hpp"
 #include "readout_model.hpp"
@@ -108,16 +108,13 @@ void GuiEndToEnd::sliderChangeReachesLinkemdAndTheDelaySeries() {
     double change_t_ns = -1;
     std::vector<double> after;
     int misordered = 0;
-    connect(&w.client(), &Client::telemetry, &w, [&](const QString& topic, const json& body) {
-        if (topic != "delay" || change_t_ns < 0 || !body.contains("a_to_b")) return;
-        const json& s = body["a_to_b"]["samples"];
-        for (std::size_t i = 0; i < s["arrival_ns"].size(); ++i)
-            if (s["arrival_ns"][i].get<double>() > change_t_ns) {
-                after.push_back(s["delay_ns"][i].get<double>());
+    connect(&w.client(), &Client::telemetry, &w, [&](const proto::Telemetry& m) {
+        if (!m.delay || change_t_ns < 0) return;
+        for (const DelaySample& x : m.delay->dir[0].samples)
+            if (static_cast<double>(x.arrival_ns) > change_t_ns) {
+                after.push_back(static_cast<double>(x.delay_ns));
                 // What a delay includes: actual >= scheduled >= the emulated delay.
-                if (s["actual_ns"][i].get<double>() < s["scheduled_ns"][i].get<double>() ||
-                    s["scheduled_ns"][i].get<double>() < s["delay_ns"][i].get<double>())
-                    ++misordered;
+                if (x.actual_ns < x.scheduled_ns || x.scheduled_ns < x.delay_ns) ++misordered;
             }
     });
 
@@ -200,11 +197,10 @@ void GuiEndToEnd::scenarioPlayPauseSeek() {
     QVERIFY(ScenarioStrip::builtinNames().contains("step-response"));
     int stats = 0;
     std::vector<std::int64_t> step_up_ns;  // scenario_step events of the step at 10 s
-    connect(&w.client(), &Client::telemetry, &w, [&](const QString& topic, const json& body) {
-        if (topic == "stats") ++stats;
-        if (topic == "event" && body.value("kind", "") == "scenario_step" &&
-            body.value("at_s", 0.0) == 10.0)
-            step_up_ns.push_back(body.value("step_t_ns", std::int64_t{0}));
+    connect(&w.client(), &Client::telemetry, &w, [&](const proto::Telemetry& m) {
+        if (m.stats) ++stats;
+        if (m.event && m.event->kind == "scenario_step" && m.event->at_s == 10.0)
+            step_up_ns.push_back(m.event->step_t_ns.value_or(0));
     });
     auto mean_us = [&](const char* d) {
         return ask(control_.toStdString(), "get_link")[d]["mean_delay_us"].get<double>();
@@ -248,8 +244,7 @@ void GuiEndToEnd::scenarioPlayPauseSeek() {
                                 .arg(step_up_ns.back())));
     }
     // The sliders follow the step (the strip reloads the link at each scenario_step).
-    QTRY_COMPARE_WITH_TIMEOUT(w.link().applied()["a_to_b"]["mean_delay_us"].get<double>(), 100000.0,
-                              kTimeout);
+    QTRY_COMPARE_WITH_TIMEOUT(w.link().applied().a_to_b.mean_delay, 100 * kNsPerMs, kTimeout);
 
     // Pause: the position holds over three more stats messages.
     strip->pause();
@@ -274,7 +269,7 @@ void GuiEndToEnd::scenarioPlayPauseSeek() {
     // A slider moved while it plays pauses it; the value set holds.
     strip->play();
     QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "playing", kTimeout);
-    w.link().setField(0, "jitter_us", 1000);
+    w.link().setField(0, "jitter_us", 1000.0);
     QTRY_VERIFY_WITH_TIMEOUT(tl.state() == "paused", kTimeout);
     QTRY_COMPARE_WITH_TIMEOUT(
         ask(control_.toStdString(), "get_link")["a_to_b"]["jitter_us"].get<double>(), 1000.0,

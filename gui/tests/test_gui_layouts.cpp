@@ -102,34 +102,37 @@ void LayoutTest::layoutsAreComplete() {
         ScenarioTimeline t;
         const auto s = builtin_scenario(b.name);
         QVERIFY(s);
-        QVERIFY(t.setStatus(json{{"loaded", true}, {"scenario", scenario_to_json(*s)}},
-                            fake_->link(), 2));
+        proto::ScenarioStatus status;
+        status.loaded = true;
+        status.scenario = *s;
+        QVERIFY(t.setStatus(status, fake_->link(), 2));
         if (t.lanes().size() > lanes) {
             lanes = t.lanes().size();
             most = s;
         }
     }
     QVERIFY(most);
-    w.scenarioStrip()->showStatus(json{{"loaded", true},
-                                       {"name", most->name},
-                                       {"state", "playing"},
-                                       {"position_s", 12.5},
-                                       {"duration_s", static_cast<double>(most->duration) / 1e9},
-                                       {"step", 1},
-                                       {"scenario", scenario_to_json(*most)}});
+    proto::ScenarioStatus status;
+    status.loaded = true;
+    status.position = {most->name, "playing", 12.5, static_cast<double>(most->duration) / 1e9,
+                       0,          1};
+    status.scenario = *most;
+    w.scenarioStrip()->showStatus(status);
     QVERIFY(w.scenarioStrip()->isVisible());
     for (int i = 0; i < 5; ++i)
-        for (const char* dir : {"a_to_b", "b_to_a"})
-            fake_->queue_event(proto::Event{
-                "stall", "warning",
+        for (const char* dir : {"a_to_b", "b_to_a"}) {
+            proto::Event e = proto::Event::warning(
+                "stall",
                 std::string("warning: direction ") + dir +
                     ": the data plane did not run for 12.345 ms in 66 stall(s) since the last "
                     "report (longest since start 9.775 ms): packets arriving or due then left "
-                    "up to that late (README: \"Stalls\")",
-                json{{"direction", dir},
-                     {"stall_ns", 12'345'000},
-                     {"stalls", 66},
-                     {"longest_stall_ns", 9'775'000}}});
+                    "up to that late (README: \"Stalls\")");
+            e.direction = dir;
+            e.stall_ns = 12'345'000;
+            e.stalls = 66;
+            e.longest_stall_ns = 9'775'000;
+            fake_->queue_event(e);
+        }
     QTRY_VERIFY_WITH_TIMEOUT(
         pointsDrawn(*w.charts(), layout == "desk" ? "delay.measured" : "delay.b_to_a.measured") > 0,
         kTimeout);

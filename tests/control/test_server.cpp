@@ -16,7 +16,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "server.hpp"
 
 namespace linkem {
@@ -226,7 +226,7 @@ TEST(ControlServer, PublishesHeadersAndRefusedRequests) {
     ASSERT_EQ(m.size(), 2u);
     EXPECT_EQ(m[0].to_string(), "stats");
     const json first = json::parse(m[1].to_string());
-    const proto::Header hd = proto::header_from_json(first);
+    const auto hd = proto::decode<proto::Header>(first);
     EXPECT_EQ(hd.instance_id, "0123456789abcdef");
     EXPECT_EQ(hd.t_ns, 42);
     // The next stats message has the next seq.
@@ -238,7 +238,7 @@ TEST(ControlServer, PublishesHeadersAndRefusedRequests) {
         if (!m.empty() && m[0].to_string() != "stats") m.clear();
     }
     ASSERT_EQ(m.size(), 2u);
-    EXPECT_EQ(proto::header_from_json(json::parse(m[1].to_string())).seq, hd.seq + 1);
+    EXPECT_EQ(proto::decode<proto::Header>(json::parse(m[1].to_string())).seq, hd.seq + 1);
     // A refused request: a request_refused event with the client's hello name.
     const json hello = c.call(R"({"v":1,"id":1,"method":"hello","params":{"client":"tester"}})");
     c.call(R"({"v":1,"id":2,"method":"nope"})");
@@ -250,11 +250,11 @@ TEST(ControlServer, PublishesHeadersAndRefusedRequests) {
         if (m.size() == 2 && m[0].to_string() == "event") ev = json::parse(m[1].to_string());
     }
     ASSERT_FALSE(ev.is_null());
-    const proto::Event e = proto::event_from_json(ev);
+    const auto e = proto::decode<proto::Event>(ev);
     EXPECT_EQ(e.kind, "request_refused");
     EXPECT_EQ(e.severity, "warning");
-    EXPECT_EQ(e.extra["source"], "tester");
-    EXPECT_EQ(e.extra["code"], "unknown_method");
+    EXPECT_EQ(e.source, std::optional<std::string>("tester"));
+    EXPECT_EQ(e.code, std::optional<std::string>("unknown_method"));
     EXPECT_TRUE(hello.contains("result"));  // one request refused: the unknown method
     EXPECT_EQ(s.backend.sources.back(), "tester");
 }

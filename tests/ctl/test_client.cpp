@@ -70,7 +70,7 @@ class ServerThread {
                 server_.serve(10ms);
                 if (publish_) {
                     server_.publish(proto::kTopicStats, json{{"n", 1}});
-                    server_.event(proto::Event{"test", "info", "hello from the test", {}});
+                    server_.event(proto::Event::info("test", "hello from the test"));
                 }
             }
         });

@@ -56,7 +56,7 @@ hits=$(grep -rnE 'merged\[key\] *= *value' common backend |
 # One method table: proto::kMethods (common/protocol/include/linkem/protocol.hpp) names each
 # method once in common/protocol; the server side dispatches on it, never on a name.
 names=$(sed -n '/kMethods\[\] = {/,/^};/p' common/protocol/include/linkem/protocol.hpp |
-        grep -oE '"[a-z_]+"')
+        grep -oE 'Method::[a-z_]+, "[a-z_]+"' | grep -oE '"[a-z_]+"')
 [ -n "$names" ] || breach "no method table (proto::kMethods) in protocol.hpp"
 for m in $names; do
     n=$(grep -rhoF "$m" common/protocol | wc -l)

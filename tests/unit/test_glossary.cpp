@@ -17,7 +17,8 @@
 #include "linkem/link_flags.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/link_params_json.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
+#include "linkem/scenario_file.hpp"
 #include "linkem/stats.hpp"
 #include "linkem/telemetry_json.hpp"
 #include "linkem/traffic_flags.hpp"
@@ -66,6 +67,20 @@ Glossary read_glossary() {
     return g;
 }
 
+/// An event with every kind-specific key set (docs/protocol.md, the event table).
+proto::Event every_event() {
+    proto::Event e = proto::Event::info("scenario_step", "m");
+    e.source = e.direction = e.port = e.method = e.code = e.path = e.name = e.action = e.state =
+        e.note = "x";
+    e.params_generation = e.stalls = e.stall_ns = e.longest_stall_ns = e.step = e.repeat = 1;
+    e.step_t_ns = 1;
+    e.link_up = true;
+    e.position_s = e.at_s = e.until_s = 1.0;
+    e.traffic = TrafficConfig{};
+    e.set = e.ramp = proto::LinkUpdate{};
+    return e;
+}
+
 void keys_of(const json& j, std::set<std::string>& out) {
     if (j.is_object()) {
         for (auto it = j.begin(); it != j.end(); ++it) {
@@ -78,20 +93,58 @@ void keys_of(const json& j, std::set<std::string>& out) {
     }
 }
 
-/// Every key the protocol library writes: link parameters, stats, delay telemetry,
-/// traffic settings, with every optional part present.
+/// A scenario with every kind of step (the scenario file's keys, in get_scenario's result).
+Scenario full_scenario() {
+    return scenario_from_json(json::parse(R"({"name": "g", "description": "d", "source": "s",
+        "loop": true, "duration_s": 10, "steps": [
+        {"at_s": 0, "set": {"mean_delay_us": 1000}, "note": "n"},
+        {"at_s": 1, "until_s": 2, "ramp": {"b_to_a": {"mean_delay_us": 2000}}}]})"),
+                              "glossary");
+}
+
+/// Every key linkemd writes: every message of the protocol (linkem/messages.hpp), with every
+/// optional part present, as linkemd encodes it.
 std::set<std::string> protocol_keys() {
     std::set<std::string> keys;
-    LinkStats s;
-    s.directions = 2;
-    s.ports = 2;
-    keys_of(to_json(s, false), keys);
-    DirectionDelay d;
+    proto::StatsMessage stats;
+    stats.stats.directions = 2;
+    stats.stats.ports = 2;
+    stats.stats.dir[0].traffic.present = true;
+    stats.stats.dir[0].traffic.delay.add(5);
+    stats.scenario = proto::ScenarioPosition{};
+    keys_of(proto::to_json(stats), keys);
+    proto::DelayMessage delay;
+    DirectionDelay& d = delay.dir[0];
     d.samples.push_back({1, 2, 3, 4});
     d.delay.add(5);
     d.delay.add(7);
     d.lateness.add(1);
-    keys_of(to_json(d), keys);
+    d.wait.merge(WaitSums{1, 2, 3});
+    d.params_generation = 1;
+    d.has_measured = true;
+    d.measured.push_back({1, 2});
+    d.measured_delay.add(2);
+    keys_of(proto::to_json(delay), keys);
+    keys_of(proto::to_json(every_event()), keys);
+    proto::Hello hello;
+    hello.directions = 2;
+    hello.ports.push_back({"a", "net_null0", true, 10000});
+    keys_of(proto::to_json(hello), keys);
+    proto::LinkState link{1, 2, {}, true, std::vector<std::string>{"port_a"}};
+    keys_of(proto::to_json(link), keys);
+    keys_of(proto::to_json(proto::SavedConfig{}), keys);
+    keys_of(proto::to_json(proto::TrafficState{true, {}, 1, 2}), keys);
+    proto::ScenarioStatus scenario;
+    scenario.loaded = true;
+    scenario.path = "/x.json";
+    scenario.origin_ns = 1;
+    scenario.scenario = full_scenario();
+    keys_of(proto::to_json(scenario), keys);
+    // what clients send
+    keys_of(proto::to_json(proto::HelloParams{"linkemctl"}), keys);
+    keys_of(proto::to_json(proto::LoadScenario{full_scenario(), "/x.json", "step-response"}), keys);
+    keys_of(proto::to_json(proto::ScenarioPositionParams{1.0}), keys);
+    keys_of(proto::to_json(proto::TrafficUpdate::whole(TrafficConfig{})), keys);
     keys_of(to_json(TrafficConfig{}), keys);
     keys_of(to_json(LinkParams{}), keys);
     keys_of(link_params_schema(), keys);

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/spsc_ring.hpp"
 
 namespace linkem {
@@ -260,11 +260,23 @@ LinkStats sample_stats() {
     return s;
 }
 
+json stats_message(const proto::Header& h, const LinkStats& s) {
+    proto::StatsMessage m;
+    m.header = h;
+    m.stats = s;
+    return proto::to_json(m);
+}
+
+json delay_message(const proto::Header& h, proto::DelayMessage m) {
+    m.header = h;
+    return proto::to_json(m);
+}
+
 TEST(ProtocolTelemetry, StatsRoundTripAndBalance) {
     const LinkStats s = sample_stats();
     EXPECT_TRUE(balances(s.dir[0].counters));
-    const json body = proto::stats_message(proto::Header{"00ff", 12, s.t_ns}, s, false);
-    const proto::Header h = proto::header_from_json(body);
+    const json body = stats_message(proto::Header{"00ff", 12, s.t_ns}, s);
+    const auto h = proto::decode<proto::Header>(body);
     EXPECT_EQ(h.instance_id, "00ff");
     EXPECT_EQ(h.seq, 12u);
     EXPECT_EQ(body["v"], 1);
@@ -301,7 +313,7 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
         m.dir[0].delay.add(x);
     m.dir[0].samples_dropped = 3;
     m.dir[0].wait = WaitSums{4, 400.0, 1000.0};
-    const json body = proto::delay_message(proto::Header{"ab", 1, 99}, m);
+    const json body = delay_message(proto::Header{"ab", 1, 99}, m);
     EXPECT_EQ(body["a_to_b"]["samples"]["actual_ns"][1], 19000500);
     EXPECT_EQ(body["b_to_a"]["delay"], (json{{"count", 0}}));
     EXPECT_EQ(body["a_to_b"]["wait"], (json{{"count", 4},
@@ -309,7 +321,7 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
                                             {"spacer_mean_ns", 100.0},
                                             {"order_mean_ns", 250.0}}));
     EXPECT_EQ(body["b_to_a"]["wait"], (json{{"count", 0}}));
-    const proto::DelayMessage back = proto::delay_message_from_json(body);
+    const proto::DelayMessage back = proto::decode<proto::DelayMessage>(body);
     ASSERT_EQ(back.dir[0].samples.size(), 2u);
     EXPECT_EQ(back.dir[0].samples[0].scheduled_ns, 20000100);
     EXPECT_EQ(back.dir[0].delay.count, 3u);
@@ -327,10 +339,10 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     // A linkemd from before `wait` existed: read as no wait.
     json old = body;
     old["a_to_b"].erase("wait");
-    EXPECT_EQ(proto::delay_message_from_json(old).dir[0].wait.count, 0u);
+    EXPECT_EQ(proto::decode<proto::DelayMessage>(old).dir[0].wait.count, 0u);
     json broken = body;
     broken["a_to_b"]["samples"]["delay_ns"].erase(0);
-    EXPECT_THROW(proto::delay_message_from_json(broken), std::invalid_argument);
+    EXPECT_THROW(proto::decode<proto::DelayMessage>(broken), std::invalid_argument);
 }
 
 // The generation a direction ran with and the built-in traffic's keys (measured samples,
@@ -343,10 +355,10 @@ TEST(ProtocolTelemetry, GenerationAndTrafficKeysRoundTrip) {
     m.dir[0].measured = {{1000, 20'500'000}, {2000, 21'000'000}};
     m.dir[0].measured_delay.shift = 2e7;
     m.dir[0].measured_delay.add(20.5e6);
-    const json body = proto::delay_message(proto::Header{"ab", 1, 99}, m);
+    const json body = delay_message(proto::Header{"ab", 1, 99}, m);
     EXPECT_EQ(body["a_to_b"]["params_generation"], 7);
     EXPECT_EQ(body["a_to_b"]["measured"]["delay_ns"][1], 21'000'000);
-    const proto::DelayMessage back = proto::delay_message_from_json(body);
+    const proto::DelayMessage back = proto::decode<proto::DelayMessage>(body);
     EXPECT_EQ(back.dir[0].params_generation, std::optional<std::uint64_t>(7));
     ASSERT_TRUE(back.dir[0].has_measured);
     ASSERT_EQ(back.dir[0].measured.size(), 2u);
@@ -354,14 +366,14 @@ TEST(ProtocolTelemetry, GenerationAndTrafficKeysRoundTrip) {
     EXPECT_EQ(back.dir[0].measured_delay.count, 1u);
     json bad = body;
     bad["a_to_b"]["measured"]["send_ns"].erase(0);
-    EXPECT_THROW(proto::delay_message_from_json(bad), std::invalid_argument);
+    EXPECT_THROW(proto::decode<proto::DelayMessage>(bad), std::invalid_argument);
 
     LinkStats s = sample_stats();
     s.dir[0].traffic.present = true;
     s.dir[0].traffic.sent = 10;
     s.dir[0].traffic.out_of_order = 2;
     s.dir[0].traffic.delay.add(5.0);
-    const LinkStats sb = link_stats_from_json(proto::stats_message({"00ff", 1, 5}, s, false));
+    const LinkStats sb = link_stats_from_json(stats_message({"00ff", 1, 5}, s));
     EXPECT_TRUE(sb.dir[0].traffic.present);
     EXPECT_EQ(sb.dir[0].traffic.sent, 10u);
     EXPECT_EQ(sb.dir[0].traffic.out_of_order, 2u);
@@ -370,13 +382,20 @@ TEST(ProtocolTelemetry, GenerationAndTrafficKeysRoundTrip) {
 }
 
 TEST(ProtocolTelemetry, EventRoundTrip) {
-    proto::Event e{"params_applied", "info", "parameters applied (generation 3) from x",
-                   json{{"params_generation", 3}, {"source", "x"}}};
-    const json body = proto::event_message(proto::Header{"ab", 0, 5}, e);
-    const proto::Event back = proto::event_from_json(body);
+    proto::Event e =
+        proto::Event::info("params_applied", "parameters applied (generation 3) from x");
+    e.params_generation = 3;
+    e.source = "x";
+    e.header = {"ab", 0, 5};
+    const json body = proto::to_json(e);
+    EXPECT_EQ(body["params_generation"], 3);
+    EXPECT_EQ(body["source"], "x");
+    EXPECT_FALSE(body.contains("port"));  // absent keys are not written
+    const auto back = proto::decode<proto::Event>(body);
     EXPECT_EQ(back.kind, "params_applied");
-    EXPECT_EQ(back.extra["params_generation"], 3);
-    EXPECT_FALSE(back.extra.contains("seq"));
+    EXPECT_EQ(back.params_generation, std::optional<std::uint64_t>(3));
+    EXPECT_EQ(back.header.seq, 0u);
+    EXPECT_FALSE(back.port.has_value());
 }
 
 TEST(ProtocolTelemetry, InstanceIdsAreSixteenHexDigitsAndDiffer) {

@@ -1,6 +1,11 @@
 #include "linkem/client.hpp"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
+#include <cstring>
 
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
@@ -88,6 +93,25 @@ CurveOptions curve_from_files(const std::string& server_key_file,
 }
 
 // ------------------------------------------------------------------------------- control
+Cancel::Cancel() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (fd_ < 0) throw SetupError(std::string("eventfd: ") + std::strerror(errno));
+}
+
+Cancel::~Cancel() {
+    ::close(fd_);
+}
+
+void Cancel::cancel() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(fd_, &one, sizeof one);
+}
+
+bool Cancel::cancelled() const {
+    zmq::pollitem_t item{nullptr, fd_, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::milliseconds(0));
+    return item.revents & ZMQ_POLLIN;
+}
+
 struct Control::Socket {
     zmq::context_t& ctx;
     zmq::socket_t sock;
@@ -116,6 +140,7 @@ void Control::open() {
     auto s = std::make_unique<Socket>(context());
     // Nothing is kept when the socket closes: a request given up on is never sent later.
     s->sock.set(zmq::sockopt::linger, 0);
+    s->sock.set(zmq::sockopt::maxmsgsize, proto::kMaxMessageBytes);
     apply_curve(s->sock, options_.curve);
     connect(s->sock, options_.endpoint);
     s_ = std::move(s);
@@ -125,6 +150,8 @@ void Control::open() {
 
 json Control::call(const std::string& method, const json& params,
                    std::chrono::milliseconds timeout) {
+    if (options_.cancel && options_.cancel->cancelled())
+        throw Cancelled(method + " to " + options_.endpoint + " given up: disconnected");
     if (!s_) open();
     const auto deadline = Clock::now() + timeout;
     try {
@@ -140,6 +167,11 @@ json Control::call(const std::string& method, const json& params,
         s_.reset();  // Lazy Pirate: a fresh socket for the next call
         throw;
     }
+}
+
+std::string Control::bad_reply(proto::Method m, const std::string& why) const {
+    return "the reply from " + options_.endpoint + " to " + std::string(proto::name(m)) +
+           " is not what protocol " + std::to_string(proto::kVersion) + " says: " + why;
 }
 
 json Control::exchange(const std::string& method, const json& params, Clock::time_point deadline,
@@ -159,14 +191,18 @@ json Control::exchange(const std::string& method, const json& params, Clock::tim
         const auto left =
             std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0) break;
-        zmq::pollitem_t item{s_->sock.handle(), 0, ZMQ_POLLIN, 0};
+        std::array<zmq::pollitem_t, 2> items{
+            {{s_->sock.handle(), 0, ZMQ_POLLIN, 0},
+             {nullptr, options_.cancel ? options_.cancel->fd() : -1, ZMQ_POLLIN, 0}}};
         try {
-            zmq::poll(&item, 1, std::chrono::milliseconds(left));
+            zmq::poll(items.data(), options_.cancel ? 2 : 1, std::chrono::milliseconds(left));
         } catch (const zmq::error_t& e) {
             if (e.num() == EINTR) continue;
             throw NoAnswer(std::string("waiting for the reply: ") + e.what());
         }
-        if (!(item.revents & ZMQ_POLLIN)) continue;
+        if (items[1].revents & ZMQ_POLLIN)
+            throw Cancelled(asked + " to " + options_.endpoint + " given up: disconnected");
+        if (!(items[0].revents & ZMQ_POLLIN)) continue;
         std::vector<zmq::message_t> parts;
         if (!zmq::recv_multipart(s_->sock, std::back_inserter(parts), zmq::recv_flags::dontwait))
             continue;
@@ -198,10 +234,12 @@ struct Subscriber::Socket {
 };
 
 Subscriber::Subscriber(const std::string& endpoint, const std::vector<std::string>& topics,
-                       const std::optional<CurveOptions>& curve)
+                       const std::optional<CurveOptions>& curve, int queue)
     : s_(std::make_unique<Socket>(context())) {
     check_curve(curve);
     s_->sock.set(zmq::sockopt::linger, 0);
+    s_->sock.set(zmq::sockopt::rcvhwm, queue);
+    s_->sock.set(zmq::sockopt::maxmsgsize, proto::kMaxMessageBytes);
     apply_curve(s_->sock, curve);
     if (topics.empty()) s_->sock.set(zmq::sockopt::subscribe, "");
     for (const std::string& t : topics)
@@ -248,6 +286,17 @@ std::optional<TelemetryMessage> Subscriber::receive(std::chrono::milliseconds ti
             continue;
         }
         return m;
+    }
+}
+
+std::optional<proto::Telemetry> Subscriber::receive_decoded(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+        std::optional<TelemetryMessage> m = receive(std::max(left, std::chrono::milliseconds(0)));
+        if (!m) return std::nullopt;
+        if (auto t = proto::decode_telemetry(m->topic, m->body)) return t;
+        if (Clock::now() >= deadline) return std::nullopt;
     }
 }
 

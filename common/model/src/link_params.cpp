@@ -58,6 +58,12 @@ std::string_view to_string(ByteAccounting b) {
     return "?";
 }
 
+TraceRef TraceRef::named(std::string path) {
+    auto t = std::make_shared<DeliveryTrace>();
+    t->path = std::move(path);
+    return TraceRef{std::move(t)};
+}
+
 bool TraceRef::operator==(const TraceRef& o) const {
     return trace == o.trace || (trace && o.trace && *trace == *o.trace);
 }

@@ -13,12 +13,22 @@ using nlohmann::json;
 
 namespace {
 
-json value_json(const FieldValue& v) {
+using Field = LinkParamField;
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "'" : ", '") + x + "'";
+    return s;
+}
+
+}  // namespace
+
+json to_json(const FieldValue& v) {
     return std::visit([](const auto& x) { return json(x); }, v);
 }
 
-// The JSON value of `v` as the field's type, or ParamError saying what was expected.
-FieldValue field_value(const LinkParamField& f, const json& v) {
+FieldValue field_value_from_json(const Field& f, const json& v) {
     if (f.type == "path") {
         if (!v.is_string())
             throw ParamError(f.key, "expected a file name (a string; \"\" for none), got " +
@@ -46,29 +56,20 @@ FieldValue field_value(const LinkParamField& f, const json& v) {
     return v.get<double>();
 }
 
-std::string join(const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v)
-        s += (s.empty() ? "'" : ", '") + x + "'";
-    return s;
-}
-
-}  // namespace
-
 json to_json(const LinkParams& p) {
     json j = json::object();
     for (const LinkParamField& f : link_param_fields())
-        j[f.key] = value_json(f.get(p));
+        j[f.key] = to_json(f.get(p));
     return j;
 }
 
-LinkParams link_params_from_json(const json& j, const LinkParams& base) {
-    LinkParams p = link_param_values_from_json(j, base);
+LinkParams link_params_from_json(const json& j, const LinkParams& base, TraceFiles traces) {
+    LinkParams p = link_param_values_from_json(j, base, traces);
     validate(p);
     return p;
 }
 
-LinkParams link_param_values_from_json(const json& j, const LinkParams& base) {
+LinkParams link_param_values_from_json(const json& j, const LinkParams& base, TraceFiles traces) {
     if (!j.is_object())
         throw ParamError(
             "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
@@ -81,11 +82,13 @@ LinkParams link_param_values_from_json(const json& j, const LinkParams& base) {
                 names.push_back(f.key);
             throw ParamError(key, "unknown parameter; known: " + join(names));
         }
-        const FieldValue v = field_value(*field, value);
+        const FieldValue v = field_value_from_json(*field, value);
         if (field->type == "path") {
             // The trace is read here: the model reads no files.
             const std::string& path = std::get<std::string>(v);
-            p.trace = path.empty() ? TraceRef{} : TraceRef{read_delivery_trace(path)};
+            p.trace = path.empty()                      ? TraceRef{}
+                      : traces == TraceFiles::name_only ? TraceRef::named(path)
+                                                        : TraceRef{read_delivery_trace(path)};
             continue;
         }
         field->set(p, v);
@@ -121,22 +124,112 @@ json layered_link_keys(std::initializer_list<const json*> layers, unsigned d,
     return merged;
 }
 
-json link_params_schema() {
+const ParamSchema* LinkSchema::find(std::string_view key) const {
+    for (const ParamSchema& p : params)
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
+LinkSchema link_schema() {
     const LinkParams defaults;
-    json j = json::object();
+    LinkSchema s;
     for (const LinkParamField& f : link_param_fields()) {
-        json d = {{"type", f.type}, {"default", value_json(f.get(defaults))}, {"help", f.help}};
+        ParamSchema p;
+        p.key = f.key;
+        p.type = f.type;
+        p.default_value = f.get(defaults);
+        p.help = f.help;
         if (f.type == "enum") {
-            d["values"] = f.values;
-        } else if (f.type == "path") {
-        } else {
-            d["min"] = f.min;
-            d["max"] = f.max;
-            d["unit"] = f.unit;
+            p.values = f.values;
+        } else if (f.type != "path") {
+            p.unit = f.unit;
+            p.min = f.min;
+            p.max = f.max;
         }
-        j[f.key] = d;
+        s.params.push_back(std::move(p));
+    }
+    return s;
+}
+
+json to_json(const LinkSchema& s) {
+    json j = json::object();
+    for (const ParamSchema& p : s.params) {
+        json d = {{"type", p.type}, {"default", to_json(p.default_value)}, {"help", p.help}};
+        if (p.type == "enum") {
+            d["values"] = p.values;
+        } else if (p.type != "path") {
+            d["min"] = p.min;
+            d["max"] = p.max;
+            d["unit"] = p.unit;
+        }
+        j[p.key] = std::move(d);
     }
     return j;
+}
+
+namespace {
+
+[[noreturn]] void schema_error(const std::string& key, const std::string& what) {
+    throw std::invalid_argument(key + ": " + what);
+}
+
+ParamSchema param_schema_from_json(const std::string& key, const json& d) {
+    if (!d.is_object()) schema_error(key, "expected an object");
+    ParamSchema p;
+    p.key = key;
+    auto text = [&](const char* k, bool required) -> std::string {
+        if (!d.contains(k)) {
+            if (required) schema_error(key + "." + k, "missing");
+            return {};
+        }
+        if (!d[k].is_string()) schema_error(key + "." + k, "expected a string");
+        return d[k].get<std::string>();
+    };
+    p.type = text("type", true);
+    p.help = text("help", false);
+    if (p.type == "enum") {
+        if (!d.contains("values") || !d["values"].is_array())
+            schema_error(key + ".values", "expected a list of names");
+        for (const json& v : d["values"]) {
+            if (!v.is_string()) schema_error(key + ".values", "expected a list of names");
+            p.values.push_back(v.get<std::string>());
+        }
+    } else if (p.type != "path") {
+        p.unit = text("unit", false);
+        for (const char* k : {"min", "max"})
+            if (!d.contains(k) || !d[k].is_number())
+                schema_error(key + "." + k, "expected a number");
+        p.min = d["min"].get<double>();
+        p.max = d["max"].get<double>();
+    }
+    if (d.contains("default")) {
+        const json& v = d["default"];
+        if (v.is_string())
+            p.default_value = v.get<std::string>();
+        else if (v.is_number_unsigned() && p.type == "integer")
+            p.default_value = v.get<std::uint64_t>();
+        else if (v.is_number())
+            p.default_value = v.get<double>();
+        else
+            schema_error(key + ".default", "expected a number or a name");
+    }
+    return p;
+}
+
+}  // namespace
+
+LinkSchema link_schema_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("expected an object of link parameters");
+    LinkSchema s;
+    for (const LinkParamField& f : link_param_fields())
+        if (j.contains(f.key)) s.params.push_back(param_schema_from_json(f.key, j[f.key]));
+    for (const auto& [key, d] : j.items())
+        if (!link_param_field(key)) s.params.push_back(param_schema_from_json(key, d));
+    return s;
+}
+
+json link_params_schema() {
+    return to_json(link_schema());
 }
 
 }  // namespace linkem

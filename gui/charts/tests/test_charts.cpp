@@ -98,7 +98,10 @@ json statsMsg(std::int64_t t, std::uint64_t pin, std::uint64_t bin, std::uint64_
     c.in_flight = 7;
     c.alpha = 0.25;
     c.rate_pps = 1234.5;
-    return linkem::proto::stats_message({"00000000000000aa", 0, t}, s, false);
+    linkem::proto::StatsMessage m;
+    m.header = {"00000000000000aa", 0, t};
+    m.stats = s;
+    return linkem::proto::to_json(m);
 }
 
 // The window's figures of one direction, as the readouts compute them (ReadoutModel).
@@ -119,14 +122,23 @@ struct Model {
 class Panel : public Model, public ChartsPanel {
   public:
     Panel() : ChartsPanel(model.store()) {}
+    // What the GUI's client does first: the protocol's decoder.
+    TelemetryModel::Took add(std::string_view topic, const json& m) {
+        try {
+            const auto t = linkem::proto::decode_telemetry(topic, m);
+            return t ? model.add(*t, 0) : TelemetryModel::Took::ignored;
+        } catch (const std::invalid_argument& e) {
+            return model.refuse(e.what());
+        }
+    }
     void addDelay(const json& m) {
-        if (model.add("delay", m, 0) == TelemetryModel::Took::delay)
+        if (add("delay", m) == TelemetryModel::Took::delay)
             dataArrived(true, model.lastTimeNs());
         else
             qInfo("delay message refused: %s", model.lastRefusal().c_str());
     }
     void addStats(const json& m) {
-        if (model.add("stats", m, 0) == TelemetryModel::Took::stats)
+        if (add("stats", m) == TelemetryModel::Took::stats)
             dataArrived(false, model.lastTimeNs());
         else
             qInfo("stats message refused: %s", model.lastRefusal().c_str());

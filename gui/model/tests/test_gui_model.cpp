@@ -10,7 +10,7 @@
 #include "event_log.hpp"
 #include "link_history.hpp"
 #include "link_match.hpp"
-#include "linkem/protocol.hpp"
+#include "linkem/messages.hpp"
 #include "scenario_timeline.hpp"
 #include "slider_scale.hpp"
 #include "telemetry_model.hpp"
@@ -47,12 +47,15 @@ json delayMessage(std::int64_t start, std::int64_t end, double mean_ns, double s
         }
         dd.params_generation = generation;
     }
-    return proto::delay_message(proto::Header{"00000000000000aa", seq, end}, m);
+    m.header = proto::Header{"00000000000000aa", seq, end};
+    return proto::to_json(m);
 }
 
 json statsMessage(std::int64_t t, std::uint64_t generation, std::uint64_t in, std::uint64_t loss,
                   std::uint64_t ooo, std::uint64_t seq) {
-    LinkStats s;
+    proto::StatsMessage m;
+    m.header = proto::Header{"00000000000000aa", seq, t};
+    LinkStats& s = m.stats;
     s.t_ns = t;
     s.directions = 2;
     for (auto& d : s.dir) {
@@ -64,7 +67,22 @@ json statsMessage(std::int64_t t, std::uint64_t generation, std::uint64_t in, st
         d.traffic.run = 1;
         d.traffic.out_of_order = ooo;
     }
-    return proto::stats_message(proto::Header{"00000000000000aa", seq, t}, s, false);
+    return proto::to_json(m);
+}
+
+// What the GUI's client does with a message before the model sees it: the protocol's decoder
+// (a refusal, naming the key, goes to the model as such; an unknown topic is ignored).
+TelemetryModel::Took feed(TelemetryModel& m, std::string_view topic, const json& body) {
+    try {
+        const auto t = proto::decode_telemetry(topic, body);
+        return t ? m.add(*t, 0) : TelemetryModel::Took::ignored;
+    } catch (const std::invalid_argument& e) {
+        return m.refuse(e.what());
+    }
+}
+
+proto::Event event(const char* kind, const char* severity, const char* message) {
+    return proto::Event::make(kind, severity, message);
 }
 
 LinkConfig link(double mean_ms, double jitter_ms) {
@@ -118,28 +136,28 @@ TEST(GuiModel, StoreScopesMatchBruteForce) {
 
 TEST(GuiModel, TelemetryDecodedOnceAndRefusedWhole) {
     TelemetryModel m;
-    EXPECT_EQ(m.add("delay", delayMessage(0, 50 * kMs, 20e6, 4e6, 1, 0), 0),
+    EXPECT_EQ(feed(m, "delay", delayMessage(0, 50 * kMs, 20e6, 4e6, 1, 0)),
               TelemetryModel::Took::delay);
     EXPECT_EQ(m.store().dir(0).samples.size(), 10u);
     EXPECT_EQ(m.store().dir(1).intervals.size(), 1u);
-    EXPECT_EQ(m.add("stats", statsMessage(100 * kMs, 1, 1000, 10, 0, 0), 0),
+    EXPECT_EQ(feed(m, "stats", statsMessage(100 * kMs, 1, 1000, 10, 0, 0)),
               TelemetryModel::Took::stats);
     ASSERT_TRUE(m.lastStats().has_value());
     EXPECT_EQ(m.lastStats()->dir[1].counters.packets_in, 1000u);
     // A message that breaks the protocol is dropped whole: nothing of it is stored.
     json bad = delayMessage(50 * kMs, 100 * kMs, 20e6, 4e6, 1, 1);
     bad["b_to_a"]["samples"]["actual_ns"].erase(0);
-    EXPECT_EQ(m.add("delay", bad, 0), TelemetryModel::Took::refused);
+    EXPECT_EQ(feed(m, "delay", bad), TelemetryModel::Took::refused);
     EXPECT_EQ(m.refused(), 1u);
     EXPECT_NE(m.lastRefusal().find("b_to_a.samples.actual_ns"), std::string::npos)
         << m.lastRefusal();
     EXPECT_EQ(m.store().dir(0).samples.size(), 10u);
     json no_t = statsMessage(200 * kMs, 1, 2000, 10, 0, 1);
     no_t.erase("t_ns");
-    EXPECT_EQ(m.add("stats", no_t, 0), TelemetryModel::Took::refused);
-    EXPECT_EQ(m.add("something_new", json::object(), 0), TelemetryModel::Took::refused);
+    EXPECT_EQ(feed(m, "stats", no_t), TelemetryModel::Took::refused);
+    EXPECT_EQ(feed(m, "something_new", json::object()), TelemetryModel::Took::refused);
     json later = statsMessage(300 * kMs, 1, 3000, 10, 0, 2);
-    EXPECT_EQ(m.add("something_new", later, 0), TelemetryModel::Took::ignored);
+    EXPECT_EQ(feed(m, "something_new", later), TelemetryModel::Took::ignored);
 }
 
 // After a change, "since change" holds only what ran under the new generation: the first
@@ -152,20 +170,20 @@ TEST(GuiModel, ReadoutsSinceChangeLeaveTheLinkBeforeOut) {
     std::uint64_t seq = 0;
     std::int64_t t = 0;
     for (int i = 0; i < 40; ++i, t += 50 * kMs)
-        m.add("delay", delayMessage(t, t + 50 * kMs, 20e6, 4e6, 1, seq++), 0);
-    m.add("stats", statsMessage(t, 1, 100'000, 500, 3, 0), 0);
+        feed(m, "delay", delayMessage(t, t + 50 * kMs, 20e6, 4e6, 1, seq++));
+    feed(m, "stats", statsMessage(t, 1, 100'000, 500, 3, 0));
     m.setLink(link(80, 4), 2, 2);  // the set_link reply: generation 2
     DirectionReadout r = m.readouts().get(0);
     EXPECT_EQ(r.generation, 2u);
     EXPECT_EQ(r.since_change.emulated.count, 0u);  // waiting for the first interval
     // the first interval tagged 2 mixes both links: its mean is 50 ms
-    m.add("delay", delayMessage(t, t + 50 * kMs, 50e6, 30e6, 2, seq++), 0);
+    feed(m, "delay", delayMessage(t, t + 50 * kMs, 50e6, 30e6, 2, seq++));
     t += 50 * kMs;
     EXPECT_EQ(m.readouts().get(0).since_change.emulated.count, 0u);
     for (int i = 0; i < 20; ++i, t += 50 * kMs)
-        m.add("delay", delayMessage(t, t + 50 * kMs, 80e6, 4e6, 2, seq++), 0);
-    m.add("stats", statsMessage(t, 2, 150'000, 600, 5, 1), 0);
-    m.add("stats", statsMessage(t + 100 * kMs, 2, 160'000, 700, 9, 2), 0);
+        feed(m, "delay", delayMessage(t, t + 50 * kMs, 80e6, 4e6, 2, seq++));
+    feed(m, "stats", statsMessage(t, 2, 150'000, 600, 5, 1));
+    feed(m, "stats", statsMessage(t + 100 * kMs, 2, 160'000, 700, 9, 2));
     r = m.readouts().get(1);
     EXPECT_EQ(r.since_change.emulated.count, 20u * 1000u);
     EXPECT_NEAR(r.since_change.emulated.mean(), 80e6, 1);
@@ -190,14 +208,14 @@ TEST(GuiModel, ReadoutsSinceChangeStartAgainAtAScenarioStep) {
     std::uint64_t seq = 0;
     std::int64_t t = 0;
     for (int i = 0; i < 20; ++i, t += 50 * kMs)
-        m.add("delay", delayMessage(t, t + 50 * kMs, 10e6, 1e3, 1, seq++), 0);
+        feed(m, "delay", delayMessage(t, t + 50 * kMs, 10e6, 1e3, 1, seq++));
     EXPECT_NEAR(m.readouts().get(0).since_change.emulated.mean(), 10e6, 1);
     m.readouts().stepAt(t + 25 * kMs);
     EXPECT_EQ(m.readouts().get(0).since_change.emulated.count, 0u);
-    m.add("delay", delayMessage(t, t + 50 * kMs, 55e6, 45e6, 1, seq++), 0);  // holds the step
+    feed(m, "delay", delayMessage(t, t + 50 * kMs, 55e6, 45e6, 1, seq++));  // holds the step
     t += 50 * kMs;
     for (int i = 0; i < 10; ++i, t += 50 * kMs)
-        m.add("delay", delayMessage(t, t + 50 * kMs, 100e6, 1e3, 1, seq++), 0);
+        feed(m, "delay", delayMessage(t, t + 50 * kMs, 100e6, 1e3, 1, seq++));
     const DirectionReadout r = m.readouts().get(1);
     EXPECT_EQ(r.generation, 1u);
     EXPECT_EQ(r.since_change.emulated.count, 10u * 1000u);
@@ -209,12 +227,12 @@ TEST(GuiModel, ReadoutsWithoutGenerationTagsFollowTheStats) {
     TelemetryModel m;
     m.setLink(link(20, 4), 2, 1);
     std::int64_t t = 0;
-    m.add("stats", statsMessage(t, 1, 0, 0, 0, 0), 0);
+    feed(m, "stats", statsMessage(t, 1, 0, 0, 0, 0));
     for (int i = 0; i < 5; ++i, t += 50 * kMs)
-        m.add("delay", delayMessage(t, t + 50 * kMs, 20e6, 4e6, std::nullopt, i), 0);
-    m.add("stats", statsMessage(t, 2, 5000, 0, 0, 1), 0);
+        feed(m, "delay", delayMessage(t, t + 50 * kMs, 20e6, 4e6, std::nullopt, i));
+    feed(m, "stats", statsMessage(t, 2, 5000, 0, 0, 1));
     for (int i = 0; i < 5; ++i, t += 50 * kMs)
-        m.add("delay", delayMessage(t, t + 50 * kMs, 80e6, 4e6, std::nullopt, 5 + i), 0);
+        feed(m, "delay", delayMessage(t, t + 50 * kMs, 80e6, 4e6, std::nullopt, 5 + i));
     const DirectionReadout r = m.readouts().get(0);
     EXPECT_EQ(r.generation, 2u);
     EXPECT_EQ(r.since_change.emulated.count, 4u * 1000u);  // the first one left out
@@ -226,12 +244,12 @@ TEST(GuiModel, EventsCoalescePerKindAndDirection) {
     for (int i = 0; i < 50; ++i)
         for (const char* dir : {"a_to_b", "b_to_a"}) {
             const std::uint64_t stalled = 1'000'000 + static_cast<std::uint64_t>(i % 7) * 3'000'000;
-            log.add(proto::Event{"stall", "warning", "warning: direction ...",
-                                 json{{"direction", dir},
-                                      {"stall_ns", stalled},
-                                      {"stalls", 3},
-                                      {"longest_stall_ns", 9'775'000}}},
-                    1000 + i);
+            proto::Event e = event("stall", "warning", "warning: direction ...");
+            e.direction = dir;
+            e.stall_ns = stalled;
+            e.stalls = 3;
+            e.longest_stall_ns = 9'775'000;
+            log.add(e, 1000 + i);
         }
     ASSERT_EQ(log.rows().size(), 2u);
     const EventRow* a = log.find("stall", "A→B");
@@ -244,17 +262,21 @@ TEST(GuiModel, EventsCoalescePerKindAndDirection) {
     EXPECT_FALSE(a->needs_action);  // explained, not alarming
     EXPECT_FALSE(EventLog::explanation("stall").empty());
     // Only what needs action is marked: a link down, a full buffer.
-    log.add(proto::Event{"link", "warning", "port net_ring0: link down",
-                         json{{"port", "a"}, {"link_up", false}}},
-            2000);
-    log.add(proto::Event{"link", "info", "port net_ring0: link up",
-                         json{{"port", "a"}, {"link_up", true}}},
-            2001);
+    proto::Event down = event("link", "warning", "port net_ring0: link down");
+    down.port = "a";
+    down.link_up = false;
+    log.add(down, 2000);
+    proto::Event up = event("link", "info", "port net_ring0: link up");
+    up.port = "a";
+    up.link_up = true;
+    log.add(up, 2001);
     const EventRow* l = log.find("link", "port a");
     ASSERT_TRUE(l);
     EXPECT_EQ(l->count, 2u);
     EXPECT_FALSE(l->needs_action);  // up again
-    log.add(proto::Event{"buffer_full", "warning", "b", json{{"direction", "b_to_a"}}}, 2002);
+    proto::Event full = event("buffer_full", "warning", "b");
+    full.direction = "b_to_a";
+    log.add(full, 2002);
     EXPECT_TRUE(log.find("buffer_full", "B→A")->needs_action);
     // the GUI's own lines: the same text is one row
     log.note("warning", "set_link not answered: timeout", 3000);
@@ -327,7 +349,8 @@ TEST(GuiModel, PresetMatchingIgnoresSeeds) {
     in_force.b_to_a.jitter = 5 * kMs;
     EXPECT_EQ(matchingPreset(presets, in_force, 2), -1);  // "Custom"
     EXPECT_EQ(matchingPreset(presets, in_force, 1), 1);   // single-port: A→B only
-    const json u = compareStrategiesUpdate(in_force.a_to_b, "correlated", "uncorrelated");
+    const json u =
+        proto::to_json(compareStrategiesUpdate(in_force.a_to_b, "correlated", "uncorrelated"));
     EXPECT_EQ(u["a_to_b"]["strategy"], "correlated");
     EXPECT_EQ(u["b_to_a"]["strategy"], "uncorrelated");
     EXPECT_EQ(u["b_to_a"]["jitter_us"], u["a_to_b"]["jitter_us"]);
@@ -350,7 +373,7 @@ TEST(GuiModel, ScenarioTimelineLanesAndTargetsAtStepTimes) {
     json r = {{"loaded", true},     {"name", "t"}, {"state", "stopped"},  {"position_s", 0.0},
               {"duration_s", 30.0}, {"step", -1},  {"scenario", scenario}};
     std::string err;
-    ASSERT_TRUE(tl.setStatus(r, base, 2, &err)) << err;
+    ASSERT_TRUE(tl.setStatus(proto::decode<proto::ScenarioStatus>(r), base, 2, &err)) << err;
     ASSERT_TRUE(tl.loaded());
     // mean_delay_us differs per direction (the ramp is B→A's): two lanes; jitter one lane.
     std::vector<std::string> lanes;
@@ -379,7 +402,7 @@ TEST(GuiModel, ScenarioTimelineLanesAndTargetsAtStepTimes) {
     const std::int64_t origin = 1000 * kNsPerSec;
     r["state"] = "playing";
     r["origin_ns"] = origin;
-    ASSERT_TRUE(tl.setStatus(r, base, 2));
+    ASSERT_TRUE(tl.setStatus(proto::decode<proto::ScenarioStatus>(r), base, 2));
     std::vector<std::pair<std::int64_t, double>> got;  // (time, A→B mean us)
     std::vector<double> b_means;
     auto take = [&](std::int64_t t, const LinkConfig& l) {
@@ -423,7 +446,7 @@ TEST(GuiModel, ScenarioTimelineLanesAndTargetsAtStepTimes) {
     EXPECT_EQ(store.dir(0).targets[1].since_ns, origin + 5 * kNsPerSec);
 
     // not loaded: cleared
-    ASSERT_TRUE(tl.setStatus(json{{"loaded", false}, {"state", "stopped"}}, base, 2));
+    ASSERT_TRUE(tl.setStatus(proto::ScenarioStatus{}, base, 2));
     EXPECT_FALSE(tl.loaded());
     EXPECT_TRUE(tl.lanes().empty());
 }

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkem/curve.hpp"
+#include "linkem/messages.hpp"
 #include "linkem/protocol.hpp"
 
 namespace linkem::client {
@@ -42,6 +43,19 @@ class Refused : public ClientError {
 /// No answer within the timeout (nothing listening, linkemd busy or gone, a CURVE key it
 /// does not let in), or an answer that is not a protocol reply.
 class NoAnswer : public ClientError {
+  public:
+    using ClientError::ClientError;
+};
+
+/// A reply whose result is not what the protocol says the method answers (a typed call's
+/// decoder refused it): a linkemd of another protocol, or a bug.
+class BadReply : public NoAnswer {
+  public:
+    using NoAnswer::NoAnswer;
+};
+
+/// A call given up on from another thread (Cancel::cancel).
+class Cancelled : public ClientError {
   public:
     using ClientError::ClientError;
 };
@@ -79,13 +93,34 @@ CurveOptions curve_from_files(const std::string& server_key_file,
                               const std::string& client_secret_file);
 
 // ------------------------------------------------------------------------------- control
+/// Gives up a Control's calls from another thread: once cancel() was called, a call waiting
+/// for its reply throws Cancelled at once, and so does every later call. Thread-safe.
+class Cancel {
+  public:
+    Cancel();
+    ~Cancel();
+    Cancel(const Cancel&) = delete;
+    Cancel& operator=(const Cancel&) = delete;
+    void cancel();
+    bool cancelled() const;
+    /// Readable once cancelled (an eventfd), for poll.
+    int fd() const { return fd_; }
+
+  private:
+    int fd_ = -1;
+};
+
 struct ControlOptions {
     std::string endpoint = proto::kDefaultControl;
     std::optional<CurveOptions> curve;
     /// Sent as hello's "client" once per connection, before the first call (empty: no hello
     /// of our own; linkemd then names us peer-<hex> in events).
     std::string client_name;
+    /// Lets another thread give up the calls (a GUI that disconnects or closes).
+    std::shared_ptr<Cancel> cancel;
 };
+
+inline constexpr std::chrono::milliseconds kDefaultTimeout{5000};
 
 class Control {
   public:
@@ -100,7 +135,30 @@ class Control {
     /// time, or not a valid one; the connection is then reopened for the next call).
     nlohmann::json call(const std::string& method,
                         const nlohmann::json& params = nlohmann::json::object(),
-                        std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+                        std::chrono::milliseconds timeout = kDefaultTimeout);
+    nlohmann::json call(proto::Method method,
+                        const nlohmann::json& params = nlohmann::json::object(),
+                        std::chrono::milliseconds timeout = kDefaultTimeout) {
+        return call(std::string(proto::name(method)), params, timeout);
+    }
+
+    /// A typed call: the method's params and result as the protocol's messages
+    /// (proto::MethodTypes, linkem/messages.hpp). Throws as call(), and BadReply when the
+    /// result does not decode.
+    template <proto::Method M>
+    proto::ResultOf<M> call(const proto::ParamsOf<M>& params = {},
+                            std::chrono::milliseconds timeout = kDefaultTimeout) {
+        return decode<M>(call(M, proto::to_json(params), timeout));
+    }
+    /// Decodes a result of method M (from call(M, ...)); throws BadReply naming the key.
+    template <proto::Method M>
+    proto::ResultOf<M> decode(const nlohmann::json& result) const {
+        try {
+            return proto::decode<proto::ResultOf<M>>(result);
+        } catch (const std::invalid_argument& e) {
+            throw BadReply(bad_reply(M, e.what()));
+        }
+    }
 
     const std::string& endpoint() const { return options_.endpoint; }
     /// Connections opened so far (1 after the first call; +1 after every timeout).
@@ -109,6 +167,7 @@ class Control {
   private:
     struct Socket;
     void open();
+    std::string bad_reply(proto::Method m, const std::string& why) const;
     // `asked`, `timeout`: the call's method and timeout, for the NoAnswer message.
     nlohmann::json exchange(const std::string& method, const nlohmann::json& params,
                             std::chrono::steady_clock::time_point deadline,
@@ -130,8 +189,10 @@ struct TelemetryMessage {
 class Subscriber {
   public:
     /// Subscribes to `topics` (empty: all). Throws SetupError on a bad endpoint or keys.
+    /// `queue`: messages ZeroMQ keeps for a reader that falls behind (ZMQ_RCVHWM); newer
+    /// ones are dropped beyond it (the seq gap shows them).
     Subscriber(const std::string& endpoint, const std::vector<std::string>& topics,
-               const std::optional<CurveOptions>& curve = std::nullopt);
+               const std::optional<CurveOptions>& curve = std::nullopt, int queue = 1000);
     ~Subscriber();
     Subscriber(const Subscriber&) = delete;
     Subscriber& operator=(const Subscriber&) = delete;
@@ -139,6 +200,10 @@ class Subscriber {
     /// The next message, waiting up to `timeout`; nullopt when none came. Messages that are
     /// not [topic][JSON object] are skipped and counted.
     std::optional<TelemetryMessage> receive(std::chrono::milliseconds timeout);
+    /// The next message decoded (proto::decode_telemetry); messages of topics this build does
+    /// not know are skipped. Throws std::invalid_argument naming the topic and key of a
+    /// message that is not what the protocol says (the caller counts it and goes on).
+    std::optional<proto::Telemetry> receive_decoded(std::chrono::milliseconds timeout);
     std::uint64_t skipped() const { return skipped_; }
 
   private:

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -53,6 +54,9 @@ struct DeliveryTrace;  // linkem/limiter.hpp
 /// (linkem/link_params_json.hpp, linkem/trace_file.hpp): the model reads no files.
 struct TraceRef {
     std::shared_ptr<const DeliveryTrace> trace;
+    /// A trace known by its file name only, not read (no opportunities): a client's copy of
+    /// the link of a linkemd that read it. Never given to an Emulator.
+    static TraceRef named(std::string path);
     const DeliveryTrace* get() const { return trace.get(); }
     explicit operator bool() const { return trace != nullptr; }
     bool operator==(const TraceRef& o) const;
@@ -139,6 +143,19 @@ struct LinkParamField {
     /// What is allowed, as error messages say it: "0 .. 10000000 us", "'none', 'spacer'".
     std::string allowed() const;
 };
+
+/// A number's value as a double (an integer's too); nullopt for a name.
+inline std::optional<double> as_number(const FieldValue& v) {
+    if (const double* d = std::get_if<double>(&v)) return *d;
+    if (const std::uint64_t* u = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*u);
+    return std::nullopt;
+}
+/// The value `x` in the type of field `f`: a double for numbers, rounded to a whole number >= 0
+/// for integers.
+inline FieldValue number_value(const LinkParamField& f, double x) {
+    if (f.type == "integer") return static_cast<std::uint64_t>(x < 0 ? 0 : x + 0.5);
+    return x;
+}
 
 /// Every LinkParams field, in the struct's order.
 const std::vector<LinkParamField>& link_param_fields();

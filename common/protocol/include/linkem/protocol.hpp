@@ -1,7 +1,8 @@
 // The control and telemetry protocol between linkemd and its clients (linkemctl, the GUI,
-// scripts): message envelopes, error codes, the link update of set_link, the telemetry
-// headers. docs/protocol.md is the specification; this is its codec, shared by every
-// side. No ZeroMQ here: callers move the bytes.
+// scripts): the method table, message envelopes, error codes and set_link's update rule.
+// The messages themselves, each with its JSON codec, are linkem/messages.hpp.
+// docs/protocol.md is the specification; this is its codec, shared by every side. No ZeroMQ
+// here: callers move the bytes.
 #pragma once
 
 #include <cstddef>
@@ -17,9 +18,6 @@
 
 #include "linkem/link_params.hpp"
 #include "linkem/link_params_json.hpp"
-#include "linkem/stats.hpp"
-#include "linkem/telemetry.hpp"
-#include "linkem/telemetry_json.hpp"
 
 namespace linkem::proto {
 
@@ -97,6 +95,10 @@ static_assert(
 
 /// The row of a method name; nullptr if there is none.
 const MethodSpec* find_method(std::string_view name);
+/// A method's name on the wire.
+constexpr std::string_view name(Method m) {
+    return kMethods[static_cast<std::size_t>(m)].name;
+}
 /// The names of the table, in its order (hello's "methods").
 const std::vector<std::string>& method_names();
 
@@ -172,38 +174,6 @@ LinkConfig link_from_json(const nlohmann::json& j);
 /// changed. A seed of 0 is kept as 0 (the caller draws a new one: "0 = a new random seed").
 LinkConfig apply_link_update(const nlohmann::json& params, const LinkConfig& current,
                              unsigned directions);
-
-// ------------------------------------------------------------------------------ telemetry
-struct Header {
-    std::string instance_id;
-    std::uint64_t seq = 0;
-    TimeNs t_ns = 0;
-};
-/// Adds v, instance_id, seq and t_ns to a telemetry body.
-void add_header(nlohmann::json& body, const Header& h);
-/// Reads them back; throws std::invalid_argument when one is missing or wrong.
-Header header_from_json(const nlohmann::json& body);
-
-/// A `stats` message body: the header plus to_json(LinkStats) (docs/protocol.md).
-nlohmann::json stats_message(const Header& h, const LinkStats& s, bool final);
-
-/// A `delay` message body.
-struct DelayMessage {
-    unsigned directions = 1;
-    DirectionDelay dir[2];
-};
-nlohmann::json delay_message(const Header& h, const DelayMessage& m);
-DelayMessage delay_message_from_json(const nlohmann::json& body);
-
-/// An `event` message.
-struct Event {
-    std::string kind;      // started, params_applied, link, stall, pool, buffer_full, ...
-    std::string severity;  // info, warning
-    std::string message;
-    nlohmann::json extra = nlohmann::json::object();  // kind-specific keys
-};
-nlohmann::json event_message(const Header& h, const Event& e);
-Event event_from_json(const nlohmann::json& body);
 
 /// A fresh instance id: 16 hex digits from the system's random source.
 std::string new_instance_id();
