@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Control and telemetry benchmark (docs/performance.md, "Control and telemetry"), on the
+# Control and telemetry benchmark (docs/performance.md, "Headline figures", [f]), on the
 # virtual ports of scripts/bench-dataplane.sh (two net_null devices, which generate and
 # absorb packets at no cost):
 #
