@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Control and telemetry benchmark (docs/performance.md, "Control and telemetry"), on the
+# Control and telemetry benchmark (docs/performance.md, "Headline figures", [f]), on the
 # virtual ports of scripts/bench-dataplane.sh (two net_null devices, which generate and
 # absorb packets at no cost):
 #
@@ -17,10 +17,12 @@
 #     by SIGSTOP; scripts/control/interleave.py), so both see the same minutes of a shared
 #     machine whose speed drifts; the figure is the median of the per-slice ratios.
 #
-#   scripts/bench-control.sh [--linkemd PATH] [--changes 1000] [--rounds 3] [--seconds 6]
+#   scripts/bench-control.sh [--linkemd PATH] [--changes 1000] [--rounds 3] [--duration 6]
 #                            [--warmup 2] [--size 64] [--mbufs 262144] [--rt PRIO]
 #                            [--slices 20] [--slice 2]
-#                            [--skip-roundtrip] [--skip-ratio] [--keep DIR]
+#                            [--skip-roundtrip] [--skip-ratio] [--out DIR]
+#
+# --duration S: seconds measured per run of part 2; --out DIR: keep the logs there.
 #
 # Needs root (DPDK EAL), Debian's /usr/bin/python3 with python3-zmq, no NIC, no hugepages.
 # Rates come from linkemd's --stats-json counters (scripts/dataplane/bench_parse.py, as in
@@ -50,18 +52,18 @@ while [[ $# -gt 0 ]]; do
         --linkemd) LINKEMD=$2; shift 2 ;;
         --changes) CHANGES=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
-        --seconds) SECONDS_RUN=$2; shift 2 ;;
+        --duration) SECONDS_RUN=$2; shift 2 ;;
         --warmup) WARMUP=$2; shift 2 ;;
         --size) SIZE=$2; shift 2 ;;
         --mbufs) MBUFS=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --skip-roundtrip) DO_RTT=0; shift ;;
         --skip-ratio) DO_RATIO=0; shift ;;
-        --keep) KEEP=$2; shift 2 ;;
+        --out) KEEP=$2; shift 2 ;;
         --slices) SLICES=$2; shift 2 ;;
         --slice) SLICE=$2; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
-        *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) echo "bench-control.sh: unknown option '$1'; allowed: --linkemd PATH, --changes N, --rounds N, --duration S, --warmup S, --size BYTES, --mbufs N, --rt PRIO, --skip-roundtrip, --skip-ratio, --out DIR, --slices N, --slice S (--help explains them)" >&2; exit 2 ;;
     esac
 done
 source "$HERE/dataplane/common.sh"

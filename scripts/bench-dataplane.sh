@@ -4,7 +4,7 @@
 # absorb packets at no cost), for 64- and 1518-byte frames. Prints forwarded packets per
 # second per data-plane lcore and the ratio to testpmd.
 #
-#   scripts/bench-dataplane.sh [--linkemd PATH] [--seconds 5] [--warmup 2]
+#   scripts/bench-dataplane.sh [--linkemd PATH] [--duration 5] [--warmup 2]
 #                              [--sizes "64 1518"] [--mbufs 2097152]
 #                              [--workers "shared"] (linkemd's --workers; a list such as
 #                              "1 2 4 8" runs every mode with each, and the table says how
@@ -15,7 +15,8 @@
 #                              linkemd's own default is the paper's 16)
 #                              [--modes "zero constant corr corr_spacer corr_spacer_ge reord reord_spacer_ge"]
 #                              (also: c10us c1ms = constant 10 us / 1 ms: in-flight effect)
-#                              [--keep DIR] [--eal "RAW EAL ARGS for linkemd, e.g. -m 3072"]
+#                              [--out DIR] (keep the logs there) [--eal "RAW EAL ARGS for
+#                              linkemd, e.g. -m 3072"]
 #                              [--rounds N] (repeat everything N times; the table shows
 #                              medians, each linkemd line against the testpmd run of its round)
 #                              [--rt PRIO]  (run testpmd and linkemd under SCHED_FIFO PRIO, so
@@ -72,7 +73,7 @@ LINKEMD_EAL=${LINKEMD_EAL_ARGS:-}
 while [[ $# -gt 0 ]]; do
     case $1 in
         --linkemd) LINKEMD=$2; shift 2 ;;
-        --seconds) SECONDS_RUN=$2; shift 2 ;;
+        --duration) SECONDS_RUN=$2; shift 2 ;;
         --warmup) WARMUP=$2; shift 2 ;;
         --sizes) SIZES=$2; shift 2 ;;
         --mbufs) MBUFS=$2; shift 2 ;;
@@ -84,13 +85,13 @@ while [[ $# -gt 0 ]]; do
         --rate) RATE=$2; shift 2 ;;
         --no-testpmd) NO_TESTPMD=1; shift ;;
         --modes) MODES=$2; shift 2 ;;
-        --keep) KEEP=$2; shift 2 ;;
+        --out) KEEP=$2; shift 2 ;;
         --eal) LINKEMD_EAL=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --one-way) ONE_WAY=1; shift ;;
-        -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
-        *) echo "unknown option '$1' (see --help)" >&2; exit 2 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) echo "bench-dataplane.sh: unknown option '$1'; allowed: --linkemd PATH, --duration S, --warmup S, --sizes LIST, --mbufs N, --burst N, --workers LIST, --mbufs-per-worker N, --single-port, --rate RATE, --no-testpmd, --modes LIST, --out DIR, --eal ARGS, --rt PRIO, --rounds N, --one-way (--help explains them)" >&2; exit 2 ;;
     esac
 done
 source "$HERE/dataplane/common.sh"

@@ -5,8 +5,10 @@
 # maximum) on ipc:// endpoints of its own, then runs linkem-gui-bench: the real main window
 # connected to it with a 5-minute time window, which prints the UI thread's CPU share, the
 # longest redraw gap, the memory and the delay samples/s it received, against the targets.
-#   scripts/bench-gui.sh [--build DIR] [--bench FILE] [--seconds S] [--prefill S]
+#   scripts/bench-gui.sh [--build-dir DIR] [--bench FILE] [--duration S] [--prefill S]
 #                        [--telemetry-hz N] [--xvfb]
+# --build-dir DIR: the build to use (default build; linkemd and linkem-gui-bench are built
+# there first); --duration S: seconds measured (default 60; linkem-gui-bench's --seconds).
 # Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
 # --prefill S: first fill the charts with S s (<= 300) of synthetic telemetry at 20 000
 # samples/s per direction, so that the 5-minute window is full from the start.
@@ -16,17 +18,17 @@
 # messages come 20 a second whatever it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build bench= seconds=60 prefill=0 xvfb=0 hz=10
+build=build bench= duration=60 prefill=0 xvfb=0 hz=10
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --build) build=$2; shift 2 ;;
+    --build-dir) build=${2:?--build-dir needs a directory}; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
+    --duration) duration=${2:?--duration needs a number of seconds}; shift 2 ;;
     --prefill) prefill=$2; shift 2 ;;
     --telemetry-hz) hz=$2; shift 2 ;;
     --xvfb) xvfb=1; shift ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
-    *) echo "bench-gui.sh: unknown option '$1'; allowed --build DIR, --bench FILE, --seconds S, --prefill S, --telemetry-hz N, --xvfb" >&2; exit 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "bench-gui.sh: unknown option '$1'; allowed: --build-dir DIR, --bench FILE, --duration S, --prefill S, --telemetry-hz N, --xvfb" >&2; exit 2 ;;
   esac
 done
 [[ $hz =~ ^[0-9]+$ ]] && ((hz >= 1 && hz <= 100)) ||
@@ -49,7 +51,7 @@ trap cleanup EXIT
   -- --file-prefix "$prefix" >"$dir/linkemd.log" 2>&1 &
 linkemd_pid=$!
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs; $(date -u '+%F %T') UTC"
-args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$seconds" --prefill "$prefill")
+args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$duration" --prefill "$prefill")
 if [[ $xvfb == 1 ]]; then
   echo "QT_QPA_PLATFORM=xcb under xvfb-run"
   QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$bench" "${args[@]}"

@@ -8,7 +8,7 @@
 #   scripts/bench-strategy-switch.sh [--linkemd PATH] [--sizes "64 1518"] [--slices 20]
 #                                    [--slice 1.5] [--warmup 3] [--burst 32] [--mbufs 2097152]
 #                                    [--variants "plain spacer_ge"] [--jitter 3ms] [--rt PRIO]
-#                                    [--keep DIR] [--one-way]
+#                                    [--out DIR] [--one-way]
 #
 # Variants: plain = 10 ms +- 3 ms normal (--jitter changes the 3 ms: the wider the delays
 # spread, the more calendar buckets take pushes at once, and the more reordering costs);
@@ -52,10 +52,10 @@ while [[ $# -gt 0 ]]; do
         --variants) VARIANTS=$2; shift 2 ;;
         --jitter) JITTER=$2; shift 2 ;;
         --rt) RT=(chrt -f "$2"); shift 2 ;;
-        --keep) KEEP=$2; shift 2 ;;
+        --out) KEEP=$2; shift 2 ;;
         --one-way) B_RX=",no-rx=1"; shift ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
-        *) echo "bench-strategy-switch.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) echo "bench-strategy-switch.sh: unknown option '$1'; allowed: --linkemd PATH, --sizes LIST, --slices N, --slice S, --warmup S, --burst N, --mbufs N, --variants LIST, --jitter DURATION, --rt PRIO, --out DIR, --one-way (--help explains them)" >&2; exit 2 ;;
     esac
 done
 source "$HERE/dataplane/common.sh"

@@ -28,8 +28,8 @@ while [[ $# -gt 0 ]]; do
         --profile-linkemd) PROF=$2; shift 2 ;;
         --out) OUTDIR=$2; shift 2 ;;
         --quick) QUICK=1; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-        *) echo "bench-workers.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) echo "bench-workers.sh: unknown option '$1'; allowed: --linkemd PATH, --profile-linkemd PATH, --out DIR, --quick (--help explains them)" >&2; exit 2 ;;
     esac
 done
 [[ -x $LK ]] || { echo "bench-workers.sh: --linkemd PATH is required (an executable)" >&2; exit 2; }
@@ -43,7 +43,7 @@ trap finish EXIT
 
 if [[ $QUICK == 1 ]]; then MPW=65536 SECS=1 WARM=1 SLICES=4 SLICE=0.5 MB2=131072 PD=2s
 else MPW=1048576 SECS=3 WARM=2 SLICES=10 SLICE=1.5 MB2=2097152 PD=7s; fi
-COMMON=(--seconds "$SECS" --warmup "$WARM" --burst 16 --mbufs-per-worker "$MPW")
+COMMON=(--duration "$SECS" --warmup "$WARM" --burst 16 --mbufs-per-worker "$MPW")
 SWITCH=(--slices "$SLICES" --slice "$SLICE" --warmup "$WARM" --burst 16 --mbufs "$MB2")
 quiet() { grep -v "^# linkemd-\|^# testpmd-\|^# plain\|^# spacer"; }
 
@@ -58,25 +58,25 @@ cat /proc/loadavg
 
 stamp "1. one direction on 1, 2, 4, 8 workers, correlated + spacer + GE, 64 B (and testpmd)"
 bash "$HERE/bench-dataplane.sh" --linkemd "$LK" --single-port --workers "1 2 4 8" \
-    --modes corr_spacer_ge --sizes 64 "${COMMON[@]}" --keep "$W/scale" 2>&1 | quiet
+    --modes corr_spacer_ge --sizes 64 "${COMMON[@]}" --out "$W/scale" 2>&1 | quiet
 
 stamp "2. reordered / correlated paired in one run (SIGHUP), one lcore for both directions"
 bash "$HERE/bench-strategy-switch.sh" --linkemd "$LK" --sizes 64 --variants "plain spacer_ge" \
-    "${SWITCH[@]}" --keep "$W/switch64" 2>&1 | quiet
+    "${SWITCH[@]}" --out "$W/switch64" 2>&1 | quiet
 bash "$HERE/bench-strategy-switch.sh" --linkemd "$LK" --sizes 1518 --variants plain \
-    "${SWITCH[@]}" --keep "$W/switch1518" 2>&1 | quiet
+    "${SWITCH[@]}" --out "$W/switch1518" 2>&1 | quiet
 
 stamp "3. the shared spacer's rate: 4 workers, one direction, 10 Gbit/s"
 bash "$HERE/bench-dataplane.sh" --linkemd "$LK" --single-port --workers 4 --modes spacer_rate \
-    --rate 10Gbit --sizes 64 --no-testpmd "${COMMON[@]}" --keep "$W/rate" 2>&1 | quiet
+    --rate 10Gbit --sizes 64 --no-testpmd "${COMMON[@]}" --out "$W/rate" 2>&1 | quiet
 
 stamp "4. both directions: shared, 1, 2, 4 workers per direction"
 bash "$HERE/bench-dataplane.sh" --linkemd "$LK" --workers "shared 1 2 4" --modes corr_spacer_ge \
-    --sizes 64 --no-testpmd "${COMMON[@]}" --keep "$W/layouts" 2>&1 | quiet
+    --sizes 64 --no-testpmd "${COMMON[@]}" --out "$W/layouts" 2>&1 | quiet
 
 stamp "5. without a limiter: correlated + GE, one direction, 1 and 8 workers"
 bash "$HERE/bench-dataplane.sh" --linkemd "$LK" --single-port --workers "1 8" --modes corr_ge \
-    --sizes 64 --no-testpmd "${COMMON[@]}" --keep "$W/nolimiter" 2>&1 | quiet
+    --sizes 64 --no-testpmd "${COMMON[@]}" --out "$W/nolimiter" 2>&1 | quiet
 
 # profile NAME BINARY ARGS...: a short run; its profile lines and forwarding rate.
 profile() {
@@ -119,5 +119,5 @@ done
 
 stamp "8. correlated and reordered in fresh processes, one lcore for both directions, 64 B"
 bash "$HERE/bench-dataplane.sh" --linkemd "$LK" --workers shared --modes "corr reord" --sizes 64 \
-    --no-testpmd --rounds 2 --seconds "$SECS" --warmup "$WARM" --burst 16 --mbufs "$MB2" \
-    --keep "$W/fresh" 2>&1 | quiet
+    --no-testpmd --rounds 2 --duration "$SECS" --warmup "$WARM" --burst 16 --mbufs "$MB2" \
+    --out "$W/fresh" 2>&1 | quiet

@@ -3,14 +3,25 @@
 # (stage layout, `linkem-gui --projector`): the real linkem-gui on a real X server (Xvfb,
 # WIDTHxHEIGHT, default 1920x1080) connected to `linkemd --demo`, its window the screen's
 # size, ~22 s into the built-in scenario SCENARIO (default step-response).
-#   scripts/gui-screenshot.sh [build-dir] [WIDTHxHEIGHT] [SCENARIO] [output-dir]
-# Needs Xvfb, xdotool and ImageMagick's import.
+#   scripts/gui-screenshot.sh [--build-dir DIR] [--size WIDTHxHEIGHT] [--scenario NAME] [--out DIR]
+# (defaults: build, 1920x1080, step-response, docs/figures). Needs Xvfb, xdotool and
+# ImageMagick's import.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
-size=${2:-1920x1080}
-scenario=${3:-step-response}
-out=${4:-docs/figures}
+build=build size=1920x1080 scenario=step-response out=docs/figures
+while (($#)); do
+  case $1 in
+    --build-dir) build=${2:?--build-dir needs a directory} ;;
+    --size) size=${2:?--size needs WIDTHxHEIGHT} ;;
+    --scenario) scenario=${2:?--scenario needs a built-in scenario name} ;;
+    --out) out=${2:?--out needs a directory} ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "gui-screenshot.sh: unknown argument '$1'; allowed: --build-dir DIR, --size WIDTHxHEIGHT, --scenario NAME, --out DIR" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[[ $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] ||
+  { echo "gui-screenshot.sh: --size '$size' is not WIDTHxHEIGHT (e.g. 1920x1080)" >&2; exit 2; }
 for tool in Xvfb xdotool import; do
   command -v "$tool" >/dev/null ||
     { echo "gui-screenshot.sh: needs $tool (apt-get install xvfb xdotool imagemagick)" >&2; exit 1; }

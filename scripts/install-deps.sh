@@ -2,6 +2,10 @@
 # Installs the Debian 12 packages linkem needs to build, test and run. Idempotent: does
 # nothing when everything is present. Needs root (or sudo) for apt-get.
 set -euo pipefail
+case ${1:-} in
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
+(($# == 0)) || { echo "install-deps.sh: takes no arguments (allowed: --help), not '$*'" >&2; exit 2; }
 
 packages=(
   # toolchain

@@ -4,8 +4,8 @@
 # stall and scheduler figures call disturbed skips itself, saying why. Prints a line per run
 # (exit code, time, load, tests, timing bounds checked and skipped, what failed) and a total;
 # each run's whole output stays in OUT-DIR/runN.log. Exit 0 when every run passed.
-#   scripts/loaded-tests.sh [--build DIR] [--runs N] [--jobs LIST] [--out DIR] [--no-hog]
-# --build DIR: a configured and built tree (default build-tests, as scripts/run-tests.sh
+#   scripts/loaded-tests.sh [--build-dir DIR] [--runs N] [--jobs LIST] [--out DIR] [--no-hog]
+# --build-dir DIR: a configured and built tree (default build-tests, as scripts/run-tests.sh
 #   leaves it); --runs N: how many runs (default 20); --jobs LIST: ctest -j per run, taken in
 #   turn (default 1,2: serial and -j2 alternated); --out DIR: the logs (default a new
 #   directory under /tmp); --no-hog: no CPU hog (the hog is stress-ng --cpu 1 when
@@ -15,20 +15,20 @@ cd "$(dirname "$0")/.."
 build=build-tests runs=20 jobs_list=1,2 out= hog=1
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --build) build=$2; shift 2 ;;
+    --build-dir) build=${2:?--build-dir needs a directory}; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --jobs) jobs_list=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --no-hog) hog=0; shift ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
-    *) echo "loaded-tests.sh: unknown option '$1'; allowed --build DIR, --runs N, --jobs LIST, --out DIR, --no-hog" >&2; exit 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "loaded-tests.sh: unknown option '$1'; allowed: --build-dir DIR, --runs N, --jobs LIST, --out DIR, --no-hog" >&2; exit 2 ;;
   esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "loaded-tests.sh: --runs '$runs' is not a positive integer" >&2; exit 2; }
 [[ $jobs_list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
   { echo "loaded-tests.sh: --jobs '$jobs_list' is not a comma-separated list of positive integers (e.g. 1,2)" >&2; exit 2; }
 [[ -f $build/CTestTestfile.cmake ]] ||
-  { echo "loaded-tests.sh: --build '$build' holds no built test tree (run scripts/run-tests.sh first)" >&2; exit 2; }
+  { echo "loaded-tests.sh: --build-dir '$build' holds no built test tree (run scripts/run-tests.sh first)" >&2; exit 2; }
 IFS=, read -r -a jobs <<<"$jobs_list"
 out=${out:-$(mktemp -d /tmp/linkem-loaded.XXXXXX)}
 mkdir -p "$out"

@@ -7,18 +7,18 @@
 # with the configured ones, in %, beside the paper's Table 4 and linkem-sim at the same
 # settings and seed. Prints a Markdown table; --json FILE keeps every figure.
 #
-#   scripts/measure-accuracy.sh [--build DIR] [--seconds 60] [--rate 10000] [--seed 1]
+#   scripts/measure-accuracy.sh [--build-dir DIR] [--duration 60] [--pps 10000] [--seed 1]
 #                               [--jitters 0.1,0.3,1,3] [--patterns cbr,sine] [--no-sim]
 #                               [--nice -20 | --rt 50] [--json FILE]
 #
-# --rate is the CBR rate and the sine's mean in frames/s (the sine's peak is twice it, its
+# --pps is the CBR rate and the sine's mean in frames/s (the sine's peak is twice it, its
 # period 30 s as in the paper). No root needed (virtual ports, --no-huge). Each point
-# takes --seconds plus ~3 s; the stall columns say how much the machine disturbed it.
+# takes --duration (seconds) plus ~3 s; the stall columns say how much the machine disturbed it.
 #
 # Through interface ports, the way a user puts linkemd in front of an application (root):
 #
 #   scripts/measure-accuracy.sh --ports veth [--pps 10000,50000] [--patterns cbr[,sine]]
-#                               [--seconds 60] [--jitters ...] [--seed 1] [--rt 50]
+#                               [--duration 60] [--jitters ...] [--seed 1] [--rt 50]
 #                               [--sender-rt 40] [--probe PATH|python] [--json F]
 #                               [--strategies correlated,smooth]
 #
@@ -27,13 +27,13 @@
 # linkem-udp-probe (tests/integration/udp_probe.cpp) when it exists, else (or with --probe
 # python) the Python ones of scripts/dataplane/accuracy_veth.py, which are more than 100 us
 # behind their schedule for many of the frames at 50 000 frames/s (the table's "sender late"
-# column says how many); the delays minus a 0-delay run per rate (--baseline-seconds, default 5);
+# column says how many); the delays minus a 0-delay run per rate (--baseline-duration, default 5 s);
 # linkem-sim with the same seed over the same packets and its per-packet correlation with
 # linkemd; loss, reordering, kernel ring and socket drops; linkemd's stalls. Exits 1 if a
 # frame was lost that no counter explains. Namespaces are removed on exit or interrupt.
 # For the table in docs/performance.md, on an idle machine:
-#   scripts/measure-accuracy.sh --ports veth --pps 10000,50000 --patterns cbr --seconds 60
-#   scripts/measure-accuracy.sh --ports veth --pps 10000 --patterns sine --seconds 60
+#   scripts/measure-accuracy.sh --ports veth --pps 10000,50000 --patterns cbr --duration 60
+#   scripts/measure-accuracy.sh --ports veth --pps 10000 --patterns sine --duration 60
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build="$here/build"
@@ -41,7 +41,7 @@ ports=virtual
 args=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --build) build=$2; shift 2 ;;
+        --build-dir) build=${2:?--build-dir needs a directory}; shift 2 ;;
         --ports) ports=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
         *) args+=("$1"); shift ;;
@@ -52,7 +52,7 @@ sim=$build/backend/sim/linkem-sim
 case " ${args[*]:-} " in *" --no-sim "*) need=("$linkemd") ;; *) need=("$linkemd" "$sim") ;; esac
 for b in "${need[@]}"; do
     [ -x "$b" ] || {
-        echo "measure-accuracy: $b not found (build it, or give --build DIR)" >&2
+        echo "measure-accuracy: $b not found (build it, or give --build-dir DIR)" >&2
         exit 2
     }
 done
@@ -74,8 +74,9 @@ import zmq
 
 linkemd, sim = sys.argv[1], sys.argv[2]
 ap = argparse.ArgumentParser(prog="measure-accuracy.sh")
-ap.add_argument("--seconds", type=float, default=60)
-ap.add_argument("--rate", type=float, default=10000, help="frames/s (sine: mean)")
+ap.add_argument("--duration", dest="seconds", type=float, default=60, help="seconds per point")
+ap.add_argument("--pps", dest="rate", metavar="FRAMES_PER_S", type=float, default=10000,
+                help="frames/s (sine: mean)")
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--jitters", default="0.1,0.3,1,3", help="ms")
 ap.add_argument("--patterns", default="cbr,sine")
@@ -88,7 +89,7 @@ ap.add_argument("--nice", type=int, help="run linkemd at this nice value (e.g. -
 ap.add_argument("--json")
 a = ap.parse_args(sys.argv[3:])
 if a.seconds < 2 or a.rate < 100 or a.rate > 100000:
-    sys.exit("measure-accuracy: --seconds must be >= 2, --rate 100 .. 100000 frames/s")
+    sys.exit("measure-accuracy: --duration must be >= 2 (seconds), --pps 100 .. 100000 (frames/s)")
 FRAME = 1518
 MEAN_NS = 10e6
 # The paper's Table 4 (50 Gbit/s CBR; sine from 0 to 50 Gbit/s, period 30 s), in %:

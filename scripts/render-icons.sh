@@ -5,6 +5,10 @@
 # Needs rsvg-convert (Debian: librsvg2-bin).
 #   scripts/render-icons.sh
 set -euo pipefail
+case ${1:-} in
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
+(($# == 0)) || { echo "render-icons.sh: takes no arguments (allowed: --help), not '$*'" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 
 svg=icons/org.linkem.Gui.svg

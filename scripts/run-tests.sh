@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds everything that can be built here and runs the whole test
 # suite. Tests that need root or network namespaces skip with a message when they can't run.
-# Among them packaging.debs builds the Debian packages (cpack: BUILD-DIR/packages/*.deb) and
+# Among them packaging.debs builds the Debian packages (cpack: DIR/packages/*.deb) and
 # checks them: lintian, the desktop-file and AppStream validators, the unpacked programs.
 # Then the sanitizer build (-DLINKEM_SANITIZE=ON: ASan + UBSan) of the unit and control-server
-# tests, in its own build directory (<build-dir>-asan), without DPDK: the DPDK-linked tests
+# tests, in its own build directory (DIR-asan), without DPDK: the DPDK-linked tests
 # (dataplane.*, linkemd on virtual ports) are not run under the sanitizers. LINKEM_NO_ASAN=1
 # skips that step.
-#   scripts/run-tests.sh [build-dir]      (default: build-tests)
+#   scripts/run-tests.sh [--build-dir DIR]      (default: build-tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build-tests}
+build=build-tests
+while (($#)); do
+  case $1 in
+    --build-dir) build=${2:?--build-dir needs a directory}; shift ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "run-tests.sh: unknown argument '$1'; allowed: --build-dir DIR" >&2; exit 2 ;;
+  esac
+  shift
+done
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and both builds
 # take markedly less time than with full debug information (docs/testing.md).
 debug_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")

@@ -5,26 +5,29 @@
 # burst, so that every frame is sampled), and by linkem-sim over the arrival times of the
 # frames up to the first that was not sampled, with the same seed.
 #
-#   scripts/scenario-figure.sh [--from DIR] [--rate FRAMES_PER_S] [BUILD_DIR] [OUT.png]
+#   scripts/scenario-figure.sh [--from DIR] [--pps FRAMES_PER_S] [--build-dir DIR] [--out FILE]
 #
-# BUILD_DIR (default build) holds linkemd and linkem-sim; OUT defaults to
+# --build-dir DIR (default build) holds linkemd and linkem-sim; --out FILE defaults to
 # docs/figures/scenario_step_response.png. Needs gnuplot and Debian's python3 with python3-zmq.
 # No root: linkemd runs on its own virtual ports with --no-huge and its own file prefix.
-# --rate: the built-in traffic's frames per second (default 10). --from DIR: plot what
+# --pps: the built-in traffic's frames per second (default 10). --from DIR: plot what
 # scripts/scenario/record.py recorded into DIR elsewhere (scenario.json, scheduled.csv,
 # measured.csv, arrivals.txt) instead of running linkemd here.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-from= rate=10
-while [[ ${1:-} == --* ]]; do
+from= rate=10 build=$here/../build out=$here/../docs/figures/scenario_step_response.png
+while (($#)); do
   case $1 in
-    --from) from=$2; shift 2 ;;
-    --rate) rate=$2; shift 2 ;;
-    *) echo "scenario-figure.sh: unknown option $1" >&2; exit 2 ;;
+    --from) from=${2:?--from needs a directory} ;;
+    --pps) rate=${2:?--pps needs a number of frames per second} ;;
+    --build-dir) build=${2:?--build-dir needs a directory} ;;
+    --out) out=${2:?--out needs a file name} ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "scenario-figure.sh: unknown argument '$1'; allowed: --from DIR, --pps FRAMES_PER_S, --build-dir DIR, --out FILE" >&2; exit 2 ;;
   esac
+  shift 2
 done
-build=${1:-$here/../build}
-out=${2:-$here/../docs/figures/scenario_step_response.png}
+[[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "scenario-figure.sh: --pps '$rate' is not a positive whole number" >&2; exit 2; }
 work=$(mktemp -d /tmp/linkem_scenario_figure.XXXXXX)
 pid=
 cleanup() {

@@ -7,7 +7,7 @@
 set -euo pipefail
 build=$1
 script="$(dirname "$0")/../../scripts/bench-gui.sh"
-if ! out=$(QT_QPA_PLATFORM=offscreen "$script" --build "$build" --seconds 3 --prefill 5 2>&1); then
+if ! out=$(QT_QPA_PLATFORM=offscreen "$script" --build-dir "$build" --duration 3 --prefill 5 2>&1); then
   echo "$out"
   echo "test_bench_smoke: bench-gui.sh failed" >&2
   exit 1

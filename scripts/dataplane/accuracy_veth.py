@@ -455,9 +455,10 @@ def fmt(v, nd=2):
 def main_run(argv):
     linkemd, sim, me = argv[0], argv[1], os.path.abspath(__file__)
     ap = argparse.ArgumentParser(prog="measure-accuracy.sh --ports veth")
-    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--duration", dest="seconds", type=float, default=60, help="seconds per point")
     ap.add_argument("--warmup", type=float, default=1.0, help="s of flow not counted")
-    ap.add_argument("--baseline-seconds", type=float, default=5.0)
+    ap.add_argument("--baseline-duration", dest="baseline_seconds", metavar="SECONDS",
+                    type=float, default=5.0, help="seconds of the 0-delay run per rate")
     ap.add_argument("--pps", default="10000,50000", help="frames/s (sine: mean)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jitters", default="0.1,0.3,1,3", help="ms")
@@ -487,7 +488,7 @@ def main_run(argv):
                  f"reordered (comma-separated), not '{a.strategies}'")
     if (a.seconds < 1 or a.warmup < 0.2 or not all(100 <= p <= 100000 for p in pps_list)
             or not all(x > 0 for x in jitters) or not set(patterns) <= {"cbr", "sine"}):
-        sys.exit("measure-accuracy: --seconds >= 1, --warmup >= 0.2, --pps 100 .. 100000 "
+        sys.exit("measure-accuracy: --duration >= 1 (seconds), --warmup >= 0.2, --pps 100 .. 100000 "
                  "frames/s, --jitters > 0 ms, --patterns cbr,sine")
     if a.probe == "python":
         a.probe = None

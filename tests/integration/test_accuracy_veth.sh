@@ -24,8 +24,8 @@ ip netns add "lkaccv-probe-$$" 2>/dev/null || skip "'ip netns add' failed"
 ip netns del "lkaccv-probe-$$"
 # SCHED_FIFO as measure-accuracy's users run it on a loaded machine; the script removes its
 # namespaces itself, also when timeout stops it.
-timeout -s TERM 170 "$script" --build "$build" --ports veth --pps 10000 --jitters 1 \
-    --seconds 3 --baseline-seconds 2 --rt 50 "${sim[@]}" --probe "$probe" --json "$out/r.json" \
+timeout -s TERM 170 "$script" --build-dir "$build" --ports veth --pps 10000 --jitters 1 \
+    --duration 3 --baseline-duration 2 --rt 50 "${sim[@]}" --probe "$probe" --json "$out/r.json" \
     >"$out/table.md" 2>"$out/log"
 rc=$?
 sed 's/^/    /' "$out/log" | tail -n 8
