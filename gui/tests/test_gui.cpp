@@ -22,6 +22,9 @@
 #include <QtTest>
 
 #include <cmath>
+#include <fstream>
+
+#include <unistd.h>
 
 #include <memory>
 
@@ -42,9 +45,11 @@
 #include "preset_controller.hpp"
 #include "probes.hpp"
 #include "readouts.hpp"
+#include "scenario_strip.hpp"
 #include "slider_scale.hpp"
 #include "stage_strip.hpp"
 #include "teaching.hpp"
+#include "traffic_panel.hpp"
 
 using namespace linkem;
 using namespace linkem::gui;
@@ -100,6 +105,8 @@ class GuiTest : public QObject {
     void undoRestoresTheLink();
     void gilbertElliottAsLossAndBurst();
     void compareStrategies();
+    void deadEndpointNeverFreezesTheWindow();
+    void unansweredRequestNamesTheEndpoint();
 
   private:
     bool waitLink();
@@ -841,6 +848,100 @@ void GuiTest::compareStrategies() {
     QCOMPARE(w_->teaching()->compareStrategies("reordered", "correlated"), QString());
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.strategy, Strategy::reordered, kTimeout);
     QVERIFY(w_->teaching()->compareStrategies("fast", "correlated").contains("offers"));
+}
+
+namespace {
+// How long the UI thread slept (neither ran nor waited for a CPU) in the longest stretch its
+// event loop went without a turn: a 5 ms timer marks the turns, and the thread's schedstat
+// (run and run-queue time) takes out what a busy machine adds. A call that blocks the UI
+// thread on the network shows here as sleep; a loaded machine does not.
+class FreezeMeter : public QObject {
+  public:
+    FreezeMeter() : tid_(gettid()) {
+        timer_.setTimerType(Qt::PreciseTimer);
+        connect(&timer_, &QTimer::timeout, this, &FreezeMeter::tick);
+        timer_.start(5);
+        tick();
+    }
+    bool works() const { return ran_ >= 0; }
+    double worstSleepMs() const { return worst_sleep_ns_ / 1e6; }
+    double worstGapMs() const { return worst_gap_ns_ / 1e6; }
+
+  private:
+    void tick() {
+        std::ifstream f("/proc/self/task/" + std::to_string(tid_) + "/schedstat");
+        long long ran = -1, waited = -1;
+        f >> ran >> waited;
+        const qint64 now = clock_.isValid() ? clock_.nsecsElapsed() : (clock_.start(), 0);
+        if (ran_ >= 0 && ran >= 0) {
+            const qint64 gap = now - last_;
+            const qint64 sleep = gap - (ran - ran_) - (waited - waited_);
+            worst_gap_ns_ = std::max(worst_gap_ns_, gap);
+            worst_sleep_ns_ = std::max(worst_sleep_ns_, sleep);
+        }
+        last_ = now;
+        ran_ = ran;
+        waited_ = waited;
+    }
+    pid_t tid_;
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ = 0, worst_gap_ns_ = 0, worst_sleep_ns_ = 0;
+    long long ran_ = -1, waited_ = -1;
+};
+}  // namespace
+
+// An endpoint where nothing answers: connecting, reconnecting, every kind of request, a
+// disconnect and a connect elsewhere, all while the window goes on drawing; the UI thread
+// never sleeps 50 ms or more waiting for the network.
+void GuiTest::deadEndpointNeverFreezesTheWindow() {
+    const QString dead = "ipc://" + dir_.path() + "/nobody";
+    w_->client().setRequestTimeout(300);
+    FreezeMeter meter;
+    if (!meter.works()) QSKIP("no /proc/self/task/TID/schedstat: the UI thread's sleep is unknown");
+    w_->client().connectTo(Endpoints{dead, dead + "-telemetry", {}, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::lost, kTimeout);
+    QElapsedTimer t;
+    t.start();
+    int failed = 0;
+    while (t.elapsed() < 1500) {
+        w_->client().call<proto::Method::get_link>({}, w_.get(), {},
+                                                   [&](const Failure&) { ++failed; });
+        w_->traffic()->setAvailable(true);
+        w_->scenarioStrip()->play();
+        QTest::qWait(20);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(failed > 10, kTimeout);  // refused at once: not connected
+    w_->client().connectTo(Endpoints{dead, dead + "-telemetry", {}, {}});
+    QTest::qWait(100);
+    w_->client().disconnectFrom();
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::disconnected, kTimeout);
+    w_->client().connectTo(Endpoints{control_, telemetry_, {}, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::connected && w_->link().valid(),
+                             kTimeout);
+    qInfo("the UI thread's longest stretch without a turn: %.1f ms, of it asleep %.1f ms",
+          meter.worstGapMs(), meter.worstSleepMs());
+    QVERIFY2(meter.worstSleepMs() < 50,
+             qPrintable(QString("the UI thread slept %1 ms waiting").arg(meter.worstSleepMs())));
+}
+
+// A request linkemd does not answer times out with a message that names the endpoint; the
+// window says so and reconnects when linkemd is back.
+void GuiTest::unansweredRequestNamesTheEndpoint() {
+    w_->client().setRequestTimeout(300);
+    w_->client().setSilenceTimeout(60'000);  // the request, not the silence, finds it out
+    fake_->stop();
+    Failure got;
+    w_->client().call<proto::Method::get_link>({}, w_.get(), {},
+                                               [&](const Failure& f) { got = f; });
+    QTRY_VERIFY_WITH_TIMEOUT(!got.code.isEmpty(), kTimeout);
+    QCOMPARE(got.code, QString("timeout"));
+    QVERIFY2(got.message.contains(control_) && got.message.contains("get_link"),
+             qPrintable(got.message));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::lost, kTimeout);
+    QVERIFY(w_->events()->text().contains("no answer from " + control_));
+    fake_->start();
+    QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::connected, kTimeout);
 }
 
 QTEST_MAIN(GuiTest)
