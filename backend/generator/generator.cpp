@@ -97,112 +97,121 @@ void Generator::take(std::vector<TrafficReport>& reports, std::vector<MeasuredSa
     }
 }
 
-void Generator::run() {
-    // Sleeps of tens of microseconds: without this the kernel may add 50 us of slack to each.
-    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    const unsigned dirs = directions();
-    Flow flow[2];
-    flow[0].in = a_;
-    flow[1].in = b_;
-    TrafficConfig cfg;
-    std::uint32_t run = 0;
-    std::uint64_t seen_changes = ~std::uint64_t{0};
-    TimeNs report_start = dp::now_ns(), next_report = report_start + kReportPeriod;
-    std::vector<std::uint8_t> templ;
-    dp::VirtualPort* sinks[2] = {b_ ? b_ : a_, b_ ? a_ : nullptr};
-    while (go_.load(std::memory_order_relaxed)) {
-        TimeNs now = dp::now_ns();
-        if (changes_.load(std::memory_order_acquire) != seen_changes) {
-            TrafficConfig next;
-            std::uint32_t next_run;
-            {
-                std::lock_guard lock(mu_);
-                seen_changes = changes_.load(std::memory_order_relaxed);
-                next = pending_;
-                next_run = run_;
-            }
-            const bool restart = next_run != run || (next.running && !cfg.running);
-            if (restart) {
-                for (unsigned d = 0; d < dirs; ++d) {
-                    Flow& f = flow[d];
-                    f.source = make_source(next.spec, 0x6c696e6b656d + d);
-                    f.start = now;
-                    f.next = now + std::visit([](auto& s) { return s.next(); }, *f.source);
-                    if (next_run != run) {
-                        f.seq = 0;
-                        f.meter.start_run(next_run);
-                    }
-                }
-                templ.assign(next.spec.frame_bytes - 4, 0);  // the mbuf holds no FCS
-            }
-            run = next_run;
-            cfg = next;
+// The generator thread: each pass adopts new settings, sends what is due, receives what came
+// out, reports every kReportPeriod and sleeps until the next frame is due.
+struct Generator::Loop {
+    explicit Loop(Generator& g)
+        : g(g), dirs(g.directions()), sinks{g.b_ ? g.b_ : g.a_, g.b_ ? g.a_ : nullptr} {
+        flow[0].in = g.a_;
+        flow[1].in = g.b_;
+        report_start = dp::now_ns();
+        next_report = report_start + kReportPeriod;
+    }
+
+    void pass() {
+        adopt(dp::now_ns());
+        if (cfg.running) send_due(dp::now_ns());
+        for (dp::VirtualPort* port : sinks)
+            if (port) receive(*port);
+        const TimeNs now = dp::now_ns();
+        if (now >= next_report) report(now);
+        sleep_until_due(now);
+    }
+
+    // New settings from apply(): a new run, or a start, begins the sources again.
+    void adopt(TimeNs now) {
+        if (g.changes_.load(std::memory_order_acquire) == seen_changes) return;
+        TrafficConfig next;
+        std::uint32_t next_run;
+        {
+            std::lock_guard lock(g.mu_);
+            seen_changes = g.changes_.load(std::memory_order_relaxed);
+            next = g.pending_;
+            next_run = g.run_;
         }
-        // Send what is due, one burst per direction per pass (a pass late by a stall sends
-        // the backlog in bursts of up to 256 frames until it has caught up).
-        if (cfg.running) {
+        if (next_run != run || (next.running && !cfg.running)) {
             for (unsigned d = 0; d < dirs; ++d) {
                 Flow& f = flow[d];
-                std::size_t k = 0;
-                while (f.next <= now && k < 256) {
-                    ++k;
-                    f.next = f.start + std::visit([](auto& s) { return s.next(); }, *f.source);
+                f.source = make_source(next.spec, 0x6c696e6b656d + d);
+                f.start = now;
+                f.next = now + std::visit([](auto& s) { return s.next(); }, *f.source);
+                if (next_run != run) {
+                    f.seq = 0;
+                    f.meter.start_run(next_run);
                 }
-                if (k == 0) continue;
-                const TimeNs stamp = dp::now_ns();
-                const std::uint64_t base = f.seq;
-                const std::size_t sent = f.in->send_burst(
-                    k, templ.size(), [&](std::size_t i, std::span<std::uint8_t> frame) {
-                        GenHeader h;
-                        h.direction = static_cast<std::uint8_t>(d);
-                        h.run = run;
-                        h.seq = base + i;
-                        h.send_ns = stamp;
-                        std::copy(templ.begin(), templ.end(), frame.begin());
-                        write_gen_frame(frame, h);
-                    });
-                f.seq += sent;
             }
+            templ.assign(next.spec.frame_bytes - 4, 0);  // the mbuf holds no FCS
         }
-        // Receive: each frame's delay from its own send time; the receive time is taken once
-        // per burst, after the burst was taken from the port's transmit ring.
-        for (dp::VirtualPort* port : sinks) {
-            if (!port) continue;
-            std::optional<TimeNs> at;
-            port->receive(
-                [&](std::span<const std::uint8_t> frame) {
-                    if (!at) at = dp::now_ns();
-                    const auto h = read_gen_frame(frame);
-                    if (!h || h->direction >= dirs) return;
-                    Flow& f = flow[h->direction];
-                    // Another run's frames and duplicates give no delay sample.
-                    const auto d = f.meter.on_frame(h->run, h->seq, h->send_ns, *at);
-                    if (!d) return;
-                    if (sample_period_ && *at >= f.next_sample) {
-                        f.next_sample =
-                            std::max(f.next_sample + sample_period_, *at - sample_period_);
-                        if (!samples_[h->direction]->try_push(
-                                MeasuredSample{h->send_ns, *d, h->run}))
-                            f.meter.sample_dropped();
-                    }
-                },
-                512);
-        }
-        now = dp::now_ns();
-        if (now >= next_report) {
-            TrafficReport r;
-            r.start_ns = report_start;
-            r.end_ns = now;
-            r.run = run;
-            for (unsigned d = 0; d < dirs; ++d) {
-                r.counts[d] = flow[d].meter.counts(flow[d].seq);
-                r.delay[d] = flow[d].meter.take_interval();
+        run = next_run;
+        cfg = next;
+    }
+
+    // What is due, one burst per direction per pass (a pass late by a stall sends the
+    // backlog in bursts of up to 256 frames until it has caught up).
+    void send_due(TimeNs now) {
+        for (unsigned d = 0; d < dirs; ++d) {
+            Flow& f = flow[d];
+            std::size_t k = 0;
+            while (f.next <= now && k < 256) {
+                ++k;
+                f.next = f.start + std::visit([](auto& s) { return s.next(); }, *f.source);
             }
-            reports_.try_push(r);
-            report_start = now;
-            next_report = now + kReportPeriod;
+            if (k == 0) continue;
+            const TimeNs stamp = dp::now_ns();
+            const std::uint64_t base = f.seq;
+            f.seq += f.in->send_burst(k, templ.size(),
+                                      [&](std::size_t i, std::span<std::uint8_t> frame) {
+                                          GenHeader h;
+                                          h.direction = static_cast<std::uint8_t>(d);
+                                          h.run = run;
+                                          h.seq = base + i;
+                                          h.send_ns = stamp;
+                                          std::copy(templ.begin(), templ.end(), frame.begin());
+                                          write_gen_frame(frame, h);
+                                      });
         }
-        // Sleep until the next frame is due, at most a poll period (the sink's lateness).
+    }
+
+    // Each frame's delay from its own send time; the receive time is taken once per burst,
+    // after the burst was taken from the port's transmit ring.
+    void receive(dp::VirtualPort& port) {
+        std::optional<TimeNs> at;
+        port.receive(
+            [&](std::span<const std::uint8_t> frame) {
+                if (!at) at = dp::now_ns();
+                const auto h = read_gen_frame(frame);
+                if (!h || h->direction >= dirs) return;
+                Flow& f = flow[h->direction];
+                // Another run's frames and duplicates give no delay sample.
+                const auto d = f.meter.on_frame(h->run, h->seq, h->send_ns, *at);
+                if (d) sample(f, h->direction, MeasuredSample{h->send_ns, *d, h->run}, *at);
+            },
+            512);
+    }
+
+    // At most sample_period_ apart per direction; a full ring drops the sample, counted.
+    void sample(Flow& f, unsigned d, const MeasuredSample& s, TimeNs at) {
+        if (!g.sample_period_ || at < f.next_sample) return;
+        f.next_sample = std::max(f.next_sample + g.sample_period_, at - g.sample_period_);
+        if (!g.samples_[d]->try_push(s)) f.meter.sample_dropped();
+    }
+
+    void report(TimeNs now) {
+        TrafficReport r;
+        r.start_ns = report_start;
+        r.end_ns = now;
+        r.run = run;
+        for (unsigned d = 0; d < dirs; ++d) {
+            r.counts[d] = flow[d].meter.counts(flow[d].seq);
+            r.delay[d] = flow[d].meter.take_interval();
+        }
+        g.reports_.try_push(r);
+        report_start = now;
+        next_report = now + kReportPeriod;
+    }
+
+    // Until the next frame is due, at most a poll period (the sink's lateness).
+    void sleep_until_due(TimeNs now) const {
         TimeNs wake = now + kPollPeriod;
         if (cfg.running)
             for (unsigned d = 0; d < dirs; ++d)
@@ -210,6 +219,24 @@ void Generator::run() {
         if (wake > now + 2 * kNsPerUs)
             std::this_thread::sleep_for(std::chrono::nanoseconds(wake - now));
     }
+
+    Generator& g;
+    const unsigned dirs;
+    dp::VirtualPort* const sinks[2];
+    Flow flow[2];
+    TrafficConfig cfg;
+    std::uint32_t run = 0;
+    std::uint64_t seen_changes = ~std::uint64_t{0};
+    TimeNs report_start = 0, next_report = 0;
+    std::vector<std::uint8_t> templ;
+};
+
+void Generator::run() {
+    // Sleeps of tens of microseconds: without this the kernel may add 50 us of slack to each.
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    Loop loop(*this);
+    while (go_.load(std::memory_order_relaxed))
+        loop.pass();
 }
 
 }  // namespace linkem::gen

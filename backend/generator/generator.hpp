@@ -56,6 +56,7 @@ class Generator {
     void take(std::vector<TrafficReport>& reports, std::vector<MeasuredSample> samples[2]);
 
   private:
+    struct Loop;  // the thread's state and its steps (generator.cpp)
     void run();
 
     dp::VirtualPort* a_;
