@@ -127,10 +127,7 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     r.duration_s = static_cast<double>(cfg.duration) * 1e-9;
     r.packets_in = c.packets_in;
     r.packets_out = c.packets_out;
-    r.drops_loss = c.drops_loss;
-    r.drops_policer = c.drops_policer;
-    r.drops_spacer = c.drops_spacer;
-    r.drops_buffer_full = c.drops_buffer_full;
+    r.drops = c.drops;
     r.delays_clamped = c.delays_clamped;
     r.waited = c.waited;
     r.waited_pct = c.packets_in

@@ -100,10 +100,12 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
            "bit/s and packets/s into the emulator and handed to the port, from the last two "
            "stats messages",
            false);
-    addRow("drops", "drops/s loss·policer·spacer·buffer",
-           "packets dropped per second, by cause: loss model, policer, spacer limit, "
-           "buffer full",
-           false);
+    QString causes, labels;  // "loss·policer·...", "loss model, policer, ..."
+    for (const DropCauseInfo& c : kDropCauses) {
+        causes += (causes.isEmpty() ? "" : "·") + QString(c.name).replace('_', ' ');
+        labels += (labels.isEmpty() ? "" : ", ") + QString(c.label);
+    }
+    addRow("drops", "drops/s " + causes, "packets dropped per second, by cause: " + labels, false);
     for (int c = 1; c <= 4; ++c)
         grid_->setColumnStretch(c, 1);
     setWindow(30);
@@ -264,9 +266,10 @@ void Readouts::refresh() {
             set("throughput", d, since_change,
                 rate(p.in_bps) + " → " + rate(p.out_bps) + "<br>" + count(p.in_pps) + " → " +
                     count(p.out_pps) + " pkt/s");
-            set("drops", d, since_change,
-                count(p.drops_per_s[0]) + " · " + count(p.drops_per_s[1]) + " · " +
-                    count(p.drops_per_s[2]) + " · " + count(p.drops_per_s[3]));
+            QString drops;
+            for (double v : p.drops_per_s)
+                drops += (drops.isEmpty() ? "" : " · ") + count(v);
+            set("drops", d, since_change, drops);
         }
     }
 }

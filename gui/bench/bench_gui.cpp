@@ -161,7 +161,7 @@ class Synthetic {
         for (linkem::DirectionStats& d : st.dir) {
             d.counters.packets_in = d.counters.packets_out = packets_;
             d.counters.bytes_in = d.counters.bytes_out = packets_ * 260;
-            d.counters.drops_loss = packets_ / 1000;
+            d.counters.drops[linkem::DropCause::loss] = packets_ / 1000;
         }
         emit w.client().telemetry(
             QStringLiteral("stats"),

@@ -72,8 +72,10 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
         });
     o << "# [rates] one row per stats message and direction: rates since the previous "
          "message (bytes include the 4-byte FCS)\n"
-      << "direction,t_s,in_bps,out_bps,in_pps,out_pps,drops_loss_per_s,drops_policer_per_s,"
-         "drops_spacer_per_s,drops_buffer_full_per_s\n";
+      << "direction,t_s,in_bps,out_bps,in_pps,out_pps";
+    for (const DropCauseInfo& c : kDropCauses)
+        o << ',' << c.key << "_per_s";
+    o << '\n';
     auto g = [](double v) { return QString::number(v, 'g', 10); };
     for (int d = 0; d < 2; ++d)
         for (const RatePoint& r : store.dir(d).rates) {

@@ -86,14 +86,14 @@ void ChartStore::addStats(const LinkStats& st) {
     for (unsigned d = 0; d < st.directions && d < 2; ++d) {
         Direction& D = dirs_[d];
         const CounterSnapshot& k = st.dir[d].counters;
-        const double c[8] = {
-            static_cast<double>(k.packets_in),   static_cast<double>(k.bytes_in),
-            static_cast<double>(k.packets_out),  static_cast<double>(k.bytes_out),
-            static_cast<double>(k.drops_loss),   static_cast<double>(k.drops_policer),
-            static_cast<double>(k.drops_spacer), static_cast<double>(k.drops_buffer_full)};
+        double c[kCounterColumns] = {
+            static_cast<double>(k.packets_in), static_cast<double>(k.bytes_in),
+            static_cast<double>(k.packets_out), static_cast<double>(k.bytes_out)};
+        for (std::size_t i = 0; i < kDropCauseCount; ++i)
+            c[4 + i] = static_cast<double>(k.drops[kDropCauses[i].cause]);
         if (D.have_prev && t == D.prev_t_ns) continue;  // the same message again
         bool monotonic = D.have_prev && t > D.prev_t_ns;
-        for (int i = 0; i < 8 && monotonic; ++i)
+        for (std::size_t i = 0; i < kCounterColumns && monotonic; ++i)
             monotonic = c[i] >= D.prev[i];
         if (monotonic) {
             const double dt = static_cast<double>(t - D.prev_t_ns) / 1e9;
@@ -103,7 +103,7 @@ void ChartStore::addStats(const LinkStats& st) {
             r.in_bps = (c[1] - D.prev[1]) * 8 / dt;
             r.out_pps = (c[2] - D.prev[2]) / dt;
             r.out_bps = (c[3] - D.prev[3]) * 8 / dt;
-            for (int i = 0; i < 4; ++i)
+            for (std::size_t i = 0; i < kDropCauseCount; ++i)
                 r.drops_per_s[i] = (c[4 + i] - D.prev[4 + i]) / dt;
             D.rates.push_back(r);
             changed(t);
@@ -111,7 +111,7 @@ void ChartStore::addStats(const LinkStats& st) {
         // Otherwise (first message, counters went back: linkemd restarted) start again.
         D.have_prev = true;
         D.prev_t_ns = t;
-        std::copy(c, c + 8, D.prev);
+        std::copy(c, c + kCounterColumns, D.prev);
     }
     trim();
 }

@@ -244,7 +244,7 @@ LinkStats sample_stats() {
     s.directions = 2;
     s.dir[0].counters.packets_in = 100;
     s.dir[0].counters.packets_out = 90;
-    s.dir[0].counters.drops_loss = 4;
+    s.dir[0].counters.drops[DropCause::loss] = 4;
     s.dir[0].counters.in_flight = 6;
     s.dir[0].counters.waited = 5;
     s.dir[0].counters.alpha = 0.25;
@@ -284,10 +284,37 @@ TEST(ProtocolTelemetry, StatsRoundTripAndBalance) {
     json broken = body;
     broken["a_to_b"].erase("packets_out");
     EXPECT_THROW(link_stats_from_json(broken), std::invalid_argument);
+    for (const DropCauseInfo& c : kDropCauses)
+        EXPECT_EQ(back.dir[0].counters.drops[c.cause], s.dir[0].counters.drops[c.cause]) << c.key;
     // `waited` is optional (linkemd builds without it): 0 when absent.
     json older = body;
     older["a_to_b"].erase("waited");
     EXPECT_EQ(link_stats_from_json(older).dir[0].counters.waited, 0u);
+}
+
+// The counters' JSON, byte for byte: one key per counter, the drops as drops_<cause>.
+TEST(ProtocolTelemetry, CountersKeepTheirKeys) {
+    CounterSnapshot c;
+    c.packets_in = 1;
+    c.bytes_in = 2;
+    c.packets_out = 3;
+    c.bytes_out = 4;
+    c.drops[DropCause::loss] = 5;
+    c.drops[DropCause::policer] = 6;
+    c.drops[DropCause::spacer] = 7;
+    c.drops[DropCause::buffer_full] = 8;
+    c.delays_clamped = 9;
+    c.waited = 10;
+    c.in_flight = 11;
+    c.alpha = 0.5;
+    c.rate_pps = 12.5;
+    c.rate_intervals = 13;
+    EXPECT_EQ(to_json(c).dump(),
+              "{\"alpha\":0.5,\"bytes_in\":2,\"bytes_out\":4,\"delays_clamped\":9,"
+              "\"drops_buffer_full\":8,\"drops_loss\":5,\"drops_policer\":6,\"drops_spacer\":7,"
+              "\"in_flight\":11,\"packets_in\":1,\"packets_out\":3,\"rate_intervals\":13,"
+              "\"rate_pps\":12.5,\"waited\":10}");
+    EXPECT_EQ(c.drops.total(), 5u + 6 + 7 + 8);
 }
 
 TEST(ProtocolTelemetry, DelayMessageRoundTrip) {

@@ -8,20 +8,19 @@ namespace linkem {
 using nlohmann::json;
 
 json to_json(const CounterSnapshot& c) {
-    return {{"packets_in", c.packets_in},
-            {"bytes_in", c.bytes_in},
-            {"packets_out", c.packets_out},
-            {"bytes_out", c.bytes_out},
-            {"drops_loss", c.drops_loss},
-            {"drops_policer", c.drops_policer},
-            {"drops_spacer", c.drops_spacer},
-            {"drops_buffer_full", c.drops_buffer_full},
-            {"delays_clamped", c.delays_clamped},
-            {"waited", c.waited},
-            {"in_flight", c.in_flight},
-            {"alpha", c.alpha},
-            {"rate_pps", c.rate_pps},
-            {"rate_intervals", c.rate_intervals}};
+    json j = {{"packets_in", c.packets_in},
+              {"bytes_in", c.bytes_in},
+              {"packets_out", c.packets_out},
+              {"bytes_out", c.bytes_out},
+              {"delays_clamped", c.delays_clamped},
+              {"waited", c.waited},
+              {"in_flight", c.in_flight},
+              {"alpha", c.alpha},
+              {"rate_pps", c.rate_pps},
+              {"rate_intervals", c.rate_intervals}};
+    for (const DropCauseInfo& d : kDropCauses)
+        j[d.key] = c.drops[d.cause];
+    return j;
 }
 
 json to_json(const RunningStats& s) {

@@ -93,8 +93,8 @@ json statsMsg(std::int64_t t, std::uint64_t pin, std::uint64_t bin, std::uint64_
     c.bytes_in = bin;
     c.packets_out = pout;
     c.bytes_out = bout;
-    c.drops_loss = loss;
-    c.drops_policer = policer;
+    c.drops[linkem::DropCause::loss] = loss;
+    c.drops[linkem::DropCause::policer] = policer;
     c.in_flight = 7;
     c.alpha = 0.25;
     c.rate_pps = 1234.5;

@@ -57,7 +57,7 @@ json statsMessage(std::int64_t t, std::uint64_t generation, std::uint64_t in, st
     s.directions = 2;
     for (auto& d : s.dir) {
         d.counters.packets_in = in;
-        d.counters.drops_loss = loss;
+        d.counters.drops[DropCause::loss] = loss;
         d.counters.packets_out = in - loss;
         d.params_generation = generation;
         d.traffic.present = true;
