@@ -137,7 +137,7 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     const double desired_mean = static_cast<double>(lp.mean_delay) * 1e-3;
     const double desired_jitter = static_cast<double>(sigma_ps) * 1e-6;
     r.mean_delay_us = moments.mean() * 1e-6;
-    r.jitter_us = moments.sd() * 1e-6;
+    r.jitter_us = moments.jitter() * 1e-6;
     r.min_delay_us = moments.count() ? static_cast<double>(min_d) * 1e-6 : kNaN;
     r.max_delay_us = moments.count() ? static_cast<double>(max_d) * 1e-6 : kNaN;
     r.mean_delay_dev_us = r.mean_delay_us - desired_mean;

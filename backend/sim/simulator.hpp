@@ -59,7 +59,7 @@ struct RunResult {
     double waited_pct = 0;     // of the packets in
 
     double mean_delay_us = 0,
-           jitter_us = 0;  // actual delay (jitter: its sample standard deviation)
+           jitter_us = 0;  // actual delay (jitter: its population standard deviation)
     double min_delay_us = 0, max_delay_us = 0;
     double mean_delay_dev_us = 0, mean_delay_dev_pct = 0;  // actual - target
     double jitter_dev_us = 0, jitter_dev_pct = 0;

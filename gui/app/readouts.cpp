@@ -77,11 +77,11 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
            "plane's polling and stalls",
            true);
     addRow("actual", "actual delay (sampled)",
-           "actual_ns of the sampled packets, mean ± sd: the emulated delay + spacer/order "
+           "actual_ns of the sampled packets, mean ± jitter: the emulated delay + spacer/order "
            "wait + lateness; not the NIC's transmit queue or the wire",
            true);
     addRow("measured", "measured one-way (traffic)",
-           "the built-in traffic's own measurement, mean ± sd: send time to receive time of "
+           "the built-in traffic's own measurement, mean ± jitter: send time to receive time of "
            "its frames, through the ports (everything above plus the virtual wire)",
            true);
     addRow("out_of_order", "out-of-order / lost (traffic)",
@@ -212,7 +212,7 @@ void Readouts::refresh() {
                            : QString();
             };
             if (a.emulated.count > 0) {
-                const double m = a.emulated.mean(), j = a.emulated.sd();
+                const double m = a.emulated.mean(), j = a.emulated.jitter();
                 set("emulated_mean", d, scope,
                     withCount(formatMs(m) + " " + deviation(m, target_mean), a.emulated.count),
                     style(m, target_mean));
@@ -236,12 +236,12 @@ void Readouts::refresh() {
                     : "–");
             set("actual", d, scope,
                 a.actual.count > 0
-                    ? withCount(formatMs(a.actual.mean()) + " ± " + formatMs(a.actual.sd()),
+                    ? withCount(formatMs(a.actual.mean()) + " ± " + formatMs(a.actual.jitter()),
                                 a.actual.count, "samples")
                     : "–");
             set("measured", d, scope,
                 a.measured.count > 0
-                    ? withCount(formatMs(a.measured.mean()) + " ± " + formatMs(a.measured.sd()),
+                    ? withCount(formatMs(a.measured.mean()) + " ± " + formatMs(a.measured.jitter()),
                                 a.measured.count, "frames")
                     : "–");
         }

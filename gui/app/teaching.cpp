@@ -82,7 +82,7 @@ QString laneText(int d, const DirectionReadout& r, bool compare) {
     if (a.emulated.count > 0)
         got = QString("<b>%1 ± %2 ms</b> emulated (n %3)")
                   .arg(a.emulated.mean() / 1e6, 0, 'f', 2)
-                  .arg(a.emulated.sd() / 1e6, 0, 'f', 2)
+                  .arg(a.emulated.jitter() / 1e6, 0, 'f', 2)
                   .arg(formatCount(a.emulated.count));
     QString text = QString("<b>%1</b> · %2 · set %3 ± %4 ms → %5")
                        .arg(dir, QString::fromStdString(std::string(to_string(r.link.strategy))))
@@ -93,7 +93,7 @@ QString laneText(int d, const DirectionReadout& r, bool compare) {
         if (a.actual.count > 0)
             text += QString(" · actual %1 ± %2 ms")
                         .arg(a.actual.mean() / 1e6, 0, 'f', 2)
-                        .arg(a.actual.sd() / 1e6, 0, 'f', 2);
+                        .arg(a.actual.jitter() / 1e6, 0, 'f', 2);
         if (r.have_traffic)
             text += QString(" · out of order %1").arg(formatCount(r.out_of_order_since_change));
     }

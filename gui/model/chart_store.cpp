@@ -7,30 +7,30 @@ namespace linkem::gui {
 
 // ---- distributions ----
 
-double distributionDensity(const std::string& distribution, double mean, double sd, double x) {
-    if (!(sd > 0) || distribution == "constant") return 0;
+double distributionDensity(const std::string& distribution, double mean, double jitter, double x) {
+    if (!(jitter > 0) || distribution == "constant") return 0;
     constexpr double kSqrt2Pi = 2.5066282746310002;
     if (distribution == "uniform") {
-        const double half = std::sqrt(3.0) * sd;
+        const double half = std::sqrt(3.0) * jitter;
         return x >= mean - half && x <= mean + half ? 1.0 / (2 * half) : 0.0;
     }
     if (distribution == "gamma") {
         if (!(mean > 0) || !(x > 0)) return 0;
-        const double cv = sd / mean;
-        const double k = 1.0 / (cv * cv), theta = sd * cv;
+        const double cv = jitter / mean;
+        const double k = 1.0 / (cv * cv), theta = jitter * cv;
         return std::exp((k - 1) * std::log(x) - x / theta - std::lgamma(k) - k * std::log(theta));
     }
     if (distribution == "lognormal") {
         if (!(mean > 0) || !(x > 0)) return 0;
-        const double cv = sd / mean;
+        const double cv = jitter / mean;
         const double s = std::sqrt(std::log1p(cv * cv));
         const double mu = std::log(mean) - 0.5 * s * s;
         const double z = (std::log(x) - mu) / s;
         return std::exp(-0.5 * z * z) / (x * s * kSqrt2Pi);
     }
     // normal (and anything unknown: the protocol's default)
-    const double z = (x - mean) / sd;
-    return std::exp(-0.5 * z * z) / (sd * kSqrt2Pi);
+    const double z = (x - mean) / jitter;
+    return std::exp(-0.5 * z * z) / (jitter * kSqrt2Pi);
 }
 
 // ---- ChartData ----
@@ -199,9 +199,9 @@ Histogram ChartStore::histogram(int d, std::int64_t lo, std::int64_t hi,
     const RunningStats all = ring.actual(lo, hi);
     if (all.count == 0) return h;
     // in microseconds, as the charts draw them
-    const double sd = all.sd() * 1e-3, mean = all.mean() * 1e-3;
+    const double jitter = all.jitter() * 1e-3, mean = all.mean() * 1e-3;
     const double mn = all.min * 1e-3, mx = all.max * 1e-3;
-    double a = std::max(mn, mean - 6 * sd), b = std::min(mx, mean + 6 * sd);
+    double a = std::max(mn, mean - 6 * jitter), b = std::min(mx, mean + 6 * jitter);
     if (!(b - a > 1e-3)) {
         a = mean - 0.5;
         b = mean + 0.5;

@@ -53,12 +53,12 @@ struct Histogram {
     double hi_us() const { return lo_us + bin_us * static_cast<double>(density.size()); }
 };
 
-/// The configured distribution's probability density (1/us) at x_us, for mean and sd as
-/// the model's distributions parameterise it: normal; uniform on mean -+ sqrt(3) sd;
-/// gamma with shape mean^2/sd^2 and scale sd^2/mean; lognormal with sigma^2 = ln(1 + cv^2),
-/// mu = ln(mean) - sigma^2/2. Constant (or sd 0) has no density: returns 0 (drawn as a
-/// spike at the mean).
-double distributionDensity(const std::string& distribution, double mean_us, double sd_us,
+/// The configured distribution's probability density (1/us) at x_us, for mean and jitter
+/// (its standard deviation) as the model's distributions parameterise it: normal; uniform
+/// on mean -+ sqrt(3) jitter; gamma with shape mean^2/jitter^2 and scale jitter^2/mean;
+/// lognormal with sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2. Constant (or jitter 0)
+/// has no density: returns 0 (drawn as a spike at the mean).
+double distributionDensity(const std::string& distribution, double mean_us, double jitter_us,
                            double x_us);
 
 /// The counters a RatePoint is the rate of: packets and bytes in and out, then one per drop

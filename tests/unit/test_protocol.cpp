@@ -341,7 +341,7 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     EXPECT_EQ(back.dir[0].samples[0].scheduled_ns, 20000100);
     EXPECT_EQ(back.dir[0].delay.count, 3u);
     EXPECT_DOUBLE_EQ(back.dir[0].delay.mean(), 20e6);
-    EXPECT_NEAR(back.dir[0].delay.sd(), m.dir[0].delay.sd(), 1e-6);
+    EXPECT_NEAR(back.dir[0].delay.jitter(), m.dir[0].delay.jitter(), 1e-6);
     EXPECT_EQ(back.dir[0].delay.min, 19e6);
     EXPECT_EQ(back.dir[0].samples_dropped, 3u);
     EXPECT_EQ(back.dir[1].delay.count, 0u);
@@ -351,6 +351,15 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     EXPECT_DOUBLE_EQ(back.dir[0].wait.spacer_ns, 400.0);
     EXPECT_DOUBLE_EQ(back.dir[0].wait.order_ns, 1000.0);
     EXPECT_EQ(back.dir[1].wait.count, 0u);
+    // The jitter goes out as jitter_ns only; a peer that sends its retired name sd_ns alone
+    // is still read.
+    EXPECT_TRUE(body["a_to_b"]["delay"].contains("jitter_ns"));
+    EXPECT_FALSE(body["a_to_b"]["delay"].contains("sd_ns"));
+    json sd_only = body;
+    sd_only["a_to_b"]["delay"]["sd_ns"] = sd_only["a_to_b"]["delay"]["jitter_ns"];
+    sd_only["a_to_b"]["delay"].erase("jitter_ns");
+    EXPECT_NEAR(proto::delay_message_from_json(sd_only).dir[0].delay.jitter(),
+                m.dir[0].delay.jitter(), 1e-6);
     // A linkemd from before `wait` existed: read as no wait.
     json old = body;
     old["a_to_b"].erase("wait");
@@ -428,7 +437,7 @@ TEST(RunningStats, MergeEqualsOneSeriesWhateverTheShifts) {
     m.merge(b);
     EXPECT_EQ(m.count, all.count);
     EXPECT_NEAR(m.mean(), all.mean(), 1e-6);
-    EXPECT_NEAR(m.sd(), all.sd(), 1e-3);
+    EXPECT_NEAR(m.jitter(), all.jitter(), 1e-3);
     EXPECT_EQ(m.min, all.min);
     EXPECT_EQ(m.max, all.max);
     // A 10 ms series with 1 us of spread keeps its sd when summed around its mean.
@@ -436,7 +445,7 @@ TEST(RunningStats, MergeEqualsOneSeriesWhateverTheShifts) {
     tight.shift = 1e7;
     for (int i = 0; i < 100000; ++i)
         tight.add(1e7 + (i % 2 ? 1000.0 : -1000.0));
-    EXPECT_NEAR(tight.sd(), 1000.0, 1e-6);
+    EXPECT_NEAR(tight.jitter(), 1000.0, 1e-6);
 }
 
 TEST(SpscRing, KeepsOrderRefusesWhenFullAndWorksAcrossThreads) {

@@ -29,8 +29,7 @@ json to_json(const RunningStats& s) {
     j["min_ns"] = s.min;
     j["max_ns"] = s.max;
     j["mean_ns"] = s.mean();
-    j["jitter_ns"] = s.sd();
-    j["sd_ns"] = s.sd();  // the same, under its protocol-1 name (docs/glossary.md, Deprecated)
+    j["jitter_ns"] = s.jitter();
     return j;
 }
 
@@ -102,9 +101,11 @@ RunningStats running_stats_from_json(const json& j) {
     s.min = number(j, "min_ns");
     s.max = number(j, "max_ns");
     s.shift = number(j, "mean_ns");
-    const double sd = number(j, j.contains("jitter_ns") ? "jitter_ns" : "sd_ns");
+    // sd_ns: jitter_ns's retired name, still read from a peer that sends only it
+    // (docs/glossary.md, "Retired names").
+    const double jitter = number(j, j.contains("jitter_ns") ? "jitter_ns" : "sd_ns");
     s.sum = 0;
-    s.sumsq = sd * sd * static_cast<double>(s.count);
+    s.sumsq = jitter * jitter * static_cast<double>(s.count);
     return s;
 }
 
