@@ -202,7 +202,7 @@ void Readouts::refresh() {
                 .arg(r.generation));
         for (int s = 0; s < 2; ++s) {
             const Scope scope = static_cast<Scope>(s);
-            const Achieved& a = s == since_change ? r.since_change : r.window;
+            const ScopeDelays& a = s == since_change ? r.since_change : r.window;
             // Colour only what needs a look: a settled since-change figure far off target.
             const bool judge = s == since_change && a.emulated.count >= 1000 &&
                                a.to_ns - a.from_ns >= 1'000'000'000;

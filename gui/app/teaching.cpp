@@ -77,7 +77,7 @@ QString laneText(int d, const DirectionReadout& r, bool compare) {
     if (!r.have_link) return QString("<b>%1</b>").arg(dir);
     const double mean = static_cast<double>(r.link.mean_delay),
                  jitter = static_cast<double>(r.link.jitter);
-    const Achieved& a = r.since_change;
+    const ScopeDelays& a = r.since_change;
     QString got = "waiting for the first interval after the change…";
     if (a.emulated.count > 0)
         got = QString("<b>%1 ± %2 ms</b> emulated (n %3)")

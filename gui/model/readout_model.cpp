@@ -103,7 +103,7 @@ DirectionReadout ReadoutModel::get(int d) const {
     // The window: the charts' time window up to the newest data.
     const ChartStore::Direction& D = store_.dir(d);
     const std::int64_t hi = store_.latestNs(), lo = hi - window_ns_;
-    Achieved& w = r.window;
+    ScopeDelays& w = r.window;
     w.from_ns = lo;
     w.to_ns = hi;
     for (auto it = D.intervals.rbegin(); it != D.intervals.rend(); ++it) {
@@ -119,7 +119,7 @@ DirectionReadout ReadoutModel::get(int d) const {
     const Since& s = since_[d];
     r.generation = s.generation;
     r.since_change = s.got;
-    if (!s.started) r.since_change = Achieved{};
+    if (!s.started) r.since_change = ScopeDelays{};
     if (last_ && static_cast<unsigned>(d) < last_->directions) {
         const DirectionStats& ds = last_->dir[d];
         r.have_stats = true;

@@ -322,13 +322,13 @@ void GuiEndToEnd::compareStrategiesSideBySide() {
     auto since = [&](int d) { return w.model().readouts().get(d).since_change; };
     QTRY_VERIFY_WITH_TIMEOUT(since(0).actual.count >= 6000 && since(1).actual.count >= 6000,
                              kTimeout);
-    const Achieved a = since(0), b = since(1);
+    const ScopeDelays a = since(0), b = since(1);
     // The scheduled delay (drawn delay + the wait for order) is the emulator's own: a stall of
     // linkemd (a busy CI machine) makes packets leave late and widens the actual spread of
     // both directions, but does not change what was scheduled. So the claims are judged on
     // the scheduled delay, and on the actual delay too when the lateness's spread stayed under
     // 0.5 ms (a tenth of the spreads compared).
-    auto scheduled = [&](int d, const Achieved& got) {
+    auto scheduled = [&](int d, const ScopeDelays& got) {
         RunningStats s;
         s.reset(20e6);
         w.model().store().dir(d).samples.forEach(got.from_ns, got.to_ns, [&](const DelayPoint& p) {

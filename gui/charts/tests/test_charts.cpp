@@ -164,7 +164,7 @@ class Panel : public Model, public ChartsPanel {
         WindowStats w;
         if (d < 0 || d > 1) return w;
         const DirectionReadout r = model.readouts().get(d);
-        const Achieved& a = r.window;
+        const ScopeDelays& a = r.window;
         w.samples = a.actual.count;
         w.mean_us = a.actual.mean() / 1e3;
         w.jitter_us = a.actual.jitter() / 1e3;
