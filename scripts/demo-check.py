@@ -10,7 +10,7 @@ from the frames themselves, and the emulator's own account of the same time, tak
 the same messages over every packet: the delay it drew + its wait (spacer queueing and
 order) + its lateness. They agree within 1 % or 100 us, whichever is larger, or the check
 fails. It also needs traffic both ways. Then it prints, per direction, the configured and
-the achieved delay, jitter and loss, and why they differ; and how much the machine
+the measured delay, jitter and loss, and why they differ; and how much the machine
 disturbed the run (the data plane's stalls, the CPU waits of linkemd's threads, the load).
 
 A run the machine disturbed (the data plane stalled, linkemd's threads waited for a CPU,
@@ -48,14 +48,15 @@ class Stats:
         n = j.get("count", 0) if j else 0
         if n == 0:
             return
-        mean, sd = j["mean_ns"], j.get("jitter_ns", j.get("sd_ns", 0.0))
+        mean, jitter = j["mean_ns"], j.get("jitter_ns", 0.0)
         total = self.n + n
         delta = mean - self.mean
-        self.m2 += sd * sd * n + delta * delta * self.n * n / total
+        self.m2 += jitter * jitter * n + delta * delta * self.n * n / total
         self.mean += delta * n / total
         self.n = total
 
-    def sd(self):
+    def jitter(self):
+        """The population standard deviation (over n), as jitter_ns."""
         return math.sqrt(self.m2 / self.n) if self.n > 1 else 0.0
 
 
@@ -296,7 +297,7 @@ def main():
         sys.exit(1)
     t_span = (last_stats["t_ns"] - first_stats["t_ns"]) or 1
 
-    # Per direction: the comparison, then configured against achieved and why.
+    # Per direction: the comparison, then configured against measured and why.
     failed, lines = [], []
     for x in dirs:
         a, p = acc[x], link[x]
@@ -308,8 +309,9 @@ def main():
         ooo = tr1.get("out_of_order", 0) - (tr0.get("out_of_order", 0) if same_run else 0)
         pin = s1["packets_in"] - s0["packets_in"]
         lost = s1["drops_loss"] - s0["drops_loss"]
-        other_drops = sum(s1[k] - s0[k] for k in ("drops_policer", "drops_spacer",
-                                                  "drops_buffer_full"))
+        # the other causes' drops_<cause> counters, by cause (docs/glossary.md, Drop causes)
+        other_drops = {k[len("drops_"):]: s1[k] - s0.get(k, 0) for k in sorted(s1)
+                       if k.startswith("drops_") and k != "drops_loss" and s1[k] - s0.get(k, 0)}
         if a.measured.n < 100 or received <= 0:
             failed.append(x)
             lines.append(f"  {x}: no traffic: {a.measured.n} frames measured, {received} "
@@ -321,30 +323,31 @@ def main():
         ok = abs(apart) <= allowed and a.has_wait
         if not ok:
             failed.append(x)
-        want, want_sd = p["mean_delay_us"] * 1e3, p["jitter_us"] * 1e3
-        got, got_sd = a.measured.mean, a.measured.sd()
+        want, want_jitter = p["mean_delay_us"] * 1e3, p["jitter_us"] * 1e3
+        got, got_jitter = a.measured.mean, a.measured.jitter()
         # The drawn delays' own wander: the mean of N correlated delays (weight alpha per
-        # packet) has an sd of sd * sqrt((1 + alpha) / (1 - alpha) / N).
+        # packet) has a standard deviation of jitter * sqrt((1 + alpha) / (1 - alpha) / N).
         alpha = s1.get("alpha", 0.0) if p["strategy"] == "correlated" else 0.0
         alpha = min(alpha, 1 - 1e-12)
-        wander = want_sd * math.sqrt((1 + alpha) / (1 - alpha) / max(a.delay.n, 1))
+        wander = want_jitter * math.sqrt((1 + alpha) / (1 - alpha) / max(a.delay.n, 1))
         lines.append(f"  {x}: configured {configured_line(p)}")
-        achieved = f"  {x}: achieved   {ms(got)}"
-        if want_sd > 0 or got_sd > 0:
-            achieved += f" ± {ms(got_sd)}"
-        achieved += f" ({pct(got - want, want):+.2f} %" if want else " ("
-        if want_sd > 0:
-            achieved += f", jitter {pct(got_sd - want_sd, want_sd):+.1f} %"
-        achieved += (f"), loss {pct(lost, pin):.2f} % ({lost} of {pin})"
-                     + (f", {other_drops} dropped by the limiter or a full buffer"
+        measured = f"  {x}: measured   {ms(got)}"
+        if want_jitter > 0 or got_jitter > 0:
+            measured += f" ± {ms(got_jitter)}"
+        measured += f" ({pct(got - want, want):+.2f} %" if want else " ("
+        if want_jitter > 0:
+            measured += f", jitter {pct(got_jitter - want_jitter, want_jitter):+.1f} %"
+        measured += (f"), loss {pct(lost, pin):.2f} % ({lost} of {pin})"
+                     + (f", {sum(other_drops.values())} dropped for other causes ("
+                        + ", ".join(f"{c} {n}" for c, n in other_drops.items()) + ")"
                         if other_drops else "")
                      + f", {ooo} out of order; measured by the built-in traffic over "
                      f"{a.measured.n} frames")
-        lines.append(achieved)
+        lines.append(measured)
         lines.append(f"      why {signed_ms(got - want)}: the delay the emulator drew "
                      f"{ms(a.delay.mean)} ({signed_ms(a.delay.mean - want)}"
-                     + (f"; the correlated series' own wander over {span:.0f} s has an sd of "
-                        f"{ms(wander)}" if wander > 0 else "") + ")")
+                     + (f"; the correlated series' own wander over {span:.0f} s has a standard "
+                        f"deviation of {ms(wander)}" if wander > 0 else "") + ")")
         lines.append(f"      + order wait {ms(a.wait.order_mean())} + spacer queueing "
                      f"{ms(a.wait.spacer_mean())} + lateness {ms(a.lateness.mean)} = the "
                      f"emulator's account {ms(account)}")

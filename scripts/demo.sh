@@ -11,7 +11,7 @@
 # First it checks it (scripts/demo-check.py): for 10 s, traffic both ways, and the delay
 # the built-in traffic measures equal to the emulator's own account of it (the delay it
 # drew + spacer and order wait + lateness) within 1 % or 100 us; it prints configured
-# against achieved per direction and why they differ, and what disturbed the run (stalls,
+# against measured per direction and why they differ, and what disturbed the run (stalls,
 # CPU waits, CPU steal, load). A run that disagrees while the machine disturbed it is
 # "disturbed, not judged", not a failure; the link is shown either way. Ctrl+C (or closing
 # the GUI) stops both.

@@ -101,13 +101,13 @@ DIRS = ("a_to_b", "b_to_a")
 
 
 def merge(acc, s):
-    """Pools running stats {count, mean_ns, jitter_ns} (population sd) into acc."""
+    """Pools running stats {count, mean_ns, jitter_ns} (population jitter) into acc."""
     n = s.get("count", 0)
     if not n:
         return acc
-    m, sd = s["mean_ns"], s["jitter_ns"]
+    m, jitter = s["mean_ns"], s["jitter_ns"]
     c, mm, q = acc
-    return (c + n, mm + n * m, q + n * (sd * sd + m * m))
+    return (c + n, mm + n * m, q + n * (jitter * jitter + m * m))
 
 
 def finish(acc):
@@ -195,15 +195,15 @@ def measure(pattern, jitter_ms, tmp, k):
            "seeds": seeds, "dirs": {}}
     for d in DIRS:
         t = s1[d]["traffic"]
-        mean, sd = t["delay"]["mean_ns"], t["delay"]["jitter_ns"]
+        mean, jitter = t["delay"]["mean_ns"], t["delay"]["jitter_ns"]
         am, asd, _ = finish(applied[d])
         lm, _, _ = finish(late[d])
         sm, ssd, sn = finish(sched[d])
         out["dirs"][d] = {
             "frames": t["delay"]["count"], "lost": t["lost"], "out_of_order": t["out_of_order"],
-            "mean_ns": mean, "sd_ns": sd,
+            "mean_ns": mean, "jitter_ns": jitter,
             "mean_dev_pct": 100 * (mean - MEAN_NS) / MEAN_NS,
-            "jitter_dev_pct": 100 * (sd - jitter_ms * 1e6) / (jitter_ms * 1e6),
+            "jitter_dev_pct": 100 * (jitter - jitter_ms * 1e6) / (jitter_ms * 1e6),
             "applied_mean_dev_pct": 100 * (am - MEAN_NS) / MEAN_NS if am else None,
             "applied_jitter_dev_pct": 100 * (asd - jitter_ms * 1e6) / (jitter_ms * 1e6) if am else None,
             "scheduled_mean_dev_pct": 100 * (sm - MEAN_NS) / MEAN_NS if sn else None,

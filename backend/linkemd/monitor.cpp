@@ -46,7 +46,7 @@ std::vector<proto::Event> Monitor::check(const dp::DataplaneStats& s, const Link
     for (unsigned d = 0; d < s.directions; ++d) {
         const dp::DirectionStats& ds = s.dir[d];
         const std::string dir = kDirectionKeys[d];
-        if (!full_[d] && ds.counters.drops_buffer_full > 0) {
+        if (!full_[d] && ds.counters.drops[DropCause::buffer_full] > 0) {
             full_[d] = true;
             const std::uint64_t user = link.direction(d).buffer_limit_packets;
             const std::string msg =

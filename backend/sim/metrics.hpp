@@ -14,7 +14,7 @@
 
 namespace linkem::sim {
 
-/// Mean and standard deviation of integer samples (picoseconds), summed exactly.
+/// Mean and jitter (standard deviation) of integer samples (picoseconds), summed exactly.
 ///
 /// Samples are accumulated as x - ref in 128-bit integers: sum and sum of squares are exact
 /// for any run length we can simulate (2^127 ps^2 is far beyond 10^10 packets of 10 s
@@ -36,12 +36,14 @@ class Moments {
         if (n_ == 0) return std::numeric_limits<double>::quiet_NaN();
         return static_cast<double>(ref_ + static_cast<long double>(sum_) / n_);
     }
-    /// Sample standard deviation (n - 1 in the denominator).
-    double sd() const {
-        if (n_ < 2) return std::numeric_limits<double>::quiet_NaN();
+    /// The jitter: the population standard deviation (n in the denominator), as linkem's
+    /// RunningStats, the protocol's jitter_ns and the parameter jitter_us define it
+    /// (docs/glossary.md, "jitter"); 0 for one sample, NaN for none.
+    double jitter() const {
+        if (n_ == 0) return std::numeric_limits<double>::quiet_NaN();
         const long double s = static_cast<long double>(sum_);
         const long double var =
-            (static_cast<long double>(sum_sq_) - s * s / n_) / static_cast<long double>(n_ - 1);
+            (static_cast<long double>(sum_sq_) - s * s / n_) / static_cast<long double>(n_);
         return static_cast<double>(std::sqrt(std::max<long double>(var, 0)));
     }
 

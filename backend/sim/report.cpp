@@ -43,39 +43,47 @@ Stat summarize(const std::vector<double>& values) {
 
 const std::vector<MetricDef>& metric_defs() {
     using R = RunResult;
-    static const std::vector<MetricDef> kDefs = {
-        {"mean_delay_us", "us", [](const R& r) { return r.mean_delay_us; }},
-        {"jitter_us", "us", [](const R& r) { return r.jitter_us; }},
-        {"mean_delay_dev_us", "us", [](const R& r) { return r.mean_delay_dev_us; }},
-        {"mean_delay_dev_pct", "%", [](const R& r) { return r.mean_delay_dev_pct; }},
-        {"jitter_dev_us", "us", [](const R& r) { return r.jitter_dev_us; }},
-        {"jitter_dev_pct", "%", [](const R& r) { return r.jitter_dev_pct; }},
-        {"min_delay_us", "us", [](const R& r) { return r.min_delay_us; }},
-        {"max_delay_us", "us", [](const R& r) { return r.max_delay_us; }},
-        {"passage_time_ms", "ms", [](const R& r) { return r.passage_time_ms; }},
-        {"passages", "", [](const R& r) { return static_cast<double>(r.passages); }},
-        {"swaps_per_packet", "", [](const R& r) { return r.swaps_per_packet; }},
-        {"swaps", "", [](const R& r) { return static_cast<double>(r.swaps); }},
-        {"packets_in", "", [](const R& r) { return static_cast<double>(r.packets_in); }},
-        {"packets_out", "", [](const R& r) { return static_cast<double>(r.packets_out); }},
-        {"drops_loss", "", [](const R& r) { return static_cast<double>(r.drops_loss); }},
-        {"drops_policer", "", [](const R& r) { return static_cast<double>(r.drops_policer); }},
-        {"drops_spacer", "", [](const R& r) { return static_cast<double>(r.drops_spacer); }},
-        {"drops_buffer_full", "",
-         [](const R& r) { return static_cast<double>(r.drops_buffer_full); }},
-        {"delays_clamped", "", [](const R& r) { return static_cast<double>(r.delays_clamped); }},
-        {"waited", "", [](const R& r) { return static_cast<double>(r.waited); }},
-        {"waited_pct", "%", [](const R& r) { return r.waited_pct; }},
-        {"rate_intervals", "", [](const R& r) { return static_cast<double>(r.rate_intervals); }},
-        {"alpha_min", "", [](const R& r) { return r.alpha_min; }},
-        {"alpha_mean", "", [](const R& r) { return r.alpha_mean; }},
-        {"alpha_max", "", [](const R& r) { return r.alpha_max; }},
-        {"rate_pps_min", "packet/s", [](const R& r) { return r.rate_pps_min; }},
-        {"rate_pps_mean", "packet/s", [](const R& r) { return r.rate_pps_mean; }},
-        {"rate_pps_max", "packet/s", [](const R& r) { return r.rate_pps_max; }},
-        {"wall_s", "s", [](const R& r) { return r.wall_s; }},
-        {"packets_per_s", "packet/s", [](const R& r) { return r.packets_per_s(); }},
-    };
+    static const std::vector<MetricDef> kDefs = [] {
+        std::vector<MetricDef> d = {
+            {"mean_delay_us", "us", [](const R& r) { return r.mean_delay_us; }},
+            {"jitter_us", "us", [](const R& r) { return r.jitter_us; }},
+            {"mean_delay_dev_us", "us", [](const R& r) { return r.mean_delay_dev_us; }},
+            {"mean_delay_dev_pct", "%", [](const R& r) { return r.mean_delay_dev_pct; }},
+            {"jitter_dev_us", "us", [](const R& r) { return r.jitter_dev_us; }},
+            {"jitter_dev_pct", "%", [](const R& r) { return r.jitter_dev_pct; }},
+            {"min_delay_us", "us", [](const R& r) { return r.min_delay_us; }},
+            {"max_delay_us", "us", [](const R& r) { return r.max_delay_us; }},
+            {"passage_time_ms", "ms", [](const R& r) { return r.passage_time_ms; }},
+            {"passages", "", [](const R& r) { return static_cast<double>(r.passages); }},
+            {"swaps_per_packet", "", [](const R& r) { return r.swaps_per_packet; }},
+            {"swaps", "", [](const R& r) { return static_cast<double>(r.swaps); }},
+            {"packets_in", "", [](const R& r) { return static_cast<double>(r.packets_in); }},
+            {"packets_out", "", [](const R& r) { return static_cast<double>(r.packets_out); }},
+        };
+        // one row per drop cause, after packets_out
+        for (const DropCauseInfo& c : kDropCauses)
+            d.push_back({c.key, "", [cause = c.cause](const R& r) {
+                             return static_cast<double>(r.drops[cause]);
+                         }});
+        d.insert(d.end(),
+                 {
+                     {"delays_clamped", "",
+                      [](const R& r) { return static_cast<double>(r.delays_clamped); }},
+                     {"waited", "", [](const R& r) { return static_cast<double>(r.waited); }},
+                     {"waited_pct", "%", [](const R& r) { return r.waited_pct; }},
+                     {"rate_intervals", "",
+                      [](const R& r) { return static_cast<double>(r.rate_intervals); }},
+                     {"alpha_min", "", [](const R& r) { return r.alpha_min; }},
+                     {"alpha_mean", "", [](const R& r) { return r.alpha_mean; }},
+                     {"alpha_max", "", [](const R& r) { return r.alpha_max; }},
+                     {"rate_pps_min", "packet/s", [](const R& r) { return r.rate_pps_min; }},
+                     {"rate_pps_mean", "packet/s", [](const R& r) { return r.rate_pps_mean; }},
+                     {"rate_pps_max", "packet/s", [](const R& r) { return r.rate_pps_max; }},
+                     {"wall_s", "s", [](const R& r) { return r.wall_s; }},
+                     {"packets_per_s", "packet/s", [](const R& r) { return r.packets_per_s(); }},
+                 });
+        return d;
+    }();
     return kDefs;
 }
 
@@ -93,14 +101,12 @@ nlohmann::json to_json(const RunResult& r) {
                         {"swaps", r.swaps},
                         {"packets_in", r.packets_in},
                         {"packets_out", r.packets_out},
-                        {"drops_loss", r.drops_loss},
-                        {"drops_policer", r.drops_policer},
-                        {"drops_spacer", r.drops_spacer},
-                        {"drops_buffer_full", r.drops_buffer_full},
                         {"delays_clamped", r.delays_clamped},
                         {"waited", r.waited},
                         {"rate_intervals", r.rate_intervals}})
         j[k] = v;
+    for (const DropCauseInfo& c : kDropCauses)
+        j[c.key] = r.drops[c.cause];
     return j;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ Stat summarize(const std::vector<double>& values);
 struct MetricDef {
     const char* key;
     const char* unit;
-    double (*get)(const RunResult&);
+    std::function<double(const RunResult&)> get;
 };
 const std::vector<MetricDef>& metric_defs();
 

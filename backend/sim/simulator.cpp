@@ -127,10 +127,7 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     r.duration_s = static_cast<double>(cfg.duration) * 1e-9;
     r.packets_in = c.packets_in;
     r.packets_out = c.packets_out;
-    r.drops_loss = c.drops_loss;
-    r.drops_policer = c.drops_policer;
-    r.drops_spacer = c.drops_spacer;
-    r.drops_buffer_full = c.drops_buffer_full;
+    r.drops = c.drops;
     r.delays_clamped = c.delays_clamped;
     r.waited = c.waited;
     r.waited_pct = c.packets_in
@@ -140,7 +137,7 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     const double desired_mean = static_cast<double>(lp.mean_delay) * 1e-3;
     const double desired_jitter = static_cast<double>(sigma_ps) * 1e-6;
     r.mean_delay_us = moments.mean() * 1e-6;
-    r.jitter_us = moments.sd() * 1e-6;
+    r.jitter_us = moments.jitter() * 1e-6;
     r.min_delay_us = moments.count() ? static_cast<double>(min_d) * 1e-6 : kNaN;
     r.max_delay_us = moments.count() ? static_cast<double>(max_d) * 1e-6 : kNaN;
     r.mean_delay_dev_us = r.mean_delay_us - desired_mean;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "linkem/counters.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/scenario.hpp"
 #include "linkem/traffic.hpp"
@@ -52,13 +53,13 @@ struct RunResult {
     std::uint64_t seed = 0;
     double duration_s = 0;
     std::uint64_t packets_in = 0, packets_out = 0;
-    std::uint64_t drops_loss = 0, drops_policer = 0, drops_spacer = 0, drops_buffer_full = 0;
+    DropCounts drops;  // by cause (linkem/counters.hpp)
     std::uint64_t delays_clamped = 0;
     std::uint64_t waited = 0;  // packets that waited behind their predecessor (FIFO)
     double waited_pct = 0;     // of the packets in
 
     double mean_delay_us = 0,
-           jitter_us = 0;  // actual delay (jitter: its sample standard deviation)
+           jitter_us = 0;  // actual delay (jitter: its population standard deviation)
     double min_delay_us = 0, max_delay_us = 0;
     double mean_delay_dev_us = 0, mean_delay_dev_pct = 0;  // actual - target
     double jitter_dev_us = 0, jitter_dev_pct = 0;

@@ -249,14 +249,14 @@ int run_smooth_ks(const SimConfig& base, const SweepSettings& s, std::ostream& c
                   std::ostream& err) {
     const double th = static_cast<double>(base.link.half_life);
     const double mean = static_cast<double>(base.link.mean_delay);
-    const double sd = base.link.jitter > 0 ? static_cast<double>(base.link.jitter) : 3e6;
+    const double jitter = base.link.jitter > 0 ? static_cast<double>(base.link.jitter) : 3e6;
     const std::size_t n = s.runs > 0 ? static_cast<std::size_t>(s.runs) * 1000 : 20000;
     const double pps = base.traffic.rate_bps / base.traffic.bits_per_packet();
     csv << "figure,strategy,distribution,samples,ks,ks_crit_1pct,mean_dev_pct,jitter_dev_pct\n";
     for (Distribution dist : kDistributions) {
         for (Strategy st : {Strategy::smooth, Strategy::correlated}) {
             Delayer d;
-            d.configure(Delayer::Config{st, dist, mean, sd, th});
+            d.configure(Delayer::Config{st, dist, mean, jitter, th});
             if (st == Strategy::correlated) d.on_rate(pps);
             Rng rng(s.seed), offsets(s.seed ^ 0x5bd1e995);
             const auto per = static_cast<std::uint64_t>(10 * th * 1e-9 * pps);
@@ -277,18 +277,19 @@ int run_smooth_ks(const SimConfig& base, const SweepSettings& s, std::ostream& c
             m /= static_cast<long double>(n);
             for (double v : x)
                 m2 += (v - m) * (v - m);
-            const double sd_got = std::sqrt(static_cast<double>(m2 / (n - 1)));
+            // the jitter as linkem defines it: the population standard deviation
+            const double jitter_got = std::sqrt(static_cast<double>(m2 / n));
             std::sort(x.begin(), x.end());
             double ks = 0;
             for (std::size_t i = 0; i < n; ++i) {
-                const double f = target_cdf(dist, mean, sd, x[i]);
+                const double f = target_cdf(dist, mean, jitter, x[i]);
                 ks = std::max({ks, f - static_cast<double>(i) / static_cast<double>(n),
                                static_cast<double>(i + 1) / static_cast<double>(n) - f});
             }
             csv << "smooth-ks," << to_string(st) << ',' << to_string(dist) << ',' << n << ','
                 << num(ks) << ',' << num(1.63 / std::sqrt(static_cast<double>(n))) << ','
                 << num(100 * (static_cast<double>(m) - mean) / mean) << ','
-                << num(100 * (sd_got - sd) / sd) << '\n';
+                << num(100 * (jitter_got - jitter) / jitter) << '\n';
             if (!s.quiet)
                 err << "linkem-sim: smooth-ks: " << to_string(st) << ' ' << to_string(dist)
                     << " KS " << num(ks) << '\n';

@@ -77,11 +77,11 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
            "plane's polling and stalls",
            true);
     addRow("actual", "actual delay (sampled)",
-           "actual_ns of the sampled packets, mean ± sd: the emulated delay + spacer/order "
+           "actual_ns of the sampled packets, mean ± jitter: the emulated delay + spacer/order "
            "wait + lateness; not the NIC's transmit queue or the wire",
            true);
     addRow("measured", "measured one-way (traffic)",
-           "the built-in traffic's own measurement, mean ± sd: send time to receive time of "
+           "the built-in traffic's own measurement, mean ± jitter: send time to receive time of "
            "its frames, through the ports (everything above plus the virtual wire)",
            true);
     addRow("out_of_order", "out-of-order / lost (traffic)",
@@ -100,10 +100,12 @@ Readouts::Readouts(const ReadoutModel& model, QWidget* parent) : QWidget(parent)
            "bit/s and packets/s into the emulator and handed to the port, from the last two "
            "stats messages",
            false);
-    addRow("drops", "drops/s loss·policer·spacer·buffer",
-           "packets dropped per second, by cause: loss model, policer, spacer limit, "
-           "buffer full",
-           false);
+    QString causes, labels;  // "loss·policer·...", "loss model, policer, ..."
+    for (const DropCauseInfo& c : kDropCauses) {
+        causes += (causes.isEmpty() ? "" : "·") + QString(c.name).replace('_', ' ');
+        labels += (labels.isEmpty() ? "" : ", ") + QString(c.label);
+    }
+    addRow("drops", "drops/s " + causes, "packets dropped per second, by cause: " + labels, false);
     for (int c = 1; c <= 4; ++c)
         grid_->setColumnStretch(c, 1);
     setWindow(30);
@@ -200,7 +202,7 @@ void Readouts::refresh() {
                 .arg(r.generation));
         for (int s = 0; s < 2; ++s) {
             const Scope scope = static_cast<Scope>(s);
-            const Achieved& a = s == since_change ? r.since_change : r.window;
+            const ScopeDelays& a = s == since_change ? r.since_change : r.window;
             // Colour only what needs a look: a settled since-change figure far off target.
             const bool judge = s == since_change && a.emulated.count >= 1000 &&
                                a.to_ns - a.from_ns >= 1'000'000'000;
@@ -210,7 +212,7 @@ void Readouts::refresh() {
                            : QString();
             };
             if (a.emulated.count > 0) {
-                const double m = a.emulated.mean(), j = a.emulated.sd();
+                const double m = a.emulated.mean(), j = a.emulated.jitter();
                 set("emulated_mean", d, scope,
                     withCount(formatMs(m) + " " + deviation(m, target_mean), a.emulated.count),
                     style(m, target_mean));
@@ -234,12 +236,12 @@ void Readouts::refresh() {
                     : "–");
             set("actual", d, scope,
                 a.actual.count > 0
-                    ? withCount(formatMs(a.actual.mean()) + " ± " + formatMs(a.actual.sd()),
+                    ? withCount(formatMs(a.actual.mean()) + " ± " + formatMs(a.actual.jitter()),
                                 a.actual.count, "samples")
                     : "–");
             set("measured", d, scope,
                 a.measured.count > 0
-                    ? withCount(formatMs(a.measured.mean()) + " ± " + formatMs(a.measured.sd()),
+                    ? withCount(formatMs(a.measured.mean()) + " ± " + formatMs(a.measured.jitter()),
                                 a.measured.count, "frames")
                     : "–");
         }
@@ -264,9 +266,10 @@ void Readouts::refresh() {
             set("throughput", d, since_change,
                 rate(p.in_bps) + " → " + rate(p.out_bps) + "<br>" + count(p.in_pps) + " → " +
                     count(p.out_pps) + " pkt/s");
-            set("drops", d, since_change,
-                count(p.drops_per_s[0]) + " · " + count(p.drops_per_s[1]) + " · " +
-                    count(p.drops_per_s[2]) + " · " + count(p.drops_per_s[3]));
+            QString drops;
+            for (double v : p.drops_per_s)
+                drops += (drops.isEmpty() ? "" : " · ") + count(v);
+            set("drops", d, since_change, drops);
         }
     }
 }

@@ -16,11 +16,11 @@ namespace {
 const char* kName[5] = {"&Delay", "&Jitter", "&Half-life", "&Rate", "&Loss"};
 
 QString figure(const std::string& key, const DirectionReadout& r) {
-    const Achieved& a = r.since_change;
+    const ScopeDelays& a = r.since_change;
     if (key == "mean_delay_us")
         return a.emulated.count ? QString::number(a.emulated.mean() / 1e6, 'f', 2) + " ms" : "…";
     if (key == "jitter_us")
-        return a.emulated.count ? QString::number(a.emulated.sd() / 1e6, 'f', 2) + " ms" : "…";
+        return a.emulated.count ? QString::number(a.emulated.jitter() / 1e6, 'f', 2) + " ms" : "…";
     if (key == "half_life_us") {
         // α is the correlated strategy's weight; the others draw without it
         if (r.link.strategy != Strategy::correlated)

@@ -70,12 +70,12 @@ QString laneText(int d, const DirectionReadout& r, bool compare) {
     if (!r.have_link) return QString("<b>%1</b>").arg(dir);
     const double mean = static_cast<double>(r.link.mean_delay),
                  jitter = static_cast<double>(r.link.jitter);
-    const Achieved& a = r.since_change;
+    const ScopeDelays& a = r.since_change;
     QString got = "waiting for the first interval after the change…";
     if (a.emulated.count > 0)
         got = QString("<b>%1 ± %2 ms</b> emulated (n %3)")
                   .arg(a.emulated.mean() / 1e6, 0, 'f', 2)
-                  .arg(a.emulated.sd() / 1e6, 0, 'f', 2)
+                  .arg(a.emulated.jitter() / 1e6, 0, 'f', 2)
                   .arg(formatCount(a.emulated.count));
     QString text = QString("<b>%1</b> · %2 · set %3 ± %4 ms → %5")
                        .arg(dir, QString::fromStdString(std::string(to_string(r.link.strategy))))
@@ -86,7 +86,7 @@ QString laneText(int d, const DirectionReadout& r, bool compare) {
         if (a.actual.count > 0)
             text += QString(" · actual %1 ± %2 ms")
                         .arg(a.actual.mean() / 1e6, 0, 'f', 2)
-                        .arg(a.actual.sd() / 1e6, 0, 'f', 2);
+                        .arg(a.actual.jitter() / 1e6, 0, 'f', 2);
         if (r.have_traffic)
             text += QString(" · out of order %1").arg(formatCount(r.out_of_order_since_change));
     }

@@ -139,7 +139,7 @@ class Synthetic {
         for (linkem::DirectionStats& d : sm.stats.dir) {
             d.counters.packets_in = d.counters.packets_out = packets_;
             d.counters.bytes_in = d.counters.bytes_out = packets_ * 260;
-            d.counters.drops_loss = packets_ / 1000;
+            d.counters.drops[linkem::DropCause::loss] = packets_ / 1000;
         }
         emit w.client().telemetry(st);
     }

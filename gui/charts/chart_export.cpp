@@ -48,7 +48,8 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
               << usNs(p.scheduled_ns) << ',' << usNs(p.actual_ns) << '\n';
         });
     o << "# [intervals] one row per delay message and direction: the drawn delay over every "
-         "packet queued in the interval (sd: the population standard deviation, as jitter_us), "
+         "packet queued in the interval (jitter_us: its population standard deviation, as the "
+         "parameter jitter_us is), "
          "lateness over every packet that left\n"
       << "direction,start_s,end_s,count,min_us,max_us,mean_us,jitter_us,lateness_count,"
          "lateness_mean_us,lateness_max_us\n";
@@ -59,8 +60,8 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
             const RunningStats& l = iv.lateness;
             o << kDirectionKeys[d] << ',' << sec(iv.start_ns) << ',' << sec(iv.end_ns) << ','
               << m.count << ',' << (m.count ? us(m.min) : "") << ',' << (m.count ? us(m.max) : "")
-              << ',' << (m.count ? us(m.mean()) : "") << ',' << (m.count ? us(m.sd()) : "") << ','
-              << l.count << ',' << (l.count ? us(l.mean()) : "") << ','
+              << ',' << (m.count ? us(m.mean()) : "") << ',' << (m.count ? us(m.jitter()) : "")
+              << ',' << l.count << ',' << (l.count ? us(l.mean()) : "") << ','
               << (l.count ? us(l.max) : "") << '\n';
         }
     o << "# [measured] one row per measured frame of linkemd's built-in traffic: send time, "
@@ -72,8 +73,10 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
         });
     o << "# [rates] one row per stats message and direction: rates since the previous "
          "message (bytes include the 4-byte FCS)\n"
-      << "direction,t_s,in_bps,out_bps,in_pps,out_pps,drops_loss_per_s,drops_policer_per_s,"
-         "drops_spacer_per_s,drops_buffer_full_per_s\n";
+      << "direction,t_s,in_bps,out_bps,in_pps,out_pps";
+    for (const DropCauseInfo& c : kDropCauses)
+        o << ',' << c.key << "_per_s";
+    o << '\n';
     auto g = [](double v) { return QString::number(v, 'g', 10); };
     for (int d = 0; d < 2; ++d)
         for (const RatePoint& r : store.dir(d).rates) {

@@ -2,10 +2,13 @@
 // titles carry their caption lines (the desk) or only a short title (the stage).
 #pragma once
 
+#include <iterator>
+
 #include <QColor>
 #include <QString>
 
 #include "direction_label.hpp"
+#include "linkem/counters.hpp"
 
 namespace linkem::gui {
 
@@ -22,9 +25,13 @@ struct ChartStyle {
 /// A→B, B→A; darker shades for the measured samples and the targets.
 inline const QColor kDirectionColor[2] = {QColor(31, 119, 180), QColor(230, 115, 0)};
 inline const QColor kDirectionDark[2] = {QColor(8, 48, 107), QColor(140, 60, 0)};
-/// Drop causes in kDropCauses order: loss, policer, spacer, buffer full.
-inline const QColor kCauseColor[4] = {QColor(214, 39, 40), QColor(148, 103, 189),
-                                      QColor(44, 160, 44), QColor(120, 80, 40)};
+/// The drop causes' colours, in kDropCauses order (loss, policer, spacer, buffer full), with
+/// spares for causes to come: a new row in kDropCauses takes the next one.
+inline const QColor kCauseColor[] = {
+    QColor(214, 39, 40),  QColor(148, 103, 189), QColor(44, 160, 44),  QColor(120, 80, 40),
+    QColor(23, 190, 207), QColor(227, 119, 194), QColor(188, 189, 34), QColor(127, 127, 127)};
+static_assert(std::size(kCauseColor) >= kDropCauseCount,
+              "a colour per drop cause: add one to kCauseColor");
 
 inline QString directionLabel(int d) {
     return QString::fromUtf8(kDirectionLabels[d == 0 ? 0 : 1]);

@@ -64,7 +64,8 @@ class ChartsPanel : public QWidget {
     int directions() const { return show_; }
     /// Throughput in packets/s (true) or bit/s (false, the default).
     void setThroughputInPackets(bool packets);
-    /// The header over a delay lane (the stage's "set → achieved"), filled by its owner.
+    /// The header over a delay lane (the stage's "set → emulated since the change"), filled by
+    /// its owner.
     QLabel* laneHeader(int direction) const { return lane_header_[direction]; }
 
     /// The time window shown, up to the newest data (ns): what the export writes.

@@ -13,9 +13,20 @@
 namespace linkem::gui {
 
 namespace {
-const char* const kCauseLabel[4] = {"loss model", "policer", "spacer limit", "buffer full"};
-// the legend's: the protocol's counter names (drops_loss, ...) less "drops_"
-const char* const kCauseShort[4] = {"loss", "policer", "spacer", "buffer full"};
+// The legend's name of a cause: its name in words ("buffer_full" -> "buffer full").
+QString causeShort(const DropCauseInfo& c) {
+    return QString::fromUtf8(c.name).replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+// The chart's tooltip: every cause, its GUI label, counter and meaning.
+QString dropsToolTip() {
+    QString t = QObject::tr("Packets dropped per second, by cause:");
+    for (const DropCauseInfo& c : kDropCauses)
+        t += QStringLiteral("\n%1 (%2): %3")
+                 .arg(QString::fromUtf8(c.label), QString::fromUtf8(c.key),
+                      QString::fromUtf8(c.meaning));
+    return t;
+}
 
 bool anyAbove0(const QList<QPointF>& v) {
     return std::any_of(v.begin(), v.end(), [](const QPointF& p) { return p.y() > 0; });
@@ -153,20 +164,18 @@ DropsChart::DropsChart() : ChartRenderer(QStringLiteral("drops")) {
     chart_->addAxis(x_, Qt::AlignBottom);
     chart_->addAxis(y_, Qt::AlignLeft);
     for (int d = 0; d < 2; ++d)
-        for (int c = 0; c < 4; ++c)
+        for (std::size_t c = 0; c < kDropCauseCount; ++c)
             for (int k : {kBody, kHead}) {
                 drop_[d][c][k] = newLine(
-                    partName(
-                        QObject::tr("%1 %2").arg(directionLabel(d), QObject::tr(kCauseLabel[c])),
-                        k),
+                    partName(QObject::tr("%1 %2").arg(directionLabel(d),
+                                                      QString::fromUtf8(kDropCauses[c].label)),
+                             k),
                     kCauseColor[c], 1.5, d == 0 ? Qt::SolidLine : Qt::DashLine);
                 attach(chart_, drop_[d][c][k], x_, y_);
                 // one entry per cause: the caption says solid is A→B, dashed B→A
-                labelMarker(chart_, drop_[d][c][k], QObject::tr(kCauseShort[c]));
+                labelMarker(chart_, drop_[d][c][k], causeShort(kDropCauses[c]));
             }
-    view_ = newView(chart_, QObject::tr("Packets dropped per second: loss model (drops_loss), "
-                                        "policer, spacer limit, no room (buffer limit or "
-                                        "mbuf pool)."));
+    view_ = newView(chart_, dropsToolTip());
     setTitles();
 }
 
@@ -178,7 +187,7 @@ void DropsChart::setTitles() {
 void DropsChart::applyStyle(const ChartStyle& s) {
     ChartRenderer::applyStyle(s);
     for (int d = 0; d < 2; ++d)
-        for (int c = 0; c < 4; ++c)
+        for (std::size_t c = 0; c < kDropCauseCount; ++c)
             for (int k : {kBody, kHead})
                 setLineWidth(drop_[d][c][k], 1.5, s);
 }
@@ -187,7 +196,7 @@ QList<QXYSeries*> DropsChart::parts(const QString& part) const {
     QList<QXYSeries*> v;
     if (part != QLatin1String("all")) return v;
     for (int d = 0; d < 2; ++d)
-        for (int c = 0; c < 4; ++c)
+        for (std::size_t c = 0; c < kDropCauseCount; ++c)
             v << drop_[d][c][kBody] << drop_[d][c][kHead];
     return v;
 }
@@ -196,7 +205,7 @@ bool DropsChart::drawHeads(const RedrawFrame& f) {
     Heads heads;
     for (int d = 0; d < 2; ++d) {
         if (!f.shown(d)) continue;
-        for (int c = 0; c < 4; ++c) {
+        for (std::size_t c = 0; c < kDropCauseCount; ++c) {
             QList<QPointF> v = ratePoints(f, d, f.split, f.hi,
                                           [c](const RatePoint& r) { return r.drops_per_s[c]; });
             // a cause starts dropping: its legend entry appears (everything again)
@@ -208,11 +217,11 @@ bool DropsChart::drawHeads(const RedrawFrame& f) {
 }
 
 void DropsChart::drawAll(const RedrawFrame& f) {
-    QList<QPointF> dr[2][4][2];
+    QList<QPointF> dr[2][kDropCauseCount][2];
     double dmax = 0;
     Batch batch;
     for (int d = 0; d < 2; ++d)
-        for (int c = 0; c < 4; ++c) {
+        for (std::size_t c = 0; c < kDropCauseCount; ++c) {
             if (f.shown(d)) {
                 auto value = [c](const RatePoint& r) { return r.drops_per_s[c]; };
                 dr[d][c][kBody] = ratePoints(f, d, f.lo, f.split - 1, value);
@@ -236,7 +245,7 @@ void DropsChart::drawAll(const RedrawFrame& f) {
         setRange(y_, 0, std::max(dmax, 1.0), true, yt, true);
     });
     for (int d = 0; d < 2; ++d)
-        for (int c = 0; c < 4; ++c) {
+        for (std::size_t c = 0; c < kDropCauseCount; ++c) {
             showMarker(chart_, drop_[d][c][kBody], nonzero_[d][c] && (d == 0 || !nonzero_[0][c]));
             showMarker(chart_, drop_[d][c][kHead], false);
         }

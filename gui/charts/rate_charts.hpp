@@ -1,6 +1,6 @@
 // The two charts of the `stats` messages' rates: throughput in and out per direction (bit/s
-// or packets/s), and drops per second by cause (loss model, policer, spacer limit, buffer
-// full; solid A→B, dashed B→A).
+// or packets/s), and drops per second by cause (one line per row of kDropCauses; solid A→B,
+// dashed B→A).
 #pragma once
 
 #include <functional>
@@ -45,8 +45,8 @@ class DropsChart : public ChartRenderer {
     void drawAll(const RedrawFrame& f);
     void setTitles() override;
     QValueAxis *x_ = nullptr, *y_ = nullptr;
-    QLineSeries* drop_[2][4][2];
-    bool nonzero_[2][4] = {};
+    QLineSeries* drop_[2][kDropCauseCount][2];
+    bool nonzero_[2][kDropCauseCount] = {};
 };
 
 }  // namespace linkem::gui

@@ -7,30 +7,30 @@ namespace linkem::gui {
 
 // ---- distributions ----
 
-double distributionDensity(const std::string& distribution, double mean, double sd, double x) {
-    if (!(sd > 0) || distribution == "constant") return 0;
+double distributionDensity(const std::string& distribution, double mean, double jitter, double x) {
+    if (!(jitter > 0) || distribution == "constant") return 0;
     constexpr double kSqrt2Pi = 2.5066282746310002;
     if (distribution == "uniform") {
-        const double half = std::sqrt(3.0) * sd;
+        const double half = std::sqrt(3.0) * jitter;
         return x >= mean - half && x <= mean + half ? 1.0 / (2 * half) : 0.0;
     }
     if (distribution == "gamma") {
         if (!(mean > 0) || !(x > 0)) return 0;
-        const double cv = sd / mean;
-        const double k = 1.0 / (cv * cv), theta = sd * cv;
+        const double cv = jitter / mean;
+        const double k = 1.0 / (cv * cv), theta = jitter * cv;
         return std::exp((k - 1) * std::log(x) - x / theta - std::lgamma(k) - k * std::log(theta));
     }
     if (distribution == "lognormal") {
         if (!(mean > 0) || !(x > 0)) return 0;
-        const double cv = sd / mean;
+        const double cv = jitter / mean;
         const double s = std::sqrt(std::log1p(cv * cv));
         const double mu = std::log(mean) - 0.5 * s * s;
         const double z = (std::log(x) - mu) / s;
         return std::exp(-0.5 * z * z) / (x * s * kSqrt2Pi);
     }
     // normal (and anything unknown: the protocol's default)
-    const double z = (x - mean) / sd;
-    return std::exp(-0.5 * z * z) / (sd * kSqrt2Pi);
+    const double z = (x - mean) / jitter;
+    return std::exp(-0.5 * z * z) / (jitter * kSqrt2Pi);
 }
 
 // ---- ChartData ----
@@ -86,14 +86,14 @@ void ChartStore::addStats(const LinkStats& st) {
     for (unsigned d = 0; d < st.directions && d < 2; ++d) {
         Direction& D = dirs_[d];
         const CounterSnapshot& k = st.dir[d].counters;
-        const double c[8] = {
-            static_cast<double>(k.packets_in),   static_cast<double>(k.bytes_in),
-            static_cast<double>(k.packets_out),  static_cast<double>(k.bytes_out),
-            static_cast<double>(k.drops_loss),   static_cast<double>(k.drops_policer),
-            static_cast<double>(k.drops_spacer), static_cast<double>(k.drops_buffer_full)};
+        double c[kCounterColumns] = {
+            static_cast<double>(k.packets_in), static_cast<double>(k.bytes_in),
+            static_cast<double>(k.packets_out), static_cast<double>(k.bytes_out)};
+        for (std::size_t i = 0; i < kDropCauseCount; ++i)
+            c[4 + i] = static_cast<double>(k.drops[kDropCauses[i].cause]);
         if (D.have_prev && t == D.prev_t_ns) continue;  // the same message again
         bool monotonic = D.have_prev && t > D.prev_t_ns;
-        for (int i = 0; i < 8 && monotonic; ++i)
+        for (std::size_t i = 0; i < kCounterColumns && monotonic; ++i)
             monotonic = c[i] >= D.prev[i];
         if (monotonic) {
             const double dt = static_cast<double>(t - D.prev_t_ns) / 1e9;
@@ -103,7 +103,7 @@ void ChartStore::addStats(const LinkStats& st) {
             r.in_bps = (c[1] - D.prev[1]) * 8 / dt;
             r.out_pps = (c[2] - D.prev[2]) / dt;
             r.out_bps = (c[3] - D.prev[3]) * 8 / dt;
-            for (int i = 0; i < 4; ++i)
+            for (std::size_t i = 0; i < kDropCauseCount; ++i)
                 r.drops_per_s[i] = (c[4 + i] - D.prev[4 + i]) / dt;
             D.rates.push_back(r);
             changed(t);
@@ -111,7 +111,7 @@ void ChartStore::addStats(const LinkStats& st) {
         // Otherwise (first message, counters went back: linkemd restarted) start again.
         D.have_prev = true;
         D.prev_t_ns = t;
-        std::copy(c, c + 8, D.prev);
+        std::copy(c, c + kCounterColumns, D.prev);
     }
     trim();
 }
@@ -199,9 +199,9 @@ Histogram ChartStore::histogram(int d, std::int64_t lo, std::int64_t hi,
     const RunningStats all = ring.actual(lo, hi);
     if (all.count == 0) return h;
     // in microseconds, as the charts draw them
-    const double sd = all.sd() * 1e-3, mean = all.mean() * 1e-3;
+    const double jitter = all.jitter() * 1e-3, mean = all.mean() * 1e-3;
     const double mn = all.min * 1e-3, mx = all.max * 1e-3;
-    double a = std::max(mn, mean - 6 * sd), b = std::min(mx, mean + 6 * sd);
+    double a = std::max(mn, mean - 6 * jitter), b = std::min(mx, mean + 6 * jitter);
     if (!(b - a > 1e-3)) {
         a = mean - 0.5;
         b = mean + 0.5;

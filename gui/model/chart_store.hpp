@@ -33,10 +33,8 @@ struct Interval {
 struct RatePoint {
     std::int64_t t_ns = 0;
     double in_bps = 0, out_bps = 0, in_pps = 0, out_pps = 0;
-    double drops_per_s[4] = {0, 0, 0, 0};  // kDropCauses order
+    double drops_per_s[kDropCauseCount] = {};  // by cause, in kDropCauses order
 };
-inline constexpr const char* kDropCauses[4] = {"drops_loss", "drops_policer", "drops_spacer",
-                                               "drops_buffer_full"};
 
 /// The target in force from since_ns on (set by setLink), in microseconds.
 struct Target {
@@ -55,13 +53,17 @@ struct Histogram {
     double hi_us() const { return lo_us + bin_us * static_cast<double>(density.size()); }
 };
 
-/// The configured distribution's probability density (1/us) at x_us, for mean and sd as
-/// the model's distributions parameterise it: normal; uniform on mean -+ sqrt(3) sd;
-/// gamma with shape mean^2/sd^2 and scale sd^2/mean; lognormal with sigma^2 = ln(1 + cv^2),
-/// mu = ln(mean) - sigma^2/2. Constant (or sd 0) has no density: returns 0 (drawn as a
-/// spike at the mean).
-double distributionDensity(const std::string& distribution, double mean_us, double sd_us,
+/// The configured distribution's probability density (1/us) at x_us, for mean and jitter
+/// (its standard deviation) as the model's distributions parameterise it: normal; uniform
+/// on mean -+ sqrt(3) jitter; gamma with shape mean^2/jitter^2 and scale jitter^2/mean;
+/// lognormal with sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2. Constant (or jitter 0)
+/// has no density: returns 0 (drawn as a spike at the mean).
+double distributionDensity(const std::string& distribution, double mean_us, double jitter_us,
                            double x_us);
+
+/// The counters a RatePoint is the rate of: packets and bytes in and out, then one per drop
+/// cause.
+inline constexpr std::size_t kCounterColumns = 4 + kDropCauseCount;
 
 /// Everything received, for both directions.
 class ChartStore {
@@ -77,7 +79,8 @@ class ChartStore {
         // the previous `stats` counters, for the rates
         bool have_prev = false;
         std::int64_t prev_t_ns = 0;
-        double prev[8] = {};  // packets_in, bytes_in, packets_out, bytes_out, drops x4
+        // packets_in, bytes_in, packets_out, bytes_out, then the drops in kDropCauses order
+        double prev[kCounterColumns] = {};
     };
 
     /// A `stats` message (its t_ns is the stats' own).

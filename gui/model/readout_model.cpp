@@ -4,14 +4,6 @@
 
 namespace linkem::gui {
 
-namespace {
-
-std::uint64_t drops(const CounterSnapshot& c) {
-    return c.drops_loss + c.drops_policer + c.drops_spacer + c.drops_buffer_full;
-}
-
-}  // namespace
-
 void ReadoutModel::setLink(const LinkConfig& link, unsigned directions, std::uint64_t generation) {
     have_link_ = true;
     link_ = link;
@@ -79,9 +71,9 @@ void ReadoutModel::addStats(const LinkStats& st) {
         const bool new_run = ds.traffic.present && s.have_base && ds.traffic.run != s.base_run;
         if (!s.have_base) {
             s.have_base = true;
-            s.base_drops = drops(ds.counters);
+            s.base_drops = ds.counters.drops.total();
             s.base_in = ds.counters.packets_in;
-            s.base_loss = ds.counters.drops_loss;
+            s.base_loss = ds.counters.drops[DropCause::loss];
         }
         if (new_run || s.base_run == 0) {
             // the traffic's counters start again with each run (set_traffic)
@@ -111,7 +103,7 @@ DirectionReadout ReadoutModel::get(int d) const {
     // The window: the charts' time window up to the newest data.
     const ChartStore::Direction& D = store_.dir(d);
     const std::int64_t hi = store_.latestNs(), lo = hi - window_ns_;
-    Achieved& w = r.window;
+    ScopeDelays& w = r.window;
     w.from_ns = lo;
     w.to_ns = hi;
     for (auto it = D.intervals.rbegin(); it != D.intervals.rend(); ++it) {
@@ -127,19 +119,20 @@ DirectionReadout ReadoutModel::get(int d) const {
     const Since& s = since_[d];
     r.generation = s.generation;
     r.since_change = s.got;
-    if (!s.started) r.since_change = Achieved{};
+    if (!s.started) r.since_change = ScopeDelays{};
     if (last_ && static_cast<unsigned>(d) < last_->directions) {
         const DirectionStats& ds = last_->dir[d];
         r.have_stats = true;
         r.alpha = ds.counters.alpha;
         r.rate_pps = ds.counters.rate_pps;
         r.in_flight = ds.counters.in_flight;
-        r.drops_total = drops(ds.counters);
+        r.drops_total = ds.counters.drops.total();
         if (s.have_base && ds.params_generation == s.generation) {
             r.drops_since_change = r.drops_total - std::min(r.drops_total, s.base_drops);
             const CounterSnapshot& c = ds.counters;
             r.in_since_change = c.packets_in - std::min(c.packets_in, s.base_in);
-            const std::uint64_t lost = c.drops_loss - std::min(c.drops_loss, s.base_loss);
+            const std::uint64_t loss = c.drops[DropCause::loss];
+            const std::uint64_t lost = loss - std::min(loss, s.base_loss);
             r.loss_since_change = r.in_since_change > 0 ? static_cast<double>(lost) /
                                                               static_cast<double>(r.in_since_change)
                                                         : 0.0;

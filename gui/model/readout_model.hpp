@@ -1,7 +1,7 @@
-// The figures of the Readouts panel and the stage's "set -> achieved", per direction, in two
-// scopes: over the charts' time window (from the ChartStore), and since the last parameter
-// change (the generation linkemd tags each `delay` interval with), so that a change never
-// mixes the link before it into what is shown as achieved.
+// The figures of the Readouts panel and of the stage strip beside each setting, per
+// direction, in two scopes: over the charts' time window (from the ChartStore), and since
+// the last parameter change (the generation linkemd tags each `delay` interval with), so
+// that a change never mixes the link before it into the delays shown.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,9 @@
 
 namespace linkem::gui {
 
-/// What one scope achieved (ns; each RunningStats' count is its sample count).
-struct Achieved {
+/// The delays of one scope, each as docs/glossary.md names it (ns; each RunningStats' count
+/// is its sample count).
+struct ScopeDelays {
     RunningStats emulated;  // delay_ns over every packet queued (the intervals' `delay`)
     RunningStats lateness;  // over every packet that left (the intervals' `lateness`)
     RunningStats actual;    // actual_ns of the sampled packets
@@ -27,7 +28,7 @@ struct Achieved {
 struct DirectionReadout {
     bool have_link = false;
     LinkParams link;  // in force
-    Achieved window, since_change;
+    ScopeDelays window, since_change;
     std::uint64_t generation = 0;  // of since_change
     // From the newest `stats` message (not windowed).
     bool have_stats = false;
@@ -70,7 +71,7 @@ class ReadoutModel {
         bool started = false;       // an interval of `generation` ended: what follows is all of it
         std::int64_t after_ns = 0;  // a scenario step: the interval ending at or after it
         std::int64_t from_ns = 0;
-        Achieved got;
+        ScopeDelays got;
         // counters when the generation was first seen in stats
         bool have_base = false;
         std::uint64_t base_drops = 0, base_ooo = 0, base_lost = 0, base_sent = 0;

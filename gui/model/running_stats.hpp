@@ -1,7 +1,8 @@
 // The GUI's one running-statistics type is the protocol's RunningStats (linkem/telemetry.hpp):
-// count, minimum, maximum, mean and the *population* standard deviation (the sum of squared
-// deviations divided by n, as the protocol's `sd_ns` and the parameter `jitter_us` are),
-// mergeable. Every figure the GUI shows, the readouts' and the charts', comes from it.
+// count, minimum, maximum, mean and the jitter, the *population* standard deviation (the sum
+// of squared deviations divided by n, as the protocol's `jitter_ns` and the parameter
+// `jitter_us` are), mergeable. Every figure the GUI shows, the readouts' and the charts', comes
+// from it.
 #pragma once
 
 #include "linkem/telemetry.hpp"

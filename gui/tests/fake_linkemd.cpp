@@ -151,8 +151,8 @@ proto::StatsMessage FakeLinkemd::stats_message() const {
         DirectionStats& ds = s.dir[d];
         // like linkemd --demo: 0.5 % lost by the loss model
         ds.counters.packets_in = packets_;
-        ds.counters.drops_loss = packets_ / 200;
-        ds.counters.packets_out = packets_ - ds.counters.drops_loss;
+        ds.counters.drops[DropCause::loss] = packets_ / 200;
+        ds.counters.packets_out = packets_ - ds.counters.drops[DropCause::loss];
         ds.counters.bytes_in = packets_ * 1518;
         ds.counters.bytes_out = ds.counters.packets_out * 1518;
         ds.counters.alpha = 0.99;
@@ -163,7 +163,7 @@ proto::StatsMessage FakeLinkemd::stats_message() const {
         ds.traffic.run = 1;
         ds.traffic.sent = packets_;
         ds.traffic.received = ds.counters.packets_out;
-        ds.traffic.lost = ds.counters.drops_loss;
+        ds.traffic.lost = ds.counters.drops[DropCause::loss];
         PortStats& p = s.port[d];
         p.name = d == 0 ? "fake_a" : "fake_b";
         p.link_up = true;

@@ -317,13 +317,13 @@ void GuiEndToEnd::compareStrategiesSideBySide() {
     auto since = [&](int d) { return w.model().readouts().get(d).since_change; };
     QTRY_VERIFY_WITH_TIMEOUT(since(0).actual.count >= 6000 && since(1).actual.count >= 6000,
                              kTimeout);
-    const Achieved a = since(0), b = since(1);
+    const ScopeDelays a = since(0), b = since(1);
     // The scheduled delay (drawn delay + the wait for order) is the emulator's own: a stall of
     // linkemd (a busy CI machine) makes packets leave late and widens the actual spread of
     // both directions, but does not change what was scheduled. So the claims are judged on
     // the scheduled delay, and on the actual delay too when the lateness's spread stayed under
     // 0.5 ms (a tenth of the spreads compared).
-    auto scheduled = [&](int d, const Achieved& got) {
+    auto scheduled = [&](int d, const ScopeDelays& got) {
         RunningStats s;
         s.reset(20e6);
         w.model().store().dir(d).samples.forEach(got.from_ns, got.to_ns, [&](const DelayPoint& p) {
@@ -332,20 +332,20 @@ void GuiEndToEnd::compareStrategiesSideBySide() {
         return s;
     };
     const RunningStats sa = scheduled(0, a), sb = scheduled(1, b);
-    const double late_ms = std::max(a.lateness.sd(), b.lateness.sd()) / 1e6;
+    const double late_ms = std::max(a.lateness.jitter(), b.lateness.jitter()) / 1e6;
     qInfo(
         "correlated: actual %.3f ± %.3f ms, scheduled %.3f ± %.3f ms; uncorrelated: actual "
         "%.3f ± %.3f ms, scheduled %.3f ± %.3f ms (waits %.3f, %.3f ms); lateness sd %.3f ms",
-        a.actual.mean() / 1e6, a.actual.sd() / 1e6, sa.mean() / 1e6, sa.sd() / 1e6,
-        b.actual.mean() / 1e6, b.actual.sd() / 1e6, sb.mean() / 1e6, sb.sd() / 1e6,
+        a.actual.mean() / 1e6, a.actual.jitter() / 1e6, sa.mean() / 1e6, sa.jitter() / 1e6,
+        b.actual.mean() / 1e6, b.actual.jitter() / 1e6, sb.mean() / 1e6, sb.jitter() / 1e6,
         a.wait.mean() / 1e6, b.wait.mean() / 1e6, late_ms);
     QVERIFY(sa.count >= 1000 && sb.count >= 1000);
     QVERIFY2(b.wait.mean() > a.wait.mean() + 2e6,
              "keeping order did not raise the scheduled delay");
-    QVERIFY2(sb.sd() < sa.sd(), "keeping order did not shrink the scheduled spread");
+    QVERIFY2(sb.jitter() < sa.jitter(), "keeping order did not shrink the scheduled spread");
     if (late_ms < 0.5) {
         QVERIFY2(b.actual.mean() > a.actual.mean() + 2e6, "keeping order did not raise the delay");
-        QVERIFY2(b.actual.sd() < a.actual.sd(), "keeping order did not shrink the spread");
+        QVERIFY2(b.actual.jitter() < a.actual.jitter(), "keeping order did not shrink the spread");
     } else {
         qInfo("the actual delays not judged: linkemd stalled (lateness sd %.3f ms)", late_ms);
     }

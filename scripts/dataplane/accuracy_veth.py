@@ -9,9 +9,10 @@ CLOCK_MONOTONIC send time; the receiver in ns2 takes the kernel's receive stamp 
 (SO_TIMESTAMPNS). linkemd runs between va and vb (net_af_packet, its default rings for
 interfaces), correlated, mean 10 ms, half-life 21 ms, the jitter, --seed. The mean delay and
 jitter (standard deviation) of the packets after the warm-up, minus what the path adds with 0
-delay (a constant-0 run per rate: its median subtracted, its quartiles' sd in quadrature), are
-compared with the configured ones in %, beside the paper and linkem-sim with the same seed
-over the same packets (its trace of every packet); their per-packet correlation is printed.
+delay (a constant-0 run per rate: its median subtracted, its jitter from the quartiles
+subtracted in quadrature), are compared with the configured ones in %, beside the paper and
+linkem-sim with the same seed over the same packets (its trace of every packet); their
+per-packet correlation is printed.
 Loss is accounted: frames sent (without the sender's errors) = linkemd's a_to_b packets_in +
 the kernel's ring drops (rx_missed), linkemd's packets_out = received + receiver socket drops.
 
@@ -239,7 +240,7 @@ def lcore_cpus(pid):
     return cpus
 
 
-def mean_sd(v):
+def mean_jitter(v):
     n = len(v)
     if not n:
         return None, None
@@ -521,15 +522,15 @@ def main_run(argv):
         if not v:
             sys.exit(f"measure-accuracy: no frame of the 0-delay run at {pps} frames/s arrived "
                      f"after the warm-up: {R.accounting(p)}")
-        m, sd = mean_sd(v)
+        m, jitter = mean_jitter(v)
         q = lambda f: v[int(f * (len(v) - 1))]
-        # The path's own offset and noise: median and the sd of a normal law with the same
-        # quartiles, so that frames held in a stall of linkemd (which belong to the
-        # measurement) do not count as the path's.
-        base[pps] = {"mean_ns": m, "sd_ns": sd, "median_ns": q(0.5), "probe": probe_name,
+        # The path's own offset and noise: median and the jitter (standard deviation) of a
+        # normal law with the same quartiles, so that frames held in a stall of linkemd (which
+        # belong to the measurement) do not count as the path's.
+        base[pps] = {"mean_ns": m, "jitter_ns": jitter, "median_ns": q(0.5), "probe": probe_name,
                      "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"],
                      "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
-                     "robust_sd_ns": (q(0.75) - q(0.25)) / 1.349, **R.accounting(p)}
+                     "robust_jitter_ns": (q(0.75) - q(0.25)) / 1.349, **R.accounting(p)}
         for pattern in patterns:
             for j in jitters:
                 for strategy in strategies:
@@ -545,7 +546,7 @@ def main_run(argv):
                     for s, d in zip(p["seqs"], p["delays"]):
                         by_seq.setdefault(s, d)
                     v = [by_seq[s] for s in sorted(by_seq) if s >= skip]
-                    m, sd = mean_sd(v)
+                    m, jitter = mean_jitter(v)
                     J = j * 1e6
                     if m is None:  # nothing arrived after the warm-up: the accounting says why
                         rows.append({"strategy": strategy, "pattern": pattern, "pps": pps, "jitter_ms": j,
@@ -556,13 +557,13 @@ def main_run(argv):
                         print(f"measure-accuracy:   no frame after the warm-up: {acc}",
                               file=sys.stderr, flush=True)
                         continue
-                    bm, bsd = base[pps]["median_ns"], base[pps]["robust_sd_ns"]
+                    bm, b_jitter = base[pps]["median_ns"], base[pps]["robust_jitter_ns"]
                     m_link = m - bm
-                    sd_link = math.sqrt(max(sd * sd - bsd * bsd, 0.0))
+                    jitter_link = math.sqrt(max(jitter * jitter - b_jitter * b_jitter, 0.0))
                     r = {"strategy": strategy, "pattern": pattern, "pps": pps, "jitter_ms": j, "seconds": a.seconds,
-                         "seed": a.seed, "raw_mean_ns": m, "raw_sd_ns": sd, "mean_ns": m_link,
-                         "sd_ns": sd_link, "mean_dev_pct": 100 * (m_link - MEAN_NS) / MEAN_NS,
-                         "jitter_dev_pct": 100 * (sd_link - J) / J, "baseline": base[pps],
+                         "seed": a.seed, "raw_mean_ns": m, "raw_jitter_ns": jitter, "mean_ns": m_link,
+                         "jitter_ns": jitter_link, "mean_dev_pct": 100 * (m_link - MEAN_NS) / MEAN_NS,
+                         "jitter_dev_pct": 100 * (jitter_link - J) / J, "baseline": base[pps],
                          "cpu": p["cpu"], "lcores": p["lcores"], **acc,
                          "sender_behind_max_ms": p["send"]["behind_max_ns"] / 1e6,
                          "sender_late_pct": 100 * p["send"]["late_100us"] / p["count"],
@@ -573,9 +574,9 @@ def main_run(argv):
                         # over the same number of frames, but not aligned frame by frame.
                         simd = R.sim_trace(pattern, pps, j, p["count"], strategy)
                         sv = [d for d in simd[skip:] if d is not None]
-                        sm, ssd = mean_sd(sv)
+                        sm, s_jitter = mean_jitter(sv)
                         r["sim_mean_dev_pct"] = 100 * (sm - MEAN_NS) / MEAN_NS if sm else None
-                        r["sim_jitter_dev_pct"] = 100 * (ssd - J) / J if sm else None
+                        r["sim_jitter_dev_pct"] = 100 * (s_jitter - J) / J if sm else None
                     elif not a.no_sim:
                         # The k-th UDP packet is linkemd's (probes + k)-th a_to_b packet. Until
                         # the rate estimator's first interval closes (T_min, 10 ms) the emulator
@@ -591,9 +592,9 @@ def main_run(argv):
                         simd = R.sim_trace(pattern, pps, j, off + p["count"])
                         sv = [simd[off + s] for s in sorted(by_seq)
                               if s >= skip and off + s < len(simd) and simd[off + s] is not None]
-                        sm, ssd = mean_sd(sv)
+                        sm, s_jitter = mean_jitter(sv)
                         r["sim_mean_dev_pct"] = 100 * (sm - MEAN_NS) / MEAN_NS if sm else None
-                        r["sim_jitter_dev_pct"] = 100 * (ssd - J) / J if sm else None
+                        r["sim_jitter_dev_pct"] = 100 * (s_jitter - J) / J if sm else None
                         r["probes"] = p["s0"]["a_to_b"]["packets_in"]
                         r["sim_offset"] = off
                         lag_corr = {}
@@ -623,14 +624,15 @@ def main_run(argv):
           f"warm-up" + ("" if a.rt is None else f", linkemd SCHED_FIFO {a.rt}") +
           f", UDP sender and receiver: {probe_name}" +
           "; deviations in % (a_to_b), measured from kernel receive stamps minus the 0-delay "
-          "path (its median subtracted, its quartiles' sd in quadrature); rate: linkemd's "
-          "estimate during the flow (min-max), which sets the correlation's alpha.\n")
-    print("| frames/s | 0-delay path: median, quartiles' sd; mean, sd (µs) | lost (ring, socket) "
-          "| unexplained | stalls % (longest ms) |")
+          "path (its median subtracted, its jitter from the quartiles subtracted in "
+          "quadrature); rate: linkemd's estimate during the flow (min-max), which sets the "
+          "correlation's alpha.\n")
+    print("| frames/s | 0-delay path: median, jitter from the quartiles; mean, jitter (µs) "
+          "| lost (ring, socket) | unexplained | stalls % (longest ms) |")
     print("|---|---|---|---|---|")
     for pps, b in base.items():
-        print(f"| {pps} | {b['median_ns'] / 1e3:.1f}, {b['robust_sd_ns'] / 1e3:.1f}; "
-              f"{b['mean_ns'] / 1e3:.1f}, {b['sd_ns'] / 1e3:.1f} | {b['lost']} "
+        print(f"| {pps} | {b['median_ns'] / 1e3:.1f}, {b['robust_jitter_ns'] / 1e3:.1f}; "
+              f"{b['mean_ns'] / 1e3:.1f}, {b['jitter_ns'] / 1e3:.1f} | {b['lost']} "
               f"({b['ring_drops']}, {b['socket_drops']}) | {b['unexplained_in']} / "
               f"{b['unexplained_out']} | {b['stall_pct']:.2f} ({b['longest_stall_ms']:.1f}) |")
     print()

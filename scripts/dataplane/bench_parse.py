@@ -91,15 +91,17 @@ def linkemd(log, warmup):
     dt = (last["t_ns"] - first["t_ns"]) / 1e9
     mean = (out(last) - out(first)) / dt if dt > 0 else None
     pin = cnt(last, "packets_in") - cnt(first, "packets_in")
+    # every drop cause's counter but the configured loss's: drops_<cause> (docs/glossary.md)
+    drop_keys = sorted({k for d in ("a_to_b", "b_to_a") for k in (last.get(d) or {})
+                        if k.startswith("drops_") and k != "drops_loss"})
     extra = {
+        **{k: cnt(last, k) for k in drop_keys},
         "mean_exact": mean,
         "out_bps": (bits(last) - bits(first)) / dt if dt > 0 else None,
         "window_s": dt,
         "loss_frac": (cnt(last, "drops_loss") - cnt(first, "drops_loss")) / pin if pin else 0,
         "in_flight": cnt(last, "in_flight"),
         "delays_clamped": cnt(last, "delays_clamped"),
-        "drops_buffer_full": cnt(last, "drops_buffer_full"),
-        "drops_spacer": cnt(last, "drops_spacer"),
         "tx_failed": sum((p or {}).get("tx_failed", 0)
                          for p in (last.get("ports") or {}).values()),
         "final_seen": final is not None,
@@ -183,7 +185,8 @@ def table(path):
             notes.append("loss %.3f%%" % (100 * loss))
         if last.get("in_flight"):
             notes.append("in_flight %d" % last["in_flight"])
-        for k in ("delays_clamped", "drops_buffer_full", "drops_spacer", "tx_failed"):
+        drop_keys = sorted(k for k in last if k.startswith("drops_"))
+        for k in ["delays_clamped"] + drop_keys + ["tx_failed"]:
             if last.get(k):
                 notes.append("%s %d" % (k, last[k]))
         stalled = med([r.get("stalled_frac") for r in rs])

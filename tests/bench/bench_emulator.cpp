@@ -155,7 +155,7 @@ void BM_IngestDrain(benchmark::State& state, std::string name, Scenario sc) {
     benchmark::DoNotOptimize(r.sink);
 
     const auto s = r.emu.snapshot();
-    if (s.packets_in != s.packets_out + s.drops() + s.in_flight) {
+    if (s.packets_in != s.packets_out + s.drops.total() + s.in_flight) {
         state.SkipWithError("packet conservation violated");
         return;
     }
@@ -166,7 +166,7 @@ void BM_IngestDrain(benchmark::State& state, std::string name, Scenario sc) {
         benchmark::Counter(pkts, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.counters["in_flight"] = static_cast<double>(s.in_flight);
     state.counters["drop_pct"] =
-        pkts > 0 ? 100.0 * static_cast<double>(s.drops() - before.drops()) / pkts : 0.0;
+        pkts > 0 ? 100.0 * static_cast<double>(s.drops.total() - before.drops.total()) / pkts : 0.0;
 }
 
 void register_all() {

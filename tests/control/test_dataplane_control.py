@@ -110,17 +110,17 @@ def check_delay(name, samples, mean_us, jitter_us, problems):
         return
     drawn = [x / 1000.0 for x in samples["delay_ns"]]
     m = statistics.fmean(drawn)
-    sd = statistics.pstdev(drawn)
+    jitter = statistics.pstdev(drawn)  # population (over n), as jitter_ns
     # The mean of n normal draws: within 5 standard errors (and 10 us for clamping at 0).
     tol = 5 * jitter_us / math.sqrt(n) + 10
-    h.log(NAME, "%s: %d samples, drawn delay mean %.1f us (configured %d), sd %.1f us "
-          "(configured %d)" % (name, n, m, mean_us, sd, jitter_us))
+    h.log(NAME, "%s: %d samples, drawn delay mean %.1f us (configured %d), jitter %.1f us "
+          "(configured %d)" % (name, n, m, mean_us, jitter, jitter_us))
     if abs(m - mean_us) > tol:
         problems.append("%s: mean drawn delay %.1f us, configured %d us (tolerance %.1f)" %
                         (name, m, mean_us, tol))
-    if abs(sd - jitter_us) > 0.1 * jitter_us + 5:
-        problems.append("%s: sd of drawn delay %.1f us, configured jitter %d us" %
-                        (name, sd, jitter_us))
+    if abs(jitter - jitter_us) > 0.1 * jitter_us + 5:
+        problems.append("%s: jitter of drawn delay %.1f us, configured %d us" %
+                        (name, jitter, jitter_us))
     # Exact: with `reordered` and no spacer the scheduled delay is the drawn one rounded up
     # to 64 ns, and no packet leaves before its scheduled time.
     for d, s, a in zip(samples["delay_ns"], samples["scheduled_ns"], samples["actual_ns"]):

@@ -166,7 +166,8 @@ class Disturbance {
         }
         directions_ = s1.directions;
         for (unsigned d = 0; d < s1.directions; ++d)
-            full_ += s1.dir[d].counters.drops_buffer_full - s0_.dir[d].counters.drops_buffer_full;
+            full_ += s1.dir[d].counters.drops[DropCause::buffer_full] -
+                     s0_.dir[d].counters.drops[DropCause::buffer_full];
         gaps_ = gaps.total;
         gap_n_ = gaps.spans.size();
         std::printf(
@@ -357,7 +358,7 @@ void expect_conservation(const DataplaneStats& s, unsigned dirs) {
     for (unsigned d = 0; d < dirs; ++d) {
         const CounterSnapshot& c = s.dir[d].counters;
         SCOPED_TRACE(d == 0 ? "a_to_b" : "b_to_a");
-        EXPECT_EQ(c.packets_in, c.packets_out + c.drops() + c.in_flight);
+        EXPECT_EQ(c.packets_in, c.packets_out + c.drops.total() + c.in_flight);
         EXPECT_EQ(c.packets_out, s.dir[d].tx_sent + s.dir[d].tx_queued);
     }
 }
@@ -366,7 +367,7 @@ void expect_conservation(const DataplaneStats& s, unsigned dirs) {
 // the machine for longer than its pool holds traffic drops so (a finite buffer, as
 // documented); every other frame sent must come out.
 std::uint64_t full_drops(const Dataplane& dp, unsigned dir) {
-    const std::uint64_t n = dp.stats().dir[dir].counters.drops_buffer_full;
+    const std::uint64_t n = dp.stats().dir[dir].counters.drops[DropCause::buffer_full];
     if (n)
         std::printf("direction %u: %llu frames dropped for a full buffer\n", dir,
                     static_cast<unsigned long long>(n));
@@ -474,9 +475,9 @@ TEST(Dataplane, ConservationBothDirections) {
     EXPECT_EQ(s.dir[0].tx_sent, fab.got.size() + late.got.size());
     EXPECT_EQ(s.dir[1].tx_sent, fba.got.size());
     EXPECT_GT(c0.in_flight, 400u);  // the 500 late ones, less the 5% loss
-    EXPECT_GT(c0.drops_loss, 0u);
-    EXPECT_GT(c1.drops_loss, 0u);
-    EXPECT_EQ(c0.drops_buffer_full + c1.drops_buffer_full, 0u);
+    EXPECT_GT(c0.drops[DropCause::loss], 0u);
+    EXPECT_GT(c1.drops[DropCause::loss], 0u);
+    EXPECT_EQ(c0.drops[DropCause::buffer_full] + c1.drops[DropCause::buffer_full], 0u);
     EXPECT_EQ(s.port[0].rx_nombuf + s.port[1].rx_nombuf, 0u);
 }
 
@@ -755,7 +756,7 @@ TEST(Dataplane, DelayChangeWhileQueued) {
     EXPECT_GE(quantile(d1, 0), 199.999);
     EXPECT_GE(quantile(d2, 0), 19.999);
     const DataplaneStats s = dp.stats();
-    EXPECT_EQ(s.dir[0].counters.drops(), 0u);
+    EXPECT_EQ(s.dir[0].counters.drops.total(), 0u);
     expect_conservation(s, 2);
     TIMING_BOUND_OR_SKIP(
         "delay change: medians under 260 and 80 ms",
@@ -799,7 +800,7 @@ TEST(Dataplane, SpacerRateChangeWhileQueued) {
     std::printf("spacer: %.0f pps before the change, %.0f pps after\n", old_rate, new_rate);
     EXPECT_GE(f2.got.front().received, f1.got.back().received);
     const DataplaneStats s = dp.stats();
-    EXPECT_EQ(s.dir[0].counters.drops(), 0u);
+    EXPECT_EQ(s.dir[0].counters.drops.total(), 0u);
     expect_conservation(s, 2);
     TIMING_BOUND_OR_SKIP("spacer rates within 10 % and 15 %",
                          dist.reason(0.02, Disturbance::Bound::centre));
@@ -892,7 +893,7 @@ TEST(Dataplane, UnusualFramesOfTheOwnPoolComeOutWhole) {
     EXPECT_EQ(changed, 0u) << "shared mbufs altered by the data plane";
     const DataplaneStats s = dp.stats();
     expect_conservation(s, 2);
-    EXPECT_EQ(s.dir[0].counters.drops(), 0u);
+    EXPECT_EQ(s.dir[0].counters.drops.total(), 0u);
 }
 
 // Every choice of workers forwards every packet, each flow in order, no earlier than the
@@ -1014,7 +1015,7 @@ TEST(Dataplane, WorkersPerDirectionKeepEachFlowAndConserve) {
     expect_conservation(fin, 2);
     for (unsigned d = 0; d < 2; ++d) {
         EXPECT_EQ(fin.dir[d].counters.packets_in, sent[d]);
-        EXPECT_EQ(fin.dir[d].counters.packets_out + fin.dir[d].counters.drops(), sent[d]);
+        EXPECT_EQ(fin.dir[d].counters.packets_out + fin.dir[d].counters.drops.total(), sent[d]);
         EXPECT_EQ(fin.dir[d].counters.in_flight, 0u);
     }
 }
@@ -1126,7 +1127,7 @@ TEST(Dataplane, WorkersShareOneSpacer) {
         "them: %.1f ms)\n",
         static_cast<unsigned long long>(frames), took / 1e6, least / 1e6);
     EXPECT_GE(took, least - 2000);  // whole-ns rounding of each reservation
-    EXPECT_EQ(dp.stats().dir[0].counters.drops(), 0u);
+    EXPECT_EQ(dp.stats().dir[0].counters.drops.total(), 0u);
     EXPECT_EQ(test::pool_check(dp), "");
     TIMING_BOUND_OR_SKIP("the workers' spacer keeps its rate to 0.5 %",
                          dist.reason(0.002, Disturbance::Bound::centre));

@@ -166,9 +166,11 @@ json drain_and_stats(LinkemdProcess& d) {
     return s;
 }
 
-std::uint64_t drops(const json& d) {
-    return d["drops_loss"].get<std::uint64_t>() + d["drops_policer"].get<std::uint64_t>() +
-           d["drops_spacer"].get<std::uint64_t>() + d["drops_buffer_full"].get<std::uint64_t>();
+std::uint64_t drops(const json& d) {  // every cause: the "drops_<cause>" counters
+    std::uint64_t n = 0;
+    for (auto it = d.begin(); it != d.end(); ++it)
+        if (it.key().rfind("drops_", 0) == 0) n += it.value().get<std::uint64_t>();
+    return n;
 }
 
 // ----------------------------------------------------------------------------- steps

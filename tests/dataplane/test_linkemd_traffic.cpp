@@ -52,9 +52,11 @@ std::uint64_t u(const json& j, const char* key) {
     return j.at(key).get<std::uint64_t>();
 }
 
-std::uint64_t drops(const json& d) {
-    return u(d, "drops_loss") + u(d, "drops_policer") + u(d, "drops_spacer") +
-           u(d, "drops_buffer_full");
+std::uint64_t drops(const json& d) {  // every cause: the "drops_<cause>" counters
+    std::uint64_t n = 0;
+    for (auto it = d.begin(); it != d.end(); ++it)
+        if (it.key().rfind("drops_", 0) == 0) n += it.value().get<std::uint64_t>();
+    return n;
 }
 
 // Whether the data plane's own stall counters say the interval between two stats bodies

@@ -124,7 +124,20 @@ TEST(Moments, ExactForLargeOffsetsAndMatchesTwoPass) {
     for (auto x : xs)
         ss += (x - mean) * (x - mean);
     EXPECT_NEAR(m.mean(), static_cast<double>(mean), 1e-6);
-    EXPECT_NEAR(m.sd(), static_cast<double>(std::sqrt(ss / (xs.size() - 1))), 1e-6);
+    // the jitter: the population standard deviation (over n), as RunningStats and jitter_ns
+    EXPECT_NEAR(m.jitter(), static_cast<double>(std::sqrt(ss / xs.size())), 1e-6);
+}
+
+TEST(Moments, JitterIsThePopulationStandardDeviation) {
+    Moments m(2);
+    for (std::int64_t x : {1, 2, 3, 4})
+        m.add(x);
+    // squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5, over n = 4 (not n - 1 = 3)
+    EXPECT_DOUBLE_EQ(m.jitter(), std::sqrt(1.25));
+    Moments one;
+    one.add(7);
+    EXPECT_EQ(one.jitter(), 0.0);
+    EXPECT_TRUE(std::isnan(Moments().jitter()));
 }
 
 TEST(Report, StudentTAndConfidenceInterval) {

@@ -46,10 +46,9 @@ TEST(Simulator, EveryPacketIsDeliveredOrCountedAsDropped) {
     const RunResult r = run_once(c);
     // 1518 B at 1 Gbit/s for 0.5 s: ceil(0.5 / 12.144 us) packets.
     EXPECT_EQ(r.packets_in, 41173u);
-    EXPECT_GT(r.drops_loss, 0u);
-    EXPECT_GT(r.drops_buffer_full, 0u);
-    EXPECT_EQ(r.packets_in, r.packets_out + r.drops_loss + r.drops_policer + r.drops_spacer +
-                                r.drops_buffer_full);
+    EXPECT_GT(r.drops[DropCause::loss], 0u);
+    EXPECT_GT(r.drops[DropCause::buffer_full], 0u);
+    EXPECT_EQ(r.packets_in, r.packets_out + r.drops.total());
 }
 
 TEST(Simulator, ReorderingSwapsAndCorrelationKeepsOrder) {

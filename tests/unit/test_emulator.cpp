@@ -37,7 +37,7 @@ void expect_same_counters(const CounterSnapshot& a, const CounterSnapshot& b) {
     EXPECT_EQ(a.bytes_in, b.bytes_in);
     EXPECT_EQ(a.packets_out, b.packets_out);
     EXPECT_EQ(a.bytes_out, b.bytes_out);
-    EXPECT_EQ(a.drops(), b.drops());
+    EXPECT_EQ(a.drops.total(), b.drops.total());
     EXPECT_EQ(a.delays_clamped, b.delays_clamped);
     EXPECT_EQ(a.waited, b.waited);
     EXPECT_EQ(a.in_flight, b.in_flight);
@@ -101,7 +101,7 @@ TEST(Emulator, SetParamsAtRunTimeKeepsQueueEmaStateAndRateEstimate) {
     EXPECT_EQ(s.packets_in, 2 * kN);
     EXPECT_EQ(s.packets_out, 2 * kN);
     EXPECT_EQ(s.bytes_out, 2 * kN * 700);
-    EXPECT_EQ(s.drops(), 0u);
+    EXPECT_EQ(s.drops.total(), 0u);
     EXPECT_EQ(s.in_flight, 0u);
     EXPECT_EQ(s.rate_intervals, 19u);
 }
@@ -148,7 +148,7 @@ TEST_P(StrategySwitch, MovesQueuedPacketsWithoutLoss) {
         e.set_params(p);
         EXPECT_EQ(e.in_flight(), queued) << "switch " << phase << " to " << to_string(p.strategy);
         const auto s = e.snapshot();
-        EXPECT_EQ(s.packets_in, s.packets_out + s.drops() + s.in_flight);
+        EXPECT_EQ(s.packets_in, s.packets_out + s.drops.total() + s.in_flight);
         ASSERT_TRUE(e.next_departure().has_value());
         EXPECT_GE(*e.next_departure(), last_tx);
     }
@@ -194,7 +194,7 @@ TEST(Emulator, ConservationHoldsAfterEveryIngestAndDrain) {
     TimeNs now = 0;
     auto check = [&] {
         const auto s = e.snapshot();
-        ASSERT_EQ(s.packets_in, s.packets_out + s.drops() + s.in_flight);
+        ASSERT_EQ(s.packets_in, s.packets_out + s.drops.total() + s.in_flight);
         ASSERT_EQ(s.in_flight, e.in_flight());
         ASSERT_EQ(s.bytes_in, bytes_in);
         ASSERT_EQ(s.bytes_out, bytes_out);
@@ -256,10 +256,10 @@ TEST(Emulator, ConservationHoldsAfterEveryIngestAndDrain) {
             return b;
         }());
     EXPECT_EQ(e.in_flight(), 0u);
-    EXPECT_GT(s.drops_loss, 0u);
-    EXPECT_GT(s.drops_spacer, 0u);
-    EXPECT_GT(s.drops_policer, 0u);
-    EXPECT_GT(s.drops_buffer_full, 0u);
+    EXPECT_GT(s.drops[DropCause::loss], 0u);
+    EXPECT_GT(s.drops[DropCause::spacer], 0u);
+    EXPECT_GT(s.drops[DropCause::policer], 0u);
+    EXPECT_GT(s.drops[DropCause::buffer_full], 0u);
 }
 
 struct RunResult {
@@ -416,7 +416,7 @@ TEST(Emulator, BufferLimitDropsTheExcess) {
     ASSERT_EQ(e.ingest(in, 15, 0, dropped), 5u);
     for (std::uint64_t i = 0; i < 5; ++i)
         EXPECT_EQ(dropped[i].seq, 10 + i);
-    EXPECT_EQ(e.snapshot().drops_buffer_full, 5u);
+    EXPECT_EQ(e.snapshot().drops[DropCause::buffer_full], 5u);
     EXPECT_EQ(e.in_flight(), 10u);
     EXPECT_EQ(e.next_departure(), kNsPerMs);
     Packet out[15];
@@ -442,10 +442,10 @@ TEST(Emulator, RefusedPacketsCountAsArrivedAndDropped) {
     const CounterSnapshot s = e.snapshot();
     EXPECT_EQ(s.packets_in, 7u);
     EXPECT_EQ(s.bytes_in, 4u * 100 + 450);
-    EXPECT_EQ(s.drops_buffer_full, 3u);
-    EXPECT_EQ(s.drops(), 3u);
+    EXPECT_EQ(s.drops[DropCause::buffer_full], 3u);
+    EXPECT_EQ(s.drops.total(), 3u);
     EXPECT_EQ(s.in_flight, 4u);
-    EXPECT_EQ(s.packets_in, s.packets_out + s.drops() + s.in_flight);
+    EXPECT_EQ(s.packets_in, s.packets_out + s.drops.total() + s.in_flight);
     EXPECT_EQ(e.rate_estimator().intervals(), 0u);
 }
 TEST(Emulator, NextDepartureIsTheEarliestQueuedTransmission) {

@@ -56,7 +56,7 @@ TEST(EmulatorTelemetry, ConstantDelayGivesExactDelaySamplesAndLateness) {
     EXPECT_TRUE(balances(r.counters));
     EXPECT_EQ(r.delay.count, 10000u);
     EXPECT_DOUBLE_EQ(r.delay.mean(), static_cast<double>(kDelay));
-    EXPECT_DOUBLE_EQ(r.delay.sd(), 0.0);
+    EXPECT_DOUBLE_EQ(r.delay.jitter(), 0.0);
     EXPECT_EQ(r.lateness.count, 10000u);
     EXPECT_DOUBLE_EQ(r.lateness.min, static_cast<double>(kLate));
     EXPECT_DOUBLE_EQ(r.lateness.max, static_cast<double>(kLate));
@@ -116,7 +116,7 @@ TEST(EmulatorTelemetry, NormalDelaysHaveTheConfiguredMeanAndSd) {
     ASSERT_EQ(r.delay.count, 192000u);
     // sd of the mean: 1 ms / sqrt(192000) = 2.3 us; 5 sd. sd's own error ~ 1.6 us.
     EXPECT_NEAR(r.delay.mean(), 10e6, 12e3);
-    EXPECT_NEAR(r.delay.sd(), 1e6, 10e3);
+    EXPECT_NEAR(r.delay.jitter(), 1e6, 10e3);
     EXPECT_GT(r.delay.min, 5e6);
     EXPECT_LT(r.delay.max, 15e6);
 }

@@ -1,7 +1,7 @@
 // docs/glossary.md against the code's own tables: every name a user or client can meet (the
 // link fields and their flags, the traffic flags, the protocol's methods, topics, error
-// codes and direction keys, and every key the protocol's codecs write) must be in the
-// glossary, and no name the glossary retires may come back. The names are generated from
+// codes and direction keys, the drop causes, and every key the protocol's codecs write) must
+// be in the glossary, and no name the glossary retires may come back. The names are generated from
 // the same tables and codecs the programs use, so a new key without a glossary entry fails
 // here.
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/counters.hpp"
 #include "linkem/link_flags.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/link_params_json.hpp"
@@ -201,6 +202,32 @@ TEST(Glossary, NamesEveryMethodTopicErrorAndDirection) {
         EXPECT_TRUE(g.names.count(k)) << k;
 }
 
+// Every row of kDropCauses (linkem/counters.hpp) has its row in the glossary's "Drop causes"
+// table, with the same name, counter, GUI label and meaning, and the table has no other row.
+TEST(Glossary, NamesEveryDropCause) {
+    const Glossary g = read_glossary();
+    const std::size_t at = g.text.find("### Drop causes");
+    ASSERT_NE(at, std::string::npos) << "docs/glossary.md has no '### Drop causes' section";
+    const std::size_t end = g.text.find("\n#", at + 1);
+    const std::string section = g.text.substr(at, end == std::string::npos ? end : end - at);
+    for (const DropCauseInfo& c : kDropCauses) {
+        EXPECT_TRUE(g.names.count(c.name))
+            << "drop cause `" << c.name << "` is not in docs/glossary.md";
+        EXPECT_TRUE(g.names.count(c.key)) << "counter `" << c.key << "` is not in docs/glossary.md";
+        const std::string row = std::string("| `") + c.name + "` | `" + c.key + "` | " + c.label +
+                                " | " + c.meaning + " |";
+        EXPECT_NE(section.find(row + "\n"), std::string::npos)
+            << "docs/glossary.md's \"Drop causes\" table has no row\n"
+            << row;
+    }
+    std::size_t rows = 0;
+    std::istringstream lines(section);
+    for (std::string line; std::getline(lines, line);)
+        rows += line.rfind("| `", 0) == 0;
+    EXPECT_EQ(rows, kDropCauseCount)
+        << "docs/glossary.md's \"Drop causes\" table has a row for a cause kDropCauses lacks";
+}
+
 TEST(Glossary, NamesEveryKeyTheProtocolWrites) {
     const Glossary g = read_glossary();
     for (const std::string& k : protocol_keys()) {
@@ -221,6 +248,11 @@ TEST(Glossary, RetiredNamesStayRetired) {
         used.insert(f.flag);
     }
     std::string help;
+    for (const DropCauseInfo& c : kDropCauses) {
+        used.insert(c.name);
+        used.insert(c.key);
+        help += std::string(c.label) + "\n" + c.meaning + "\n";
+    }
     for (const LinkParamField& f : link_param_fields())
         help += f.help + "\n";
     for (const TrafficFlag& f : traffic_flags())

@@ -100,9 +100,9 @@ TEST(Spacer, OutputNeverExceedsTheRate) {
                                    [](const Sent& a, const Sent& b) { return a.tx < b.tx; }));
         check_sliding_windows(sent, rate, 1518 + overhead);
         const auto s = e.snapshot();
-        EXPECT_GT(s.drops_spacer, 0u);  // 2x overload into a finite limit
+        EXPECT_GT(s.drops[DropCause::spacer], 0u);  // 2x overload into a finite limit
         EXPECT_EQ(s.packets_in, seq);
-        EXPECT_EQ(s.packets_out + s.drops(), seq);
+        EXPECT_EQ(s.packets_out + s.drops.total(), seq);
         // Overloaded, the spacer runs at its rate: bytes over the busy period match it to 1%.
         std::uint64_t bytes = 0;
         for (const Sent& x : sent)
@@ -203,7 +203,7 @@ TEST(Spacer, FillLimitDropsWhenTheBacklogWouldExceedItAndOnlyThen) {
             ASSERT_EQ(txs[i], ref_tx[got]);
         }
     EXPECT_EQ(got, ref_seq.size());
-    EXPECT_EQ(e.snapshot().drops_spacer, ref_drops);
+    EXPECT_EQ(e.snapshot().drops[DropCause::spacer], ref_drops);
     EXPECT_GT(ref_drops, 1000u);
     EXPECT_LT(ref_drops, seq / 2);
 }
@@ -286,8 +286,8 @@ TEST(Policer, DropsExactlyWhatExceedsTheContract) {
                                                      ? std::set<std::uint64_t>{3, 4, 6, 11}
                                                      : std::set<std::uint64_t>{3, 4, 5, 6, 11};
         EXPECT_EQ(dropped, expected) << to_string(acct);
-        EXPECT_EQ(e.snapshot().drops_policer, expected.size());
-        EXPECT_EQ(e.snapshot().drops(), expected.size());
+        EXPECT_EQ(e.snapshot().drops[DropCause::policer], expected.size());
+        EXPECT_EQ(e.snapshot().drops.total(), expected.size());
         EXPECT_EQ(e.in_flight(), std::size(times) - expected.size());
     }
     // The same by the class itself, with the token count visible.
@@ -338,7 +338,7 @@ TEST(Policer, MatchesGcraReferenceOnRandomTraffic) {
             ASSERT_TRUE(expect.count(dropped[i].seq));
         now += static_cast<TimeNs>(rng() % (5 * kNsPerMs));  // ~1.3x the rate on average
     }
-    EXPECT_EQ(e.snapshot().drops_policer, ref_drops);
+    EXPECT_EQ(e.snapshot().drops[DropCause::policer], ref_drops);
     EXPECT_GT(ref_drops, 1000u);
 }
 

@@ -139,8 +139,8 @@ TEST(Loss, EmulatorCountsLossDrops) {
         test::Packet pk{i, static_cast<TimeNs>(i), 100};
         dropped += e.ingest(&pk, 1, pk.t_arr, d);
     }
-    EXPECT_EQ(e.snapshot().drops_loss, dropped);
-    EXPECT_EQ(e.snapshot().drops(), dropped);
+    EXPECT_EQ(e.snapshot().drops[DropCause::loss], dropped);
+    EXPECT_EQ(e.snapshot().drops.total(), dropped);
     EXPECT_NEAR(static_cast<double>(dropped) / 100'000, 0.1, 5 * std::sqrt(0.09 / 100'000));
 }
 

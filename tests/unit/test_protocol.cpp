@@ -244,7 +244,7 @@ LinkStats sample_stats() {
     s.directions = 2;
     s.dir[0].counters.packets_in = 100;
     s.dir[0].counters.packets_out = 90;
-    s.dir[0].counters.drops_loss = 4;
+    s.dir[0].counters.drops[DropCause::loss] = 4;
     s.dir[0].counters.in_flight = 6;
     s.dir[0].counters.waited = 5;
     s.dir[0].counters.alpha = 0.25;
@@ -296,10 +296,37 @@ TEST(ProtocolTelemetry, StatsRoundTripAndBalance) {
     json broken = body;
     broken["a_to_b"].erase("packets_out");
     EXPECT_THROW(link_stats_from_json(broken), std::invalid_argument);
+    for (const DropCauseInfo& c : kDropCauses)
+        EXPECT_EQ(back.dir[0].counters.drops[c.cause], s.dir[0].counters.drops[c.cause]) << c.key;
     // `waited` is optional (linkemd builds without it): 0 when absent.
     json older = body;
     older["a_to_b"].erase("waited");
     EXPECT_EQ(link_stats_from_json(older).dir[0].counters.waited, 0u);
+}
+
+// The counters' JSON, byte for byte: one key per counter, the drops as drops_<cause>.
+TEST(ProtocolTelemetry, CountersKeepTheirKeys) {
+    CounterSnapshot c;
+    c.packets_in = 1;
+    c.bytes_in = 2;
+    c.packets_out = 3;
+    c.bytes_out = 4;
+    c.drops[DropCause::loss] = 5;
+    c.drops[DropCause::policer] = 6;
+    c.drops[DropCause::spacer] = 7;
+    c.drops[DropCause::buffer_full] = 8;
+    c.delays_clamped = 9;
+    c.waited = 10;
+    c.in_flight = 11;
+    c.alpha = 0.5;
+    c.rate_pps = 12.5;
+    c.rate_intervals = 13;
+    EXPECT_EQ(to_json(c).dump(),
+              "{\"alpha\":0.5,\"bytes_in\":2,\"bytes_out\":4,\"delays_clamped\":9,"
+              "\"drops_buffer_full\":8,\"drops_loss\":5,\"drops_policer\":6,\"drops_spacer\":7,"
+              "\"in_flight\":11,\"packets_in\":1,\"packets_out\":3,\"rate_intervals\":13,"
+              "\"rate_pps\":12.5,\"waited\":10}");
+    EXPECT_EQ(c.drops.total(), 5u + 6 + 7 + 8);
 }
 
 TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
@@ -326,7 +353,7 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     EXPECT_EQ(back.dir[0].samples[0].scheduled_ns, 20000100);
     EXPECT_EQ(back.dir[0].delay.count, 3u);
     EXPECT_DOUBLE_EQ(back.dir[0].delay.mean(), 20e6);
-    EXPECT_NEAR(back.dir[0].delay.sd(), m.dir[0].delay.sd(), 1e-6);
+    EXPECT_NEAR(back.dir[0].delay.jitter(), m.dir[0].delay.jitter(), 1e-6);
     EXPECT_EQ(back.dir[0].delay.min, 19e6);
     EXPECT_EQ(back.dir[0].samples_dropped, 3u);
     EXPECT_EQ(back.dir[1].delay.count, 0u);
@@ -336,6 +363,15 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     EXPECT_DOUBLE_EQ(back.dir[0].wait.spacer_ns, 400.0);
     EXPECT_DOUBLE_EQ(back.dir[0].wait.order_ns, 1000.0);
     EXPECT_EQ(back.dir[1].wait.count, 0u);
+    // The jitter goes out as jitter_ns only; a peer that sends its retired name sd_ns alone
+    // is still read.
+    EXPECT_TRUE(body["a_to_b"]["delay"].contains("jitter_ns"));
+    EXPECT_FALSE(body["a_to_b"]["delay"].contains("sd_ns"));
+    json sd_only = body;
+    sd_only["a_to_b"]["delay"]["sd_ns"] = sd_only["a_to_b"]["delay"]["jitter_ns"];
+    sd_only["a_to_b"]["delay"].erase("jitter_ns");
+    EXPECT_NEAR(proto::delay_message_from_json(sd_only).dir[0].delay.jitter(),
+                m.dir[0].delay.jitter(), 1e-6);
     // A linkemd from before `wait` existed: read as no wait.
     json old = body;
     old["a_to_b"].erase("wait");
@@ -420,7 +456,7 @@ TEST(RunningStats, MergeEqualsOneSeriesWhateverTheShifts) {
     m.merge(b);
     EXPECT_EQ(m.count, all.count);
     EXPECT_NEAR(m.mean(), all.mean(), 1e-6);
-    EXPECT_NEAR(m.sd(), all.sd(), 1e-3);
+    EXPECT_NEAR(m.jitter(), all.jitter(), 1e-3);
     EXPECT_EQ(m.min, all.min);
     EXPECT_EQ(m.max, all.max);
     // A 10 ms series with 1 us of spread keeps its sd when summed around its mean.
@@ -428,7 +464,7 @@ TEST(RunningStats, MergeEqualsOneSeriesWhateverTheShifts) {
     tight.shift = 1e7;
     for (int i = 0; i < 100000; ++i)
         tight.add(1e7 + (i % 2 ? 1000.0 : -1000.0));
-    EXPECT_NEAR(tight.sd(), 1000.0, 1e-6);
+    EXPECT_NEAR(tight.jitter(), 1000.0, 1e-6);
 }
 
 TEST(SpscRing, KeepsOrderRefusesWhenFullAndWorksAcrossThreads) {

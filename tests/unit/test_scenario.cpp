@@ -461,8 +461,7 @@ TEST(ScenarioEmulator, NoPacketIsLostOrDuplicatedByAChange) {
             out_n += m;
         }
         const CounterSnapshot c = emu.snapshot();
-        ASSERT_EQ(c.packets_in, c.packets_out + c.drops_loss + c.drops_policer + c.drops_spacer +
-                                    c.drops_buffer_full + c.in_flight);
+        ASSERT_EQ(c.packets_in, c.packets_out + c.drops.total() + c.in_flight);
     }
     std::size_t m;
     while ((m = emu.drain(std::numeric_limits<TimeNs>::max(), out, 256)) > 0) {
@@ -476,8 +475,8 @@ TEST(ScenarioEmulator, NoPacketIsLostOrDuplicatedByAChange) {
     EXPECT_EQ(c.packets_in, seq);
     EXPECT_EQ(c.packets_out, out_n);
     EXPECT_EQ(c.in_flight, 0u);
-    EXPECT_GT(c.drops_buffer_full, 0u);
-    EXPECT_GT(c.drops_loss, 0u);
+    EXPECT_GT(c.drops[DropCause::buffer_full], 0u);
+    EXPECT_GT(c.drops[DropCause::loss], 0u);
     EXPECT_EQ(dropped, seq - out_n);
 }
 
@@ -524,8 +523,8 @@ TEST(ScenarioEmulator, TheHandOverDoesNotChangeTheSeries) {
     }
     drain_all(dp, a);
     drain_all(sim, b);
-    EXPECT_GT(dp.snapshot().drops_loss, 0u);
-    EXPECT_EQ(dp.snapshot().drops_loss, sim.snapshot().drops_loss);
+    EXPECT_GT(dp.snapshot().drops[DropCause::loss], 0u);
+    EXPECT_EQ(dp.snapshot().drops[DropCause::loss], sim.snapshot().drops[DropCause::loss]);
     EXPECT_EQ(a, b);
 }
 

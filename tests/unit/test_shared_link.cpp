@@ -163,7 +163,7 @@ std::vector<Departure> run_workers(Limiter limiter, Strategy strategy, int worke
             EXPECT_GT(wait.count, 0u);
             EXPECT_GE(wait.spacer_ns, 0.0);
             EXPECT_LE(std::abs(wait.order_mean()), 1.0);
-            drops[w] = s.drops_spacer + s.drops_policer;
+            drops[w] = s.drops[DropCause::spacer] + s.drops[DropCause::policer];
         });
     }
     for (auto& t : threads)

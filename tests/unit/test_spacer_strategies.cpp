@@ -59,7 +59,7 @@ TEST_P(SpacerUnderJitter, DeliversItsRateWhenOverloaded) {
     if (GetParam() != Strategy::uncorrelated) {
         EXPECT_GE(measured, expected * 0.995) << to_string(GetParam());
     }
-    EXPECT_GT(e.snapshot().drops_spacer, 0u);
+    EXPECT_GT(e.snapshot().drops[DropCause::spacer], 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStrategies, SpacerUnderJitter,

@@ -46,10 +46,7 @@ IntervalReport merge_reports(const std::vector<const IntervalReport*>& r) {
         s.bytes_in += c.bytes_in;
         s.packets_out += c.packets_out;
         s.bytes_out += c.bytes_out;
-        s.drops_loss += c.drops_loss;
-        s.drops_policer += c.drops_policer;
-        s.drops_spacer += c.drops_spacer;
-        s.drops_buffer_full += c.drops_buffer_full;
+        s.drops += c.drops;
         s.delays_clamped += c.delays_clamped;
         s.waited += c.waited;
         s.in_flight += c.in_flight;

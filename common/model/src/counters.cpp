@@ -3,7 +3,7 @@
 namespace linkem {
 
 bool balances(const CounterSnapshot& c) {
-    return c.packets_in == c.packets_out + c.drops() + c.in_flight;
+    return c.packets_in == c.packets_out + c.drops.total() + c.in_flight;
 }
 
 }  // namespace linkem

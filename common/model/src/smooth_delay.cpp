@@ -100,9 +100,9 @@ void GammaQuantileTable::build(double k) {
         dg_[j] = slope((j - mid) * h, g_[j]);
 }
 
-double SmoothDelay::gamma_shape(Distribution dist, double mean_ns, double sd_ns) {
+double SmoothDelay::gamma_shape(Distribution dist, double mean_ns, double jitter_ns) {
     if (dist != Distribution::gamma) return 0;
-    const double cv = sd_ns / mean_ns;
+    const double cv = jitter_ns / mean_ns;
     const double k = 1 / (cv * cv);
     if (k > GammaQuantileTable::kMaxShape) return 0;  // above: skewness 2/sqrt(k) < 0.02
     // On a grid of kShapeSteps per octave: the jitter is then within 0.27 % of the one asked
@@ -113,9 +113,9 @@ double SmoothDelay::gamma_shape(Distribution dist, double mean_ns, double sd_ns)
 }
 
 std::shared_ptr<const GammaQuantileTable> SmoothDelay::gamma_table(
-    Distribution dist, double mean_ns, double sd_ns,
+    Distribution dist, double mean_ns, double jitter_ns,
     const std::shared_ptr<const GammaQuantileTable>& reuse) {
-    const double k = gamma_shape(dist, mean_ns, sd_ns);
+    const double k = gamma_shape(dist, mean_ns, jitter_ns);
     if (k == 0) return nullptr;
     if (reuse && reuse->shape() == k) return reuse;
     auto t = std::make_shared<GammaQuantileTable>();
@@ -123,17 +123,17 @@ std::shared_ptr<const GammaQuantileTable> SmoothDelay::gamma_table(
     return t;
 }
 
-void SmoothDelay::configure(Distribution dist, double mean_ns, double sd_ns, double half_life_ns,
-                            const GammaQuantileTable* gamma) {
+void SmoothDelay::configure(Distribution dist, double mean_ns, double jitter_ns,
+                            double half_life_ns, const GammaQuantileTable* gamma) {
     dist_ = dist;
     mean_ = mean_ns;
-    sd_ = sd_ns;
+    sd_ = jitter_ns;
     if (dist == Distribution::lognormal) {
-        const double cv = sd_ns / mean_ns;
+        const double cv = jitter_ns / mean_ns;
         ln_b_ = std::sqrt(std::log1p(cv * cv));
         ln_a_ = std::log(mean_ns) - 0.5 * ln_b_ * ln_b_;
     } else if (dist == Distribution::gamma) {
-        const double k = gamma_shape(dist, mean_ns, sd_ns);
+        const double k = gamma_shape(dist, mean_ns, jitter_ns);
         assert(k == 0 || (gamma && gamma->shape() == k));
         if (k == 0) dist_ = Distribution::normal;
         gamma_ = gamma;

@@ -20,7 +20,7 @@ void RunningStats::merge(const RunningStats& o) {
     max = o.max > max ? o.max : max;
 }
 
-double RunningStats::sd() const {
+double RunningStats::jitter() const {
     if (count < 2) return 0;
     const double n = static_cast<double>(count);
     const double m = sum / n;

@@ -90,10 +90,8 @@ LinkStats link_stats_from_json(const json& j) {
         k.bytes_in = u64(c, "bytes_in", where);
         k.packets_out = u64(c, "packets_out", where);
         k.bytes_out = u64(c, "bytes_out", where);
-        k.drops_loss = u64(c, "drops_loss", where);
-        k.drops_policer = u64(c, "drops_policer", where);
-        k.drops_spacer = u64(c, "drops_spacer", where);
-        k.drops_buffer_full = u64(c, "drops_buffer_full", where);
+        for (const DropCauseInfo& dc : kDropCauses)
+            k.drops[dc.cause] = u64(c, dc.key, where);
         k.delays_clamped = u64(c, "delays_clamped", where);
         // Optional, as delay_samples_dropped: older linkemd builds do not send it.
         if (c.contains("waited")) k.waited = u64(c, "waited", where);

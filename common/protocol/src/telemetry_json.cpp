@@ -8,20 +8,19 @@ namespace linkem {
 using nlohmann::json;
 
 json to_json(const CounterSnapshot& c) {
-    return {{"packets_in", c.packets_in},
-            {"bytes_in", c.bytes_in},
-            {"packets_out", c.packets_out},
-            {"bytes_out", c.bytes_out},
-            {"drops_loss", c.drops_loss},
-            {"drops_policer", c.drops_policer},
-            {"drops_spacer", c.drops_spacer},
-            {"drops_buffer_full", c.drops_buffer_full},
-            {"delays_clamped", c.delays_clamped},
-            {"waited", c.waited},
-            {"in_flight", c.in_flight},
-            {"alpha", c.alpha},
-            {"rate_pps", c.rate_pps},
-            {"rate_intervals", c.rate_intervals}};
+    json j = {{"packets_in", c.packets_in},
+              {"bytes_in", c.bytes_in},
+              {"packets_out", c.packets_out},
+              {"bytes_out", c.bytes_out},
+              {"delays_clamped", c.delays_clamped},
+              {"waited", c.waited},
+              {"in_flight", c.in_flight},
+              {"alpha", c.alpha},
+              {"rate_pps", c.rate_pps},
+              {"rate_intervals", c.rate_intervals}};
+    for (const DropCauseInfo& d : kDropCauses)
+        j[d.key] = c.drops[d.cause];
+    return j;
 }
 
 json to_json(const RunningStats& s) {
@@ -30,8 +29,7 @@ json to_json(const RunningStats& s) {
     j["min_ns"] = s.min;
     j["max_ns"] = s.max;
     j["mean_ns"] = s.mean();
-    j["jitter_ns"] = s.sd();
-    j["sd_ns"] = s.sd();  // the same, under its protocol-1 name (docs/glossary.md, Deprecated)
+    j["jitter_ns"] = s.jitter();
     return j;
 }
 
@@ -103,9 +101,11 @@ RunningStats running_stats_from_json(const json& j) {
     s.min = number(j, "min_ns");
     s.max = number(j, "max_ns");
     s.shift = number(j, "mean_ns");
-    const double sd = number(j, j.contains("jitter_ns") ? "jitter_ns" : "sd_ns");
+    // sd_ns: jitter_ns's retired name, still read from a peer that sends only it
+    // (docs/glossary.md, "Retired names").
+    const double jitter = number(j, j.contains("jitter_ns") ? "jitter_ns" : "sd_ns");
     s.sum = 0;
-    s.sumsq = sd * sd * static_cast<double>(s.count);
+    s.sumsq = jitter * jitter * static_cast<double>(s.count);
     return s;
 }
 

@@ -93,8 +93,8 @@ json statsMsg(std::int64_t t, std::uint64_t pin, std::uint64_t bin, std::uint64_
     c.bytes_in = bin;
     c.packets_out = pout;
     c.bytes_out = bout;
-    c.drops_loss = loss;
-    c.drops_policer = policer;
+    c.drops[linkem::DropCause::loss] = loss;
+    c.drops[linkem::DropCause::policer] = policer;
     c.in_flight = 7;
     c.alpha = 0.25;
     c.rate_pps = 1234.5;
@@ -107,10 +107,10 @@ json statsMsg(std::int64_t t, std::uint64_t pin, std::uint64_t bin, std::uint64_
 // The window's figures of one direction, as the readouts compute them (ReadoutModel).
 struct WindowStats {
     std::uint64_t samples = 0;
-    double mean_us = 0, sd_us = 0, target_mean_us = 0, target_jitter_us = 0;
+    double mean_us = 0, jitter_us = 0, target_mean_us = 0, target_jitter_us = 0;
     double mean_dev_pct = 0, jitter_dev_pct = 0, lateness_mean_us = 0, lateness_max_us = 0;
     bool has_measured = false;
-    double measured_mean_us = 0, measured_sd_us = 0, alpha = 0, rate_pps = 0;
+    double measured_mean_us = 0, measured_jitter_us = 0, alpha = 0, rate_pps = 0;
     std::uint64_t in_flight = 0;
 };
 
@@ -176,21 +176,21 @@ class Panel : public Model, public ChartsPanel {
         WindowStats w;
         if (d < 0 || d > 1) return w;
         const DirectionReadout r = model.readouts().get(d);
-        const Achieved& a = r.window;
+        const ScopeDelays& a = r.window;
         w.samples = a.actual.count;
         w.mean_us = a.actual.mean() / 1e3;
-        w.sd_us = a.actual.sd() / 1e3;
+        w.jitter_us = a.actual.jitter() / 1e3;
         w.target_mean_us = static_cast<double>(r.link.mean_delay) / 1e3;
         w.target_jitter_us = static_cast<double>(r.link.jitter) / 1e3;
         if (w.samples > 0 && w.target_mean_us > 0)
             w.mean_dev_pct = (w.mean_us - w.target_mean_us) / w.target_mean_us * 100;
         if (w.samples > 0 && w.target_jitter_us > 0)
-            w.jitter_dev_pct = (w.sd_us - w.target_jitter_us) / w.target_jitter_us * 100;
+            w.jitter_dev_pct = (w.jitter_us - w.target_jitter_us) / w.target_jitter_us * 100;
         w.lateness_mean_us = a.lateness.count ? a.lateness.mean() / 1e3 : 0;
         w.lateness_max_us = a.lateness.count ? a.lateness.max / 1e3 : 0;
         w.has_measured = a.measured.count > 0;
         w.measured_mean_us = a.measured.mean() / 1e3;
-        w.measured_sd_us = a.measured.sd() / 1e3;
+        w.measured_jitter_us = a.measured.jitter() / 1e3;
         w.alpha = r.alpha;
         w.rate_pps = r.rate_pps;
         w.in_flight = r.in_flight;
@@ -1096,7 +1096,7 @@ void ChartsTest::windowStatsReadouts() {
     const WindowStats w = p.windowStats(0);
     QCOMPARE(w.samples, std::uint64_t(1000));
     QCOMPARE(w.mean_us, 1000.0);
-    QVERIFY(std::fabs(w.sd_us - 100.0) < 1e-6);
+    QVERIFY(std::fabs(w.jitter_us - 100.0) < 1e-6);
     QCOMPARE(w.target_mean_us, 1000.0);
     QCOMPARE(w.target_jitter_us, 100.0);
     QVERIFY(std::fabs(w.mean_dev_pct) < 1e-9);
@@ -1105,7 +1105,7 @@ void ChartsTest::windowStatsReadouts() {
     QCOMPARE(w.lateness_max_us, 40.0);
     QVERIFY(w.has_measured);
     QCOMPARE(w.measured_mean_us, 1100.0);
-    QCOMPARE(w.measured_sd_us, 50.0);
+    QCOMPARE(w.measured_jitter_us, 50.0);
     QCOMPARE(p.pointsDrawn("delay.measured"), 2);
     // against another target
     p.setLink(linkMsg(800, 200));

@@ -24,8 +24,8 @@ namespace {
 constexpr std::int64_t kMs = 1'000'000;
 
 // A delay message of one interval [start, end) per direction: `n` packets with emulated
-// delays mean ± sd (every packet), 10 samples, tagged with `generation` (none: untagged).
-json delayMessage(std::int64_t start, std::int64_t end, double mean_ns, double sd_ns,
+// delays mean ± jitter (every packet), 10 samples, tagged with `generation` (none: untagged).
+json delayMessage(std::int64_t start, std::int64_t end, double mean_ns, double jitter_ns,
                   std::optional<std::uint64_t> generation, std::uint64_t seq) {
     proto::DelayMessage m;
     m.directions = 2;
@@ -34,10 +34,10 @@ json delayMessage(std::int64_t start, std::int64_t end, double mean_ns, double s
         dd.start_ns = start;
         dd.end_ns = end;
         dd.delay.shift = mean_ns;
-        // two values mean ± sd: mean and (population) sd exactly
+        // two values mean ± jitter: mean and (population) jitter exactly
         for (int i = 0; i < 500; ++i) {
-            dd.delay.add(mean_ns - sd_ns);
-            dd.delay.add(mean_ns + sd_ns);
+            dd.delay.add(mean_ns - jitter_ns);
+            dd.delay.add(mean_ns + jitter_ns);
         }
         dd.lateness.add(1000);
         for (int i = 0; i < 10; ++i) {
@@ -60,7 +60,7 @@ json statsMessage(std::int64_t t, std::uint64_t generation, std::uint64_t in, st
     s.directions = 2;
     for (auto& d : s.dir) {
         d.counters.packets_in = in;
-        d.counters.drops_loss = loss;
+        d.counters.drops[DropCause::loss] = loss;
         d.counters.packets_out = in - loss;
         d.params_generation = generation;
         d.traffic.present = true;
@@ -95,17 +95,17 @@ LinkConfig link(double mean_ms, double jitter_ms) {
 }  // namespace
 
 TEST(GuiModel, OneStatisticsTypeDividesByN) {
-    // The protocol's RunningStats: the population sd, as sd_ns and jitter_us are.
+    // The protocol's RunningStats: the population jitter, as jitter_ns and jitter_us are.
     RunningStats s;
     for (double x : {1.0, 2.0, 3.0, 4.0})
         addCentred(s, x);
     EXPECT_DOUBLE_EQ(s.mean(), 2.5);
-    EXPECT_NEAR(s.sd(), std::sqrt(1.25), 1e-12);
+    EXPECT_NEAR(s.jitter(), std::sqrt(1.25), 1e-12);
     // centred on its first value: 10 s ± 1 µs in ns keeps its digits
     RunningStats big;
     for (double x : {1e10 - 1000, 1e10 + 1000})
         addCentred(big, x);
-    EXPECT_NEAR(big.sd(), 1000, 1e-6);
+    EXPECT_NEAR(big.jitter(), 1000, 1e-6);
 }
 
 TEST(GuiModel, StoreScopesMatchBruteForce) {
@@ -128,7 +128,7 @@ TEST(GuiModel, StoreScopesMatchBruteForce) {
     const RunningStats ra = ring.actual(lo, hi), rw = ring.wait(lo, hi);
     EXPECT_EQ(ra.count, a.count);
     EXPECT_NEAR(ra.mean(), a.mean(), 1e-3);
-    EXPECT_NEAR(ra.sd(), a.sd(), 1e-3);
+    EXPECT_NEAR(ra.jitter(), a.jitter(), 1e-3);
     EXPECT_EQ(rw.count, w.count);
     EXPECT_NEAR(rw.mean(), w.mean(), 1e-3);
     EXPECT_EQ(rw.max, w.max);
@@ -187,7 +187,7 @@ TEST(GuiModel, ReadoutsSinceChangeLeaveTheLinkBeforeOut) {
     r = m.readouts().get(1);
     EXPECT_EQ(r.since_change.emulated.count, 20u * 1000u);
     EXPECT_NEAR(r.since_change.emulated.mean(), 80e6, 1);
-    EXPECT_NEAR(r.since_change.emulated.sd(), 4e6, 1);
+    EXPECT_NEAR(r.since_change.emulated.jitter(), 4e6, 1);
     EXPECT_EQ(r.since_change.actual.count, 200u);
     EXPECT_NEAR(r.since_change.actual.mean(), 80e6 + 150, 1);
     EXPECT_NEAR(r.since_change.wait.mean(), 100, 1e-6);
@@ -197,7 +197,7 @@ TEST(GuiModel, ReadoutsSinceChangeLeaveTheLinkBeforeOut) {
     EXPECT_EQ(r.out_of_order_since_change, 4u);
     // the 30 s window holds both links (and the mixed interval)
     EXPECT_EQ(r.window.emulated.count, 61u * 1000u);
-    EXPECT_GT(r.window.emulated.sd(), 20e6);
+    EXPECT_GT(r.window.emulated.jitter(), 20e6);
 }
 
 // A scenario's step changes the link without a new generation: "since change" starts again

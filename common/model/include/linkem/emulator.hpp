@@ -599,7 +599,7 @@ class Emulator {
             delay[0] = delayer_.next(rng_, now);
         else
             delayer_.next_n(rng_, delay, n, now);
-        std::uint64_t bytes = 0, clamped = 0, waited = 0, drop[4] = {0, 0, 0, 0};
+        std::uint64_t bytes = 0, clamped = 0, waited = 0, drop[kDropCauseCount] = {};
         std::size_t n_dropped = 0;
         // The delay statistics of the packets queued (telemetry), in registers; the last
         // queued packet's delay and transmission time (a sample candidate).
@@ -784,7 +784,7 @@ class Emulator {
         Counters::add(counters_.bytes_in, bytes);
         if (clamped) Counters::add(counters_.delays_clamped, clamped);
         if (waited) Counters::add(counters_.waited, waited);  // (always 0 when reordered)
-        for (int c = 0; c < 4; ++c)
+        for (std::size_t c = 0; c < kDropCauseCount; ++c)
             if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
         return n_dropped;
     }

@@ -104,17 +104,17 @@ class SmoothDelay {
     /// The gamma shape whose table configure() needs for this law, or 0 when it needs none
     /// (not gamma, or a shape above GammaQuantileTable::kMaxShape: mapped as a normal law):
     /// (mean / sd)^2 on a grid of GammaQuantileTable::kShapeSteps per octave.
-    static double gamma_shape(Distribution dist, double mean_ns, double sd_ns);
+    static double gamma_shape(Distribution dist, double mean_ns, double jitter_ns);
     /// The table configure() needs for this law (null when none): `reuse` when it is the
     /// right one, else a new one (0.25 to ~5 ms: not on the packet path).
     static std::shared_ptr<const GammaQuantileTable> gamma_table(
-        Distribution dist, double mean_ns, double sd_ns,
+        Distribution dist, double mean_ns, double jitter_ns,
         const std::shared_ptr<const GammaQuantileTable>& reuse = nullptr);
 
     /// Sets the law (sd > 0; for gamma and lognormal mean > 0) and the half-life. Keeps the
     /// position of the series (see above). `gamma`: gamma_table() of the same law, which the
     /// caller keeps alive while this configuration is in use (the Delayer holds it).
-    void configure(Distribution dist, double mean_ns, double sd_ns, double half_life_ns,
+    void configure(Distribution dist, double mean_ns, double jitter_ns, double half_life_ns,
                    const GammaQuantileTable* gamma);
     /// The next call draws a fresh stationary state and makes its time the origin.
     void restart() {

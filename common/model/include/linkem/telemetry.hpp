@@ -19,7 +19,7 @@
 
 namespace linkem {
 
-/// Count, minimum, maximum, mean and standard deviation of a series, O(1) per value and
+/// Count, minimum, maximum, mean and jitter (standard deviation) of a series, O(1) per value and
 /// mergeable. Sums are kept around `shift` (a value near the series' mean, e.g. the
 /// configured mean delay), so the variance of a 10 ms +- 1 us series keeps its digits.
 struct RunningStats {
@@ -40,8 +40,10 @@ struct RunningStats {
     void merge(const RunningStats& o);
     void reset(double new_shift) { *this = RunningStats{.shift = new_shift}; }
     double mean() const { return count ? shift + sum / static_cast<double>(count) : 0.0; }
-    /// Population standard deviation (0 for fewer than two values).
-    double sd() const;
+    /// The jitter: the population standard deviation (the squared deviations' sum over n,
+    /// as jitter_us and the protocol's jitter_ns are; docs/glossary.md, "jitter"); 0 for
+    /// fewer than two values.
+    double jitter() const;
 };
 
 /// The wait a packet's scheduled departure adds to the delay drawn for it (scheduled_ns -

@@ -13,13 +13,13 @@ namespace linkem {
 /// {"packets_in":..,"bytes_in":..,...,"rate_intervals":..}: every counter.
 nlohmann::json to_json(const CounterSnapshot& c);
 
-/// {"count":..,"min_ns":..,"max_ns":..,"mean_ns":..,"jitter_ns":..} (only count when empty);
-/// protocol 1 also writes jitter_ns as "sd_ns", its earlier name. The reader takes either.
+/// {"count":..,"min_ns":..,"max_ns":..,"mean_ns":..,"jitter_ns":..} (only count when empty).
+/// The reader also takes "sd_ns", jitter_ns's retired name, when jitter_ns is absent.
 nlohmann::json to_json(const RunningStats& s);
 /// {"count":..,"mean_ns":..,"spacer_mean_ns":..,"order_mean_ns":..} (only count when empty).
 nlohmann::json to_json(const WaitSums& w);
 nlohmann::json to_json(const DirectionDelay& d);
-/// The inverse of to_json (RunningStats comes back with shift = mean, so that mean(), sd(),
+/// The inverse of to_json (RunningStats comes back with shift = mean, so that mean(), jitter(),
 /// min and max are those sent). Throws std::invalid_argument naming a missing or wrong key.
 RunningStats running_stats_from_json(const nlohmann::json& j);
 WaitSums wait_sums_from_json(const nlohmann::json& j);
