@@ -183,28 +183,24 @@ std::string flag_for_field(const std::string& field) {
     return "";
 }
 
-CliOptions parse_cli(int argc, const char* const* argv) {
-    CLI::App app{
-        "linkem-sim: discrete-event simulation of linkem's emulator (DPDS paper Section IV).\n"
-        "Durations and rates take units (10ms, 10Gbit). The link parameters are linkemd's\n"
-        "(--rate is the spacer/policer rate); the offered traffic is --traffic-rate.\n"
-        "See docs/simulation.md.",
-        "linkem-sim"};
+namespace {
+
+// Every flag of flag_defs() is taken as text into raw; the boolean flags go straight into o.
+void add_flags(CLI::App& app, RawOptions& raw, CliOptions& o) {
     app.option_defaults()->always_capture_default(false);
-    RawOptions raw;
     for (const FlagDef& f : flag_defs())
         app.add_option_function<std::string>(
                f.flag, [&raw, flag = f.flag](const std::string& v) { raw.values[flag] = v; },
                f.help)
             ->type_name(f.value_name);
-    CliOptions o;
     app.add_flag("--json", o.json, "print one JSON object instead of the table");
     app.add_flag("--paper-durations", o.paper_durations,
                  "sweep: the paper's 10-minute runs, 10 of each (slow)");
     app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+}
 
-    std::vector<const char*> args(argv, argv + argc);
-    // The delay series' flags had the trace limiter's word (--trace-file is that limiter's).
+// The delay series' flags had the trace limiter's word (--trace-file is that limiter's).
+void refuse_renamed_flags(const std::vector<const char*>& args) {
     for (const char* a : args)
         for (const std::string_view old : {"--trace", "--trace-interval"})
             if (std::string_view(a) == old ||
@@ -213,20 +209,10 @@ CliOptions parse_cli(int argc, const char* const* argv) {
                                  std::string("is now called --delay-series") +
                                      (old == "--trace" ? "" : "-interval") +
                                      " (--trace-file is the trace limiter's file)");
-    try {
-        app.parse(argc, args.data());
-    } catch (const CLI::CallForHelp&) {
-        o.help = true;
-        o.help_text = app.help();
-        return o;
-    } catch (const CLI::ParseError& e) {
-        throw UsageError("", std::string(e.what()) + " (see --help)");
-    }
+}
 
-    SimConfig& c = o.cfg;
-    LinkParams& p = c.link;
-    p.mean_delay = 10 * kNsPerMs;
-    p.seed = 1;
+// The link parameters' flags as the JSON object set_link takes (each value checked here).
+nlohmann::json link_from_flags(const RawOptions& raw) {
     nlohmann::json link = nlohmann::json::object();
     for (const LinkParamFlag& f : link_param_flags()) {
         if (auto v = raw.get("--" + f.flag)) {
@@ -237,27 +223,37 @@ CliOptions parse_cli(int argc, const char* const* argv) {
             }
         }
     }
+    return link;
+}
 
+// The offered traffic's flags into t (ranges: validate_config).
+void read_traffic_flags(const RawOptions& raw, TrafficSpec& t) {
     TrafficFlagText traffic_text;
     for (const TrafficFlag& f : traffic_flags())
         traffic_text.push_back(raw.get(f.flag).value_or(""));
     nlohmann::json traffic;
     try {
-        traffic = traffic_update_from_flags(traffic_text);  // ranges: validate_config
+        traffic = traffic_update_from_flags(traffic_text);
     } catch (const FlagError& e) {
         throw UsageError(e.flag(), e.message());
     }
     if (traffic.contains("pattern"))
-        for (TrafficPattern t :
+        for (TrafficPattern p :
              {TrafficPattern::cbr, TrafficPattern::poisson, TrafficPattern::sine})
-            if (traffic["pattern"] == to_string(t)) c.traffic.pattern = t;
-    if (traffic.contains("rate_bps")) c.traffic.rate_bps = traffic["rate_bps"].get<double>();
+            if (traffic["pattern"] == to_string(p)) t.pattern = p;
+    if (traffic.contains("rate_bps")) t.rate_bps = traffic["rate_bps"].get<double>();
     if (traffic.contains("frame_size_bytes"))
-        c.traffic.frame_bytes = static_cast<std::uint32_t>(
+        t.frame_bytes = static_cast<std::uint32_t>(
             std::min<std::uint64_t>(traffic["frame_size_bytes"].get<std::uint64_t>(), UINT32_MAX));
     if (traffic.contains("period_us"))
-        c.traffic.period =
+        t.period =
             static_cast<DurationNs>(std::llround(traffic["period_us"].get<double>() * kNsPerUs));
+}
+
+// The flags of a single run (or of its runs): duration, utilisation, runs, delay series,
+// direction and arrivals.
+void read_run_flags(const RawOptions& raw, CliOptions& o) {
+    SimConfig& c = o.cfg;
     if (auto v = raw.get("--duration")) {
         c.duration = need_duration("--duration", *v);
         o.duration_given = true;
@@ -282,32 +278,41 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     if (auto v = raw.get("--delay-series-interval")) {
         c.series_interval = *v == "0" ? 0 : need_duration("--delay-series-interval", *v);
     }
+}
 
+std::vector<double> need_rates(const std::string& list) {
+    std::vector<double> rates;
+    std::stringstream ss(list);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        const auto r = parse_rate(item);
+        if (!r || *r < ParamLimits::kMinRate || *r > ParamLimits::kMaxRate)
+            throw UsageError("--traffic-rates", "'" + item +
+                                                    "' is not a rate between 1kbit and 1.6Tbit; "
+                                                    "give a comma-separated list such as "
+                                                    "0.1Gbit,1Gbit");
+        rates.push_back(*r);
+    }
+    if (rates.empty()) throw UsageError("--traffic-rates", "needs at least one rate");
+    return rates;
+}
+
+void read_sweep_flags(const RawOptions& raw, CliOptions& o) {
     if (auto v = raw.get("--sweep")) {
         if (!is_sweep(*v))
             throw UsageError("--sweep",
                              "'" + *v + "' is not a sweep; allowed: " + join(sweep_names()));
         o.sweep = *v;
     }
-    if (auto v = raw.get("--traffic-rates")) {
-        std::stringstream ss(*v);
-        std::string item;
-        while (std::getline(ss, item, ',')) {
-            const auto r = parse_rate(item);
-            if (!r || *r < ParamLimits::kMinRate || *r > ParamLimits::kMaxRate)
-                throw UsageError("--traffic-rates",
-                                 "'" + item +
-                                     "' is not a rate between 1kbit and 1.6Tbit; give "
-                                     "a comma-separated list such as 0.1Gbit,1Gbit");
-            o.rates_bps.push_back(*r);
-        }
-        if (o.rates_bps.empty()) throw UsageError("--traffic-rates", "needs at least one rate");
-    }
+    if (auto v = raw.get("--traffic-rates")) o.rates_bps = need_rates(*v);
     if (auto v = raw.get("--csv")) o.csv_path = *v;
     if (auto v = raw.get("--from-csv")) o.from_csv = *v;
     if (auto v = raw.get("--plot")) o.plot_path = *v;
     if (auto v = raw.get("--jobs")) o.jobs = static_cast<int>(need_uint("--jobs", *v, 1, 256));
+}
 
+// Flags that belong to a sweep, or to a single run, given with the other.
+void refuse_mixed_flags(const RawOptions& raw, const CliOptions& o) {
     const bool sweep = !o.sweep.empty();
     for (const char* f : {"--traffic-rates", "--csv", "--from-csv", "--plot", "--jobs"})
         if (!sweep && raw.get(f)) throw UsageError(f, "only applies with --sweep");
@@ -320,9 +325,13 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     if (sweep && o.json) throw UsageError("--json", "sweeps write CSV (see --csv)");
     if (!o.from_csv.empty() && o.plot_path.empty())
         throw UsageError("--from-csv", "needs --plot (it only re-draws a CSV)");
+}
 
+// The link parameters (linkem-sim's defaults, then the flags) and the whole configuration
+// checked; an error names the flag that set the field.
+void apply_link(const nlohmann::json& link, SimConfig& c) {
     try {
-        p = link_params_from_json(link, p);
+        c.link = link_params_from_json(link, c.link);
         validate_config(c);
     } catch (const ParamError& e) {
         std::string msg = e.what();
@@ -332,25 +341,65 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError(flag.empty() ? e.field() : flag,
                          msg + (flag.empty() ? "" : " [" + e.field() + "]"));
     }
-    if (auto v = raw.get("--scenario")) {
-        try {
-            const Scenario sc = scenario_by_name_or_path(*v);
-            o.tracks =
-                std::make_shared<ScenarioTracks>(compile_scenario(sc, LinkConfig{p, p}, 2, *v));
-            o.scenario_name = sc.name;
-            if (!o.duration_given) c.duration = sc.duration;
-        } catch (const ScenarioError& e) {
-            throw UsageError("--scenario", e.what());
-        }
-        c.track = &o.tracks->dir[o.direction];
+}
+
+// --scenario: compiled over the link parameters, the run follows the chosen direction's
+// track.
+void read_scenario(const std::string& name, CliOptions& o) {
+    SimConfig& c = o.cfg;
+    try {
+        const Scenario sc = scenario_by_name_or_path(name);
+        o.tracks = std::make_shared<ScenarioTracks>(
+            compile_scenario(sc, LinkConfig{c.link, c.link}, 2, name));
+        o.scenario_name = sc.name;
+        if (!o.duration_given) c.duration = sc.duration;
+    } catch (const ScenarioError& e) {
+        throw UsageError("--scenario", e.what());
     }
+    c.track = &o.tracks->dir[o.direction];
+}
+
+}  // namespace
+
+CliOptions parse_cli(int argc, const char* const* argv) {
+    CLI::App app{
+        "linkem-sim: discrete-event simulation of linkem's emulator (DPDS paper Section IV).\n"
+        "Durations and rates take units (10ms, 10Gbit). The link parameters are linkemd's\n"
+        "(--rate is the spacer/policer rate); the offered traffic is --traffic-rate.\n"
+        "See docs/simulation.md.",
+        "linkem-sim"};
+    RawOptions raw;
+    CliOptions o;
+    add_flags(app, raw, o);
+    std::vector<const char*> args(argv, argv + argc);
+    refuse_renamed_flags(args);
+    try {
+        app.parse(argc, args.data());
+    } catch (const CLI::CallForHelp&) {
+        o.help = true;
+        o.help_text = app.help();
+        return o;
+    } catch (const CLI::ParseError& e) {
+        throw UsageError("", std::string(e.what()) + " (see --help)");
+    }
+
+    SimConfig& c = o.cfg;
+    c.link.mean_delay = 10 * kNsPerMs;
+    c.link.seed = 1;
+    const nlohmann::json link = link_from_flags(raw);
+    read_traffic_flags(raw, c.traffic);
+    read_run_flags(raw, o);
+    read_sweep_flags(raw, o);
+    refuse_mixed_flags(raw, o);
+    apply_link(link, c);
+    if (auto v = raw.get("--scenario")) read_scenario(*v, o);
     if (o.arrivals) {
         c.arrivals = o.arrivals.get();
         if (!o.duration_given && !o.arrivals->empty()) c.duration = o.arrivals->back() + 1;
     }
     // Before --traffic-rate existed, --rate was the traffic's rate: a --rate that no limiter
     // uses is most likely meant for the traffic.
-    if (raw.get("--rate") && p.limiter == Limiter::none)
+    if (raw.get("--rate") && c.link.limiter == Limiter::none)
         throw UsageError("--rate",
                          "is the limiter's rate (rate_bps), but --limiter is none: add "
                          "--limiter spacer or --limiter policer; the traffic's rate is "

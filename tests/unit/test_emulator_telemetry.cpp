@@ -152,10 +152,10 @@ TEST(EmulatorTelemetry, ReorderedSamplesLeaveAtTheirTimeAndNeverEarly) {
     EXPECT_LT(r.lateness.max, 1000.0);
 }
 
-// departed() takes the extremes of a drain's lateness from its first and last packet (every
-// queue emits in tx order) and sums in integers below 2^26 ns, in doubles above: both must
-// give what a packet-by-packet reference gives, for both queues, bursts of many packets and
-// a pause long enough for the double path.
+// add_lateness (linkem/delay_sampler.hpp) takes the extremes of a drain's lateness from its first
+// and last packet (every queue emits in tx order) and sums in integers below 2^26 ns, in doubles
+// above: both must give what a packet-by-packet reference gives, for both queues, bursts of many
+// packets and a pause long enough for the double path.
 TEST(EmulatorTelemetry, LatenessStatisticsMatchAPerPacketReference) {
     for (const Strategy s : {Strategy::correlated, Strategy::reordered}) {
         LinkParams p;
@@ -319,7 +319,7 @@ TEST(EmulatorTelemetry, SamplesAcrossAStrategySwitchAreDroppedNotMismatched) {
 
 // Bursts that arrive more rarely than the sample period (32 packets every 1 ms against a
 // sample every 50 us) still give the sample rate: each call follows several of its packets.
-// After a pause of more than kMaxSamplesPerCall periods a burst gives one sample and the
+// After a pause of more than DelaySampler::kMaxPerCall periods a burst gives one sample and the
 // schedule restarts from it.
 TEST(EmulatorTelemetry, BurstsGiveTheSampleRateNotOneSampleACall) {
     for (const Strategy st : {Strategy::correlated, Strategy::reordered}) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "linkem/messages.hpp"
+#include "linkem/telemetry_json.hpp"
 #include "linkem/spsc_ring.hpp"
 
 namespace linkem {
@@ -321,7 +322,7 @@ TEST(ProtocolTelemetry, CountersKeepTheirKeys) {
     c.alpha = 0.5;
     c.rate_pps = 12.5;
     c.rate_intervals = 13;
-    EXPECT_EQ(to_json(c).dump(),
+    EXPECT_EQ(linkem::to_json(c).dump(),
               "{\"alpha\":0.5,\"bytes_in\":2,\"bytes_out\":4,\"delays_clamped\":9,"
               "\"drops_buffer_full\":8,\"drops_loss\":5,\"drops_policer\":6,\"drops_spacer\":7,"
               "\"in_flight\":11,\"packets_in\":1,\"packets_out\":3,\"rate_intervals\":13,"
@@ -370,7 +371,7 @@ TEST(ProtocolTelemetry, DelayMessageRoundTrip) {
     json sd_only = body;
     sd_only["a_to_b"]["delay"]["sd_ns"] = sd_only["a_to_b"]["delay"]["jitter_ns"];
     sd_only["a_to_b"]["delay"].erase("jitter_ns");
-    EXPECT_NEAR(proto::delay_message_from_json(sd_only).dir[0].delay.jitter(),
+    EXPECT_NEAR(proto::decode<proto::DelayMessage>(sd_only).dir[0].delay.jitter(),
                 m.dir[0].delay.jitter(), 1e-6);
     // A linkemd from before `wait` existed: read as no wait.
     json old = body;

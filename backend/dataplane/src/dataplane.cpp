@@ -102,6 +102,18 @@ struct Dataplane::Impl {
     mutable TelemetryBatch backlog;
     static constexpr std::size_t kMaxBacklog = 256;  // reports per direction: ~13 s
 
+    // Set-up, in the order the Dataplane constructor calls them.
+    void check_burst_and_workers() const;
+    void check_links() const;
+    std::pair<PortSpec, std::optional<PortSpec>> resolve_ports() const;
+    std::vector<unsigned> worker_lcores() const;
+    void make_pools();
+    void set_up_direction(unsigned k);
+    std::unique_ptr<Lane> make_lane(unsigned k, unsigned q, const EthPort& rx, const EthPort& tx);
+    void size_lane_buffers(Lane& d, unsigned k, const EthPort& rx, const EthPort& tx);
+    void make_lane_emulator(Lane& d, const LinkParams& stored, const DelayTables& tables);
+    void make_tasks(const std::vector<unsigned>& lcores);
+
     void pull_reports() const {
         IntervalReport r[16];
         std::vector<const IntervalReport*> period;
@@ -242,10 +254,10 @@ struct Dataplane::Impl {
     }
 };
 
-Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
-    : impl_(std::make_unique<Impl>(eal, std::move(config))) {
-    Impl& m = *impl_;
-    DataplaneConfig& cfg = m.cfg;
+// ------------------------------------------------------------------------------ set-up
+// The checks that need no device: the burst and the workers, then (with the number of
+// directions and of workers known) each direction's parameters.
+void Dataplane::Impl::check_burst_and_workers() const {
     if (cfg.burst < 1 || cfg.burst > kMaxBurst)
         throw ParamError("burst", std::to_string(cfg.burst) + " is out of range; allowed 1 .. " +
                                       std::to_string(kMaxBurst));
@@ -254,172 +266,221 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
         throw ParamError("workers", std::to_string(cfg.workers.per_direction) +
                                         " is out of range; allowed shared or 1 .. " +
                                         std::to_string(kMaxWorkers));
-    m.n_dirs = cfg.port_b.empty() ? 1 : 2;
-    m.n_queues = queues_per_port(cfg.workers);
-    for (unsigned k = 0; k < m.n_dirs; ++k) {
+}
+
+void Dataplane::Impl::check_links() const {
+    for (unsigned k = 0; k < n_dirs; ++k) {
         const char* name = kDirectionKeys[k];
         try {
             validate(cfg.link.direction(k));
-            refuse_unshared(cfg.link.direction(k), m.n_queues);
+            refuse_unshared(cfg.link.direction(k), n_queues);
         } catch (const ParamError& e) {
             throw ParamError(std::string(name) + "." + e.field(), e.message());
         }
     }
-    const PortSpec spec_a = resolve_port(cfg.port_a, "port_a", m.n_queues);
+}
+
+std::pair<PortSpec, std::optional<PortSpec>> Dataplane::Impl::resolve_ports() const {
+    const PortSpec spec_a = resolve_port(cfg.port_a, "port_a", n_queues);
     std::optional<PortSpec> spec_b;
-    if (m.n_dirs == 2) {
-        spec_b = resolve_port(cfg.port_b, "port_b", m.n_queues);
+    if (n_dirs == 2) {
+        spec_b = resolve_port(cfg.port_b, "port_b", n_queues);
         if (spec_b->name == spec_a.name)
             throw ParamError("port_b",
                              "is the same device as port_a; omit port_b for "
                              "single-port mode");
     }
-    const unsigned needed = worker_lcores_needed(cfg.workers, m.n_dirs);
+    return {spec_a, spec_b};
+}
+
+// The EAL's worker lcores, as many as the workers need at least.
+std::vector<unsigned> Dataplane::Impl::worker_lcores() const {
+    const unsigned needed = worker_lcores_needed(cfg.workers, n_dirs);
     std::vector<unsigned> lcores;
     unsigned lc;
     RTE_LCORE_FOREACH_WORKER(lc) lcores.push_back(lc);
     if (lcores.size() < needed)
         throw DataplaneError("--workers " + to_string(cfg.workers) + " with " +
-                             std::to_string(m.n_dirs) + " direction(s) needs " +
+                             std::to_string(n_dirs) + " direction(s) needs " +
                              std::to_string(needed) + " worker lcores; the EAL has " +
                              std::to_string(lcores.size()));
+    return lcores;
+}
 
-    m.ports.push_back(std::make_unique<EthPort>(spec_a));
-    if (spec_b) m.ports.push_back(std::make_unique<EthPort>(*spec_b));
-
+// One mbuf pool per receive queue (cfg.mbufs split between them), and the ports configured
+// with them.
+void Dataplane::Impl::make_pools() {
     const std::uint32_t total =
-        cfg.mbufs ? cfg.mbufs
-                  : default_mbufs(cfg.link, m.n_dirs, cfg.workers.shared ? 1 : m.n_queues);
+        cfg.mbufs ? cfg.mbufs : default_mbufs(cfg.link, n_dirs, cfg.workers.shared ? 1 : n_queues);
     cfg.mbufs = total;
-    m.pool_size = total / static_cast<std::uint32_t>(m.ports.size() * m.n_queues);
-    for (auto& port : m.ports) {
+    pool_size = total / static_cast<std::uint32_t>(ports.size() * n_queues);
+    for (auto& port : ports) {
         std::vector<rte_mempool*> rx;
-        for (unsigned q = 0; q < m.n_queues; ++q) {
-            m.pools.push_back(detail::make_pktmbuf_pool(detail::unique_name("lk_rx"), m.pool_size,
-                                                        port->socket()));
-            rx.push_back(m.pools.back().get());
+        for (unsigned q = 0; q < n_queues; ++q) {
+            pools.push_back(
+                detail::make_pktmbuf_pool(detail::unique_name("lk_rx"), pool_size, port->socket()));
+            rx.push_back(pools.back().get());
         }
         port->configure(rx);
     }
-    log("%u mbufs in %zu pool(s) of %u (one per receive queue)", total, m.pools.size(),
-        m.pool_size);
-    for (auto& port : m.ports)
+    log("%u mbufs in %zu pool(s) of %u (one per receive queue)", total, pools.size(), pool_size);
+    for (auto& port : ports)
         log("port %s: %s%s", port->spec().text.c_str(), port->link_text().c_str(),
-            m.n_queues == 1 ? ""
-            : port->rss()   ? (", " + std::to_string(m.n_queues) + " queues, RSS").c_str()
-                            : (", " + std::to_string(m.n_queues) +
+            n_queues == 1 ? ""
+            : port->rss() ? (", " + std::to_string(n_queues) + " queues, RSS").c_str()
+                          : (", " + std::to_string(n_queues) +
                              " queues (no RSS: the device fills them itself)")
                                 .c_str());
+}
 
-    for (unsigned k = 0; k < m.n_dirs; ++k) {
-        const EthPort& rx = *m.ports[k];
-        const EthPort& tx = *m.ports[m.ports.size() == 1 ? 0 : 1 - k];
-        const LinkParams& user = cfg.link.direction(k);
-        LinkParams& stored = m.link.direction(k);
-        stored = user;
-        // One seed for the direction (drawn here when the parameters say 0); each worker
-        // draws its own streams from it.
-        if (stored.seed == 0) stored.seed = random_seed();
-        if (m.n_queues > 1 && user.limiter != Limiter::none)
-            log("direction %u: %u workers share one %s", k, m.n_queues,
-                user.limiter == Limiter::spacer ? "spacer" : "policer");
-        if (m.n_queues > 1) m.links[k] = std::make_unique<SharedLink>();
-        m.latest[k].resize(m.n_queues);
-        m.unmerged[k].resize(m.n_queues);
-        const DelayTables tables = MbufEmulator::prepare(stored);
-        for (unsigned q = 0; q < m.n_queues; ++q) {
-            auto d = std::make_unique<Lane>();
-            d->index = k;
-            d->queue = q;
-            d->rx_port = rx.id();
-            d->tx_port = tx.id();
-            d->burst = static_cast<std::uint16_t>(cfg.burst);
-            // A worker on its own lcore takes consecutive full bursts up to what one
-            // reservation of a shared link covers (stages.cpp, poll_rx_gathered); with
-            // `shared` both directions take a burst each in turn.
-            const unsigned per_reservation = MbufEmulator::kMaxReservation / cfg.burst * cfg.burst;
-            d->gather = static_cast<std::uint16_t>(
-                !cfg.workers.shared ? std::max<unsigned>(cfg.burst, per_reservation) : cfg.burst);
-            // The Emulator may hold what the pool has left once every other place an mbuf
-            // of it can wait is full: RX descriptors, the TX descriptors of the sending port,
-            // pending arrays and the per-lcore caches. It then drops excess packets as
-            // buffer_full instead of starving the port of mbufs.
-            const std::uint64_t elsewhere =
-                rx.rx_desc() + tx.tx_desc() + cfg.burst + d->gather + kPoolCache * 3 / 2 * 2;
-            d->buffer_cap = m.pool_size > elsewhere + 1024 ? m.pool_size - elsewhere : 1024;
-            // Buffer exchange: headers for all those places, the stash, held mbufs and a
-            // margin for the drain's top-up circulate; the buffers of all other mbufs are the
-            // queue's.
-            rte_mempool* pool = m.pools[k * m.n_queues + q].get();
-            const std::uint32_t held_cap = std::clamp(m.pool_size / 16, kHeldCapMin, kHeldCapMax);
-            const std::uint64_t headers =
-                elsewhere + kStashBursts * d->gather + held_cap + 2u * cfg.burst;
-            if (cfg.hold_mbufs) {
-                if (q == 0) log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
-            } else if (m.pool_size < headers + 4096) {
-                log("direction %u worker %u: a pool of %u mbufs is too small for buffer exchange "
-                    "(it needs more than %llu); packets are queued as whole mbufs",
-                    k, q, m.pool_size, static_cast<unsigned long long>(headers + 4096));
-            } else if (setup_exchange(*d, pool, static_cast<std::uint32_t>(m.pool_size - headers),
-                                      held_cap)) {
-                d->buffer_cap = d->donors.size() - cfg.burst;
-                if (q == 0)
-                    log("direction %u: buffer exchange: %zu packet buffers for the queue, %llu "
-                        "mbuf headers circulate (per worker)",
-                        k, d->donors.size(), static_cast<unsigned long long>(headers));
-            }
-            const LinkParams p = m.lane_params(stored, *d);
-            // Reserve both queue kinds, so that a run-time switch of strategy between FIFO
-            // and reordering does not allocate either.
-            LinkParams other = p;
-            other.strategy =
-                p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
-            // A random stream per direction and worker; worker 0's are those of one worker.
-            d->emu = std::make_unique<MbufEmulator>(other, k + 2 * q);
-            d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
-            d->emu->set_params(p, tables);
-            d->emu->set_prefetch_ahead(!d->exchange);  // exchanged buffers are never read here
-            d->emu->reserve(p.buffer_limit_packets + kMaxBurst);
-            if (m.links[k]) d->emu->share_limiter(m.links[k].get());
-            d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
-            if (cfg.telemetry) {
-                // The control thread takes samples every 50 ms: room for ~0.5 s of them. The
-                // direction's rate is split between its workers.
-                const unsigned per_s =
-                    std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS) / m.n_queues;
-                d->samples = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
-                d->emu->set_telemetry(per_s ? kNsPerSec / per_s : 0, 16384, d->samples.get());
-            }
-            m.lanes[k].push_back(std::move(d));
-        }
-        m.publish(k, 0, stored, tables);
+// Direction k: its parameters (with the seed drawn when they say 0), its shared link when
+// it has several workers, and one lane per worker, running the parameter block of
+// generation 0.
+void Dataplane::Impl::set_up_direction(unsigned k) {
+    const EthPort& rx = *ports[k];
+    const EthPort& tx = *ports[ports.size() == 1 ? 0 : 1 - k];
+    const LinkParams& user = cfg.link.direction(k);
+    LinkParams& stored = link.direction(k);
+    stored = user;
+    // One seed for the direction (drawn here when the parameters say 0); each worker
+    // draws its own streams from it.
+    if (stored.seed == 0) stored.seed = random_seed();
+    if (n_queues > 1 && user.limiter != Limiter::none)
+        log("direction %u: %u workers share one %s", k, n_queues,
+            user.limiter == Limiter::spacer ? "spacer" : "policer");
+    if (n_queues > 1) links[k] = std::make_unique<SharedLink>();
+    latest[k].resize(n_queues);
+    unmerged[k].resize(n_queues);
+    const DelayTables tables = MbufEmulator::prepare(stored);
+    for (unsigned q = 0; q < n_queues; ++q) {
+        std::unique_ptr<Lane> d = make_lane(k, q, rx, tx);
+        make_lane_emulator(*d, stored, tables);
+        lanes[k].push_back(std::move(d));
     }
+    publish(k, 0, stored, tables);
+}
+
+// Worker q of direction k, receiving on rx and sending on tx, with its buffers and its
+// report ring (its Emulator comes next: make_lane_emulator).
+std::unique_ptr<Lane> Dataplane::Impl::make_lane(unsigned k, unsigned q, const EthPort& rx,
+                                                 const EthPort& tx) {
+    auto d = std::make_unique<Lane>();
+    d->index = k;
+    d->queue = q;
+    d->rx_port = rx.id();
+    d->tx_port = tx.id();
+    d->burst = static_cast<std::uint16_t>(cfg.burst);
+    // A worker on its own lcore takes consecutive full bursts up to what one reservation of
+    // a shared link covers (stages.cpp, poll_rx_gathered); with `shared` both directions
+    // take a burst each in turn.
+    const unsigned per_reservation = MbufEmulator::kMaxReservation / cfg.burst * cfg.burst;
+    d->gather = static_cast<std::uint16_t>(
+        !cfg.workers.shared ? std::max<unsigned>(cfg.burst, per_reservation) : cfg.burst);
+    size_lane_buffers(*d, k, rx, tx);
+    d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
+    return d;
+}
+
+// How many packets the lane's Emulator may hold, and whether it queues whole mbufs or
+// exchanged buffers (exchange.hpp).
+void Dataplane::Impl::size_lane_buffers(Lane& d, unsigned k, const EthPort& rx, const EthPort& tx) {
+    const unsigned q = d.queue;
+    // The Emulator may hold what the pool has left once every other place an mbuf of it
+    // can wait is full: RX descriptors, the TX descriptors of the sending port, pending
+    // arrays and the per-lcore caches. It then drops excess packets as buffer_full instead
+    // of starving the port of mbufs.
+    const std::uint64_t elsewhere =
+        rx.rx_desc() + tx.tx_desc() + cfg.burst + d.gather + kPoolCache * 3 / 2 * 2;
+    d.buffer_cap = pool_size > elsewhere + 1024 ? pool_size - elsewhere : 1024;
+    // Buffer exchange: headers for all those places, the stash, held mbufs and a margin
+    // for the drain's top-up circulate; the buffers of all other mbufs are the queue's.
+    rte_mempool* pool = pools[k * n_queues + q].get();
+    const std::uint32_t held_cap = std::clamp(pool_size / 16, kHeldCapMin, kHeldCapMax);
+    const std::uint64_t headers = elsewhere + kStashBursts * d.gather + held_cap + 2u * cfg.burst;
+    if (cfg.hold_mbufs) {
+        if (q == 0) log("direction %u: --hold-mbufs: packets are queued as whole mbufs", k);
+    } else if (pool_size < headers + 4096) {
+        log("direction %u worker %u: a pool of %u mbufs is too small for buffer exchange "
+            "(it needs more than %llu); packets are queued as whole mbufs",
+            k, q, pool_size, static_cast<unsigned long long>(headers + 4096));
+    } else if (setup_exchange(d, pool, static_cast<std::uint32_t>(pool_size - headers), held_cap)) {
+        d.buffer_cap = d.donors.size() - cfg.burst;
+        if (q == 0)
+            log("direction %u: buffer exchange: %zu packet buffers for the queue, %llu "
+                "mbuf headers circulate (per worker)",
+                k, d.donors.size(), static_cast<unsigned long long>(headers));
+    }
+}
+
+// The lane's Emulator: its random streams, its queues reserved, the direction's
+// parameters (`stored`, with the tables made for them), the shared link and the telemetry.
+void Dataplane::Impl::make_lane_emulator(Lane& d, const LinkParams& stored,
+                                         const DelayTables& tables) {
+    const unsigned k = d.index, q = d.queue;
+    const LinkParams p = lane_params(stored, d);
+    // Reserve both queue kinds, so that a run-time switch of strategy between FIFO and
+    // reordering does not allocate either.
+    LinkParams other = p;
+    other.strategy = p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
+    // A random stream per direction and worker; worker 0's are those of one worker.
+    d.emu = std::make_unique<MbufEmulator>(other, k + 2 * q);
+    d.emu->reserve(p.buffer_limit_packets + kMaxBurst);
+    d.emu->set_params(p, tables);
+    d.emu->set_prefetch_ahead(!d.exchange);  // exchanged buffers are never read here
+    d.emu->reserve(p.buffer_limit_packets + kMaxBurst);
+    if (links[k]) d.emu->share_limiter(links[k].get());
+    if (cfg.telemetry) {
+        // The control thread takes samples every 50 ms: room for ~0.5 s of them. The
+        // direction's rate is split between its workers.
+        const unsigned per_s = std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS) / n_queues;
+        d.samples = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
+        d.emu->set_telemetry(per_s ? kNsPerSec / per_s : 0, 16384, d.samples.get());
+    }
+}
+
+// Lcore tasks: one lcore per lane, or with `shared` one for both directions' lanes.
+void Dataplane::Impl::make_tasks(const std::vector<unsigned>& lcores) {
+    auto add = [&](std::initializer_list<Lane*> ls) {
+        LcoreTask t;
+        t.run = &run;
+        for (Lane* d : ls)
+            t.lanes[t.n_lanes++] = d;
+        t.lcore = lcores[tasks.size()];
+        tasks.push_back(t);
+    };
+    if (cfg.workers.shared) {
+        if (n_dirs == 2)
+            add({lanes[0][0].get(), lanes[1][0].get()});
+        else
+            add({lanes[0][0].get()});
+    } else {
+        for (unsigned k = 0; k < n_dirs; ++k)
+            for (auto& d : lanes[k])
+                add({d.get()});
+    }
+}
+
+Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
+    : impl_(std::make_unique<Impl>(eal, std::move(config))) {
+    Impl& m = *impl_;
+    m.check_burst_and_workers();
+    m.n_dirs = m.cfg.port_b.empty() ? 1 : 2;
+    m.n_queues = queues_per_port(m.cfg.workers);
+    m.check_links();
+    const auto [spec_a, spec_b] = m.resolve_ports();
+    const std::vector<unsigned> lcores = m.worker_lcores();
+    m.ports.push_back(std::make_unique<EthPort>(spec_a));
+    if (spec_b) m.ports.push_back(std::make_unique<EthPort>(*spec_b));
+    m.make_pools();
+    for (unsigned k = 0; k < m.n_dirs; ++k)
+        m.set_up_direction(k);
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
-    cfg.link = m.link;
+    m.cfg.link = m.link;
     log("the emulator holds at most %llu packets per direction%s (what the pool of %u mbufs "
         "allows; beyond: buffer_full drops; raise --mbufs for more)",
         static_cast<unsigned long long>(m.lanes[0][0]->buffer_cap),
         m.n_queues > 1 ? " and worker" : "", m.pool_size);
-
-    // Lcore tasks: one lcore per lane, or with `shared` one for both directions' lanes.
-    auto add = [&](std::initializer_list<Lane*> ls) {
-        LcoreTask t;
-        t.run = &m.run;
-        for (Lane* d : ls)
-            t.lanes[t.n_lanes++] = d;
-        t.lcore = lcores[m.tasks.size()];
-        m.tasks.push_back(t);
-    };
-    if (cfg.workers.shared) {
-        if (m.n_dirs == 2)
-            add({m.lanes[0][0].get(), m.lanes[1][0].get()});
-        else
-            add({m.lanes[0][0].get()});
-    } else {
-        for (unsigned k = 0; k < m.n_dirs; ++k)
-            for (auto& d : m.lanes[k])
-                add({d.get()});
-    }
+    m.make_tasks(lcores);
 }
 
 Dataplane::~Dataplane() {

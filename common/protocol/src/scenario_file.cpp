@@ -157,6 +157,60 @@ std::string stem(const std::string& path) {
     return std::filesystem::path(path).stem().string();
 }
 
+// Step k of a JSON scenario; `last`: the time of the step before (steps come in time
+// order).
+ScenarioStep step_from_json(const json& steps, std::size_t k, DurationNs& last,
+                            const std::string& place, const std::string& dir) {
+    const std::string path = "steps[" + std::to_string(k) + "]";
+    const json& st = steps[k];
+    if (!st.is_object())
+        throw ScenarioError(place, path,
+                            "expected an object ({\"at_s\": T, \"set\": {...}} or {\"at_s\": "
+                            "T1, \"until_s\": T2, \"ramp\": {...}}), got " +
+                                std::string(st.type_name()));
+    for (const auto& [key, value] : st.items())
+        if (std::find(std::begin(kStepKeys), std::end(kStepKeys), key) == std::end(kStepKeys))
+            throw ScenarioError(place, path + "." + key,
+                                "unknown key; known: " + join_quoted(kStepKeys));
+    ScenarioStep step;
+    step.where = path;
+    if (!st.contains("at_s"))
+        throw ScenarioError(place, path + ".at_s", "missing: when the step happens (seconds)");
+    step.at = seconds_value(st["at_s"], place, path + ".at_s");
+    if (step.at < last)
+        throw ScenarioError(
+            place, path + ".at_s",
+            num(static_cast<double>(step.at) / kNsPerSec) + " s goes back (the step before is at " +
+                num(static_cast<double>(last) / kNsPerSec) + " s); steps come in time order");
+    last = step.at;
+    if (st.contains("note")) step.note = text_value(st["note"], place, path + ".note");
+    const bool set = st.contains("set"), ramp = st.contains("ramp");
+    if (set == ramp)
+        throw ScenarioError(place, path,
+                            "give exactly one of 'set' (keys take values at at_s) and 'ramp' "
+                            "(numbers move linearly from at_s to until_s)");
+    if (set && st.contains("until_s"))
+        throw ScenarioError(place, path + ".until_s",
+                            "only a ramp has an end; a step with 'set' happens at at_s");
+    if (ramp) {
+        if (!st.contains("until_s"))
+            throw ScenarioError(place, path + ".until_s", "missing: when the ramp ends (seconds)");
+        step.ramp = true;
+        step.until = seconds_value(st["until_s"], place, path + ".until_s");
+        if (step.until <= step.at)
+            throw ScenarioError(place, path + ".until_s",
+                                "must be after at_s (a ramp takes time; for a jump use 'set')");
+    } else {
+        step.until = step.at;
+    }
+    step.dir =
+        changes_from_json(st[set ? "set" : "ramp"], place, path + (set ? ".set" : ".ramp"), dir);
+    if (step.dir[0].empty() && step.dir[1].empty())
+        throw ScenarioError(place, path + (set ? ".set" : ".ramp"),
+                            "empty: give at least one link parameter");
+    return step;
+}
+
 }  // namespace
 
 ScenarioError::ScenarioError(std::string place, std::string field, const std::string& message)
@@ -201,58 +255,8 @@ Scenario scenario_from_json(const json& j, const std::string& place, const std::
             place, "steps",
             std::to_string(steps.size()) + " steps; at most " + std::to_string(kMaxScenarioSteps));
     DurationNs last = 0;
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-        const std::string path = "steps[" + std::to_string(k) + "]";
-        const json& st = steps[k];
-        if (!st.is_object())
-            throw ScenarioError(place, path,
-                                "expected an object ({\"at_s\": T, \"set\": {...}} or {\"at_s\": "
-                                "T1, \"until_s\": T2, \"ramp\": {...}}), got " +
-                                    std::string(st.type_name()));
-        for (const auto& [key, value] : st.items())
-            if (std::find(std::begin(kStepKeys), std::end(kStepKeys), key) == std::end(kStepKeys))
-                throw ScenarioError(place, path + "." + key,
-                                    "unknown key; known: " + join_quoted(kStepKeys));
-        ScenarioStep step;
-        step.where = path;
-        if (!st.contains("at_s"))
-            throw ScenarioError(place, path + ".at_s", "missing: when the step happens (seconds)");
-        step.at = seconds_value(st["at_s"], place, path + ".at_s");
-        if (step.at < last)
-            throw ScenarioError(place, path + ".at_s",
-                                num(static_cast<double>(step.at) / kNsPerSec) +
-                                    " s goes back (the step before is at " +
-                                    num(static_cast<double>(last) / kNsPerSec) +
-                                    " s); steps come in time order");
-        last = step.at;
-        if (st.contains("note")) step.note = text_value(st["note"], place, path + ".note");
-        const bool set = st.contains("set"), ramp = st.contains("ramp");
-        if (set == ramp)
-            throw ScenarioError(place, path,
-                                "give exactly one of 'set' (keys take values at at_s) and 'ramp' "
-                                "(numbers move linearly from at_s to until_s)");
-        if (set && st.contains("until_s"))
-            throw ScenarioError(place, path + ".until_s",
-                                "only a ramp has an end; a step with 'set' happens at at_s");
-        if (ramp) {
-            if (!st.contains("until_s"))
-                throw ScenarioError(place, path + ".until_s",
-                                    "missing: when the ramp ends (seconds)");
-            step.ramp = true;
-            step.until = seconds_value(st["until_s"], place, path + ".until_s");
-            if (step.until <= step.at)
-                throw ScenarioError(place, path + ".until_s",
-                                    "must be after at_s (a ramp takes time; for a jump use 'set')");
-        } else {
-            step.until = step.at;
-        }
-        step.dir = changes_from_json(st[set ? "set" : "ramp"], place,
-                                     path + (set ? ".set" : ".ramp"), dir);
-        if (step.dir[0].empty() && step.dir[1].empty())
-            throw ScenarioError(place, path + (set ? ".set" : ".ramp"),
-                                "empty: give at least one link parameter");
-        s.steps.push_back(std::move(step));
-    }
+    for (std::size_t k = 0; k < steps.size(); ++k)
+        s.steps.push_back(step_from_json(steps, k, last, place, dir));
     check_duration(s, place, j.contains("duration_s"));
     return s;
 }
@@ -282,98 +286,131 @@ json scenario_to_json(const Scenario& s) {
             {"steps", std::move(steps)}};
 }
 
-Scenario scenario_from_csv(std::istream& in, const std::string& place, const std::string& dir) {
-    Scenario s;
-    bool duration_given = false;
-    std::vector<std::string> header;
-    // Per column: the direction it gives (0, 1, or -1 for both) and the key.
-    std::vector<std::pair<int, std::string>> columns;
-    std::vector<bool> dir_has_rate(2, false), dir_has_loss(2, false);
-    bool limiter_column = false, loss_model_column = false;
-    std::string line;
-    std::size_t n = 0;
-    DurationNs last = 0;
-    while (std::getline(in, line)) {
-        ++n;
-        const std::string at = place + ":" + std::to_string(n);
-        const std::string_view t = detail::trim_blanks(line);
-        if (t.empty()) continue;
+namespace {
+
+// A CSV scenario, line by line: '#' lines (metadata "# key: value", or comments), the
+// header (time_s, then link parameters' keys, each optionally prefixed a_to_b. or b_to_a.),
+// then one step per row.
+class CsvScenarioReader {
+  public:
+    CsvScenarioReader(const std::string& place, const std::string& dir)
+        : place_(place), dir_(dir) {}
+
+    // Line n (from 1) of the file.
+    void line(std::size_t n, const std::string& text) {
+        const std::string at = place_ + ":" + std::to_string(n);
+        const std::string_view t = detail::trim_blanks(text);
+        if (t.empty()) return;
         if (t.front() == '#') {
-            const std::string_view meta = detail::trim_blanks(t.substr(1));
-            const std::size_t colon = meta.find(':');
-            if (colon == std::string_view::npos) continue;  // a comment
-            const std::string key(detail::trim_blanks(meta.substr(0, colon)));
-            const std::string value(detail::trim_blanks(meta.substr(colon + 1)));
-            if (key == "name") {
-                s.name = value;
-            } else if (key == "description") {
-                s.description = value;
-            } else if (key == "source") {
-                s.source += (s.source.empty() ? "" : " ") + value;
-            } else if (key == "loop") {
-                if (value != "true" && value != "false")
-                    throw ScenarioError(at, "loop", "allowed true, false");
-                s.loop = value == "true";
-            } else if (key == "duration_s") {
-                const auto x = parse_number(value);
-                if (!x) throw ScenarioError(at, "duration_s", "not a number of seconds");
-                s.duration = seconds_value(json(*x), at, "duration_s");
-                duration_given = true;
-            }
-            continue;
+            meta(t.substr(1), at);
+            return;
         }
         const std::vector<std::string> cells = split_csv(t);
-        if (header.empty()) {
-            header = cells;
-            // The header's text is named only once it is known to be a key: linkemd reads
-            // files named by its clients, and an error must not show what a file that is no
-            // scenario holds.
-            if (header.front() != "time_s")
-                throw ScenarioError(at, "column 1",
-                                    "the first column must be time_s (seconds since the start), "
-                                    "then link parameters' keys, e.g. "
-                                    "time_s,mean_delay_us,jitter_us,rate_bps,loss_probability");
-            for (std::size_t c = 1; c < header.size(); ++c) {
-                std::string key = header[c];
-                int d = -1;
-                for (int k = 0; k < 2; ++k)
-                    if (key.starts_with(std::string(kDirectionKeys[k]) + ".")) {
-                        d = k;
-                        key = key.substr(std::strlen(kDirectionKeys[k]) + 1);
-                    }
-                if (!link_param_flag(key)) {
-                    std::string known;
-                    for (const LinkParamFlag& f : link_param_flags())
-                        known += (known.empty() ? "" : ", ") + f.key;
-                    throw ScenarioError(at, "column " + std::to_string(c + 1),
-                                        "not a link parameter's key; allowed time_s first, then "
-                                        "link parameters' keys (" +
-                                            known +
-                                            "), each optionally prefixed a_to_b. or b_to_a.");
-                }
-                for (const auto& [dd, kk] : columns)
-                    if (dd == d && kk == key)
-                        throw ScenarioError(at, header[c], "the column appears twice");
-                columns.emplace_back(d, key);
-                for (int k = 0; k < 2; ++k) {
-                    if (d != -1 && d != k) continue;
-                    if (key == "rate_bps") dir_has_rate[k] = true;
-                    if (key == "loss_probability") dir_has_loss[k] = true;
-                }
-                limiter_column = limiter_column || key == "limiter";
-                loss_model_column = loss_model_column || key == "loss_model";
-            }
-            if (columns.empty())
-                throw ScenarioError(at, "",
-                                    "no parameter columns after time_s, e.g. "
-                                    "time_s,mean_delay_us,rate_bps");
-            continue;
+        if (header_.empty())
+            read_header(cells, at);
+        else
+            row(cells, n, at);
+    }
+
+    Scenario finish(const std::istream& in) {
+        if (in.bad()) throw ScenarioError(place_, "", "read error");
+        if (header_.empty()) throw ScenarioError(place_, "", "empty: no header line (time_s,...)");
+        if (s_.steps.empty()) throw ScenarioError(place_, "", "no rows after the header");
+        if (!duration_given_) {
+            // Each row holds until the next; the last as long as the one before it (1 s if
+            // alone).
+            const std::size_t k = s_.steps.size();
+            s_.duration =
+                s_.steps[k - 1].at + (k > 1 ? s_.steps[k - 1].at - s_.steps[k - 2].at : kNsPerSec);
+            duration_given_ = true;
         }
-        if (cells.size() != header.size())
+        check_duration(s_, place_, duration_given_);
+        return std::move(s_);
+    }
+
+  private:
+    // A '#' line: "key: value" for the scenario's name, description, source, loop or
+    // duration_s; anything else is a comment.
+    void meta(std::string_view line, const std::string& at) {
+        const std::string_view m = detail::trim_blanks(line);
+        const std::size_t colon = m.find(':');
+        if (colon == std::string_view::npos) return;  // a comment
+        const std::string key(detail::trim_blanks(m.substr(0, colon)));
+        const std::string value(detail::trim_blanks(m.substr(colon + 1)));
+        if (key == "name") {
+            s_.name = value;
+        } else if (key == "description") {
+            s_.description = value;
+        } else if (key == "source") {
+            s_.source += (s_.source.empty() ? "" : " ") + value;
+        } else if (key == "loop") {
+            if (value != "true" && value != "false")
+                throw ScenarioError(at, "loop", "allowed true, false");
+            s_.loop = value == "true";
+        } else if (key == "duration_s") {
+            const auto x = parse_number(value);
+            if (!x) throw ScenarioError(at, "duration_s", "not a number of seconds");
+            s_.duration = seconds_value(json(*x), at, "duration_s");
+            duration_given_ = true;
+        }
+    }
+
+    void read_header(const std::vector<std::string>& cells, const std::string& at) {
+        header_ = cells;
+        // The header's text is named only once it is known to be a key: linkemd reads files
+        // named by its clients, and an error must not show what a file that is no scenario
+        // holds.
+        if (header_.front() != "time_s")
+            throw ScenarioError(at, "column 1",
+                                "the first column must be time_s (seconds since the start), "
+                                "then link parameters' keys, e.g. "
+                                "time_s,mean_delay_us,jitter_us,rate_bps,loss_probability");
+        for (std::size_t c = 1; c < header_.size(); ++c)
+            add_column(c, at);
+        if (columns_.empty())
+            throw ScenarioError(at, "",
+                                "no parameter columns after time_s, e.g. "
+                                "time_s,mean_delay_us,rate_bps");
+    }
+
+    // Header column c (from 0): its direction and key.
+    void add_column(std::size_t c, const std::string& at) {
+        std::string key = header_[c];
+        int d = -1;
+        for (int k = 0; k < 2; ++k)
+            if (key.starts_with(std::string(kDirectionKeys[k]) + ".")) {
+                d = k;
+                key = key.substr(std::strlen(kDirectionKeys[k]) + 1);
+            }
+        if (!link_param_flag(key)) {
+            std::string known;
+            for (const LinkParamFlag& f : link_param_flags())
+                known += (known.empty() ? "" : ", ") + f.key;
+            throw ScenarioError(at, "column " + std::to_string(c + 1),
+                                "not a link parameter's key; allowed time_s first, then "
+                                "link parameters' keys (" +
+                                    known + "), each optionally prefixed a_to_b. or b_to_a.");
+        }
+        for (const auto& [dd, kk] : columns_)
+            if (dd == d && kk == key)
+                throw ScenarioError(at, header_[c], "the column appears twice");
+        columns_.emplace_back(d, key);
+        for (int k = 0; k < 2; ++k) {
+            if (d != -1 && d != k) continue;
+            if (key == "rate_bps") dir_has_rate_[k] = true;
+            if (key == "loss_probability") dir_has_loss_[k] = true;
+        }
+        limiter_column_ = limiter_column_ || key == "limiter";
+        loss_model_column_ = loss_model_column_ || key == "loss_model";
+    }
+
+    // A row: one step at its time_s, setting the keys of its non-empty cells.
+    void row(const std::vector<std::string>& cells, std::size_t n, const std::string& at) {
+        if (cells.size() != header_.size())
             throw ScenarioError(at, "",
                                 std::to_string(cells.size()) + " cells; the header has " +
-                                    std::to_string(header.size()));
-        if (s.steps.size() == kMaxScenarioSteps)
+                                    std::to_string(header_.size()));
+        if (s_.steps.size() == kMaxScenarioSteps)
             throw ScenarioError(at, "", "more than " + std::to_string(kMaxScenarioSteps) + " rows");
         const auto time = parse_number(cells[0]);
         if (!time) throw ScenarioError(at, "time_s", "not a number of seconds");
@@ -381,24 +418,49 @@ Scenario scenario_from_csv(std::istream& in, const std::string& place, const std
         step.where = "line " + std::to_string(n);
         step.at = seconds_value(json(*time), at, "time_s");
         step.until = step.at;
-        if (step.at < last || (!s.steps.empty() && step.at == last))
+        if (step.at < last_ || (!s_.steps.empty() && step.at == last_))
             throw ScenarioError(at, "time_s",
                                 num(static_cast<double>(step.at) / kNsPerSec) +
                                     " s is not after the row before (" +
-                                    num(static_cast<double>(last) / kNsPerSec) +
+                                    num(static_cast<double>(last_) / kNsPerSec) +
                                     " s); rows come in increasing time order");
-        last = step.at;
+        last_ = step.at;
+        json set = row_values(cells, at);
+        // A rate needs a limiter, a loss probability a loss model: the first row adds them
+        // where the file has no column for them.
+        if (s_.steps.empty()) {
+            for (int k = 0; k < 2; ++k) {
+                if (dir_has_rate_[k] && !limiter_column_)
+                    set[kDirectionKeys[k]]["limiter"] = "spacer";
+                if (dir_has_loss_[k] && !loss_model_column_)
+                    set[kDirectionKeys[k]]["loss_model"] = "bernoulli";
+            }
+        }
+        try {
+            step.dir = changes_from_json(set, at, "", dir_);
+        } catch (const ScenarioError& e) {
+            // The path inside the row's object ("a_to_b.jitter_us" or ".jitter_us"): name the
+            // column.
+            std::string f = e.field();
+            if (f.starts_with(".")) f = f.substr(1);
+            throw ScenarioError(at, f, e.message());
+        }
+        s_.steps.push_back(std::move(step));
+    }
+
+    // A row's non-empty cells as a set_link object (layered: the keys of a column for one
+    // direction under that direction's key).
+    json row_values(const std::vector<std::string>& cells, const std::string& at) const {
         json set = json::object();
         for (std::size_t c = 1; c < cells.size(); ++c) {
             if (cells[c].empty()) continue;
-            const auto& [d, key] = columns[c - 1];
-            const int i = link_param_index(key);
+            const auto& [d, key] = columns_[c - 1];
+            const auto i = static_cast<std::size_t>(link_param_index(key));
             json value;
-            if (link_param_is_number(static_cast<std::size_t>(i))) {
+            if (link_param_is_number(i)) {
                 const auto x = parse_number(cells[c]);
-                if (!x) throw ScenarioError(at, header[c], "not a number (in the key's unit)");
-                value = link_param_is_integer(static_cast<std::size_t>(i)) && *x >= 0 &&
-                                *x == std::floor(*x) && *x < 1.8e19
+                if (!x) throw ScenarioError(at, header_[c], "not a number (in the key's unit)");
+                value = link_param_is_integer(i) && *x >= 0 && *x == std::floor(*x) && *x < 1.8e19
                             ? json(static_cast<std::uint64_t>(*x))
                             : json(*x);
             } else {
@@ -409,39 +471,30 @@ Scenario scenario_from_csv(std::istream& in, const std::string& place, const std
             else
                 set[kDirectionKeys[d]][key] = value;
         }
-        // A rate needs a limiter, a loss probability a loss model: the first row adds them
-        // where the file has no column for them.
-        if (s.steps.empty()) {
-            for (int k = 0; k < 2; ++k) {
-                if (dir_has_rate[k] && !limiter_column)
-                    set[kDirectionKeys[k]]["limiter"] = "spacer";
-                if (dir_has_loss[k] && !loss_model_column)
-                    set[kDirectionKeys[k]]["loss_model"] = "bernoulli";
-            }
-        }
-        try {
-            step.dir = changes_from_json(set, at, "", dir);
-        } catch (const ScenarioError& e) {
-            // The path inside the row's object ("a_to_b.jitter_us" or ".jitter_us"): name the
-            // column.
-            std::string f = e.field();
-            if (f.starts_with(".")) f = f.substr(1);
-            throw ScenarioError(at, f, e.message());
-        }
-        s.steps.push_back(std::move(step));
+        return set;
     }
-    if (in.bad()) throw ScenarioError(place, "", "read error");
-    if (header.empty()) throw ScenarioError(place, "", "empty: no header line (time_s,...)");
-    if (s.steps.empty()) throw ScenarioError(place, "", "no rows after the header");
-    if (!duration_given) {
-        // Each row holds until the next; the last as long as the one before it (1 s if alone).
-        const std::size_t k = s.steps.size();
-        s.duration =
-            s.steps[k - 1].at + (k > 1 ? s.steps[k - 1].at - s.steps[k - 2].at : kNsPerSec);
-        duration_given = true;
-    }
-    check_duration(s, place, duration_given);
-    return s;
+
+    const std::string& place_;
+    const std::string& dir_;
+    Scenario s_;
+    bool duration_given_ = false;
+    std::vector<std::string> header_;
+    // Per column: the direction it gives (0, 1, or -1 for both) and the key.
+    std::vector<std::pair<int, std::string>> columns_;
+    bool dir_has_rate_[2] = {false, false}, dir_has_loss_[2] = {false, false};
+    bool limiter_column_ = false, loss_model_column_ = false;
+    DurationNs last_ = 0;
+};
+
+}  // namespace
+
+Scenario scenario_from_csv(std::istream& in, const std::string& place, const std::string& dir) {
+    CsvScenarioReader reader(place, dir);
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(in, line))
+        reader.line(++n, line);
+    return reader.finish(in);
 }
 
 Scenario read_scenario_file(const std::string& path) {

@@ -109,7 +109,9 @@ template <class F>
 /// 1% of draws) take further words, as in standard_normal.
 [[gnu::always_inline]] inline void standard_normal_pair(Rng& rng, double& z0, double& z1) {
     const std::uint64_t bits = rng();
-    const auto one = [&rng](std::uint32_t b) {
+    // Always inlined too: otherwise whether it is depends on how much the rest of the
+    // translation unit has inlined, and out of line it slows every i.i.d. normal draw.
+    const auto one = [&rng](std::uint32_t b) __attribute__((always_inline)) {
         const int layer = static_cast<int>(b & 0xff);
         const double u = static_cast<double>(static_cast<std::int32_t>(b) >> 8) * 0x1.0p-23;
         if (std::fabs(u) < detail::kZiggurat.ratio[layer]) [[likely]]

@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "linkem/counters.hpp"
+#include "linkem/delay_sampler.hpp"
 #include "linkem/delayer.hpp"
 #include "linkem/limiter.hpp"
 #include "linkem/link_params.hpp"
@@ -38,43 +39,7 @@
 #include "linkem/telemetry.hpp"
 #include "linkem/units.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace linkem {
-
-namespace detail {
-/// {sum of l, sum of l^2} over l = now - tx[i], i < n, for 0 <= l < 2^26 and n <= 2^11
-/// (Emulator::departed). SSE2 (every x86-64): two lanes, the squares by pmuludq, which
-/// multiplies the low 32 bits of each lane.
-inline std::pair<std::uint64_t, std::uint64_t> lateness_sums(TimeNs now, const TimeNs* tx,
-                                                             std::size_t n) {
-    std::uint64_t s = 0, q = 0;
-    std::size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i t = _mm_set1_epi64x(now);
-    __m128i sv = _mm_setzero_si128(), qv = _mm_setzero_si128();
-    for (; i + 2 <= n; i += 2) {
-        const __m128i l =
-            _mm_sub_epi64(t, _mm_loadu_si128(reinterpret_cast<const __m128i*>(tx + i)));
-        sv = _mm_add_epi64(sv, l);
-        qv = _mm_add_epi64(qv, _mm_mul_epu32(l, l));
-    }
-    alignas(16) std::uint64_t lanes[4];
-    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), sv);
-    _mm_store_si128(reinterpret_cast<__m128i*>(lanes + 2), qv);
-    s = lanes[0] + lanes[1];
-    q = lanes[2] + lanes[3];
-#endif
-    for (; i < n; ++i) {
-        const auto l = static_cast<std::uint64_t>(now - tx[i]);
-        s += l;
-        q += l * l;
-    }
-    return {s, q};
-}
-}  // namespace detail
 
 /// Default traits: a packet type with a `length` member. Specialise for other handles.
 template <class Packet>
@@ -210,61 +175,12 @@ class Emulator {
         // than the rate of ingest calls allows at the sample rate): the call is split into
         // that many pieces and the last queued packet of each is followed.
         std::size_t owed = 0, step = kChunk;
-        if (sample_period_ != 0 && now >= next_sample_) [[unlikely]]
-            owed = sample_pieces(n, now, step);
+        if (sampler_.due(now)) [[unlikely]]
+            owed = sampler_.owed(n, now, step);
         for (std::size_t off = 0; off < n; off += step) {
             const std::size_t m = std::min(step, n - off);
-            Packet* const drop_out = dropped ? dropped + n_dropped : nullptr;
-            // A limiter shared with other Emulators (share_limiter): reserved per chunk.
-            if (shared_link_ && (params_.limiter == Limiter::spacer ||
-                                 params_.limiter == Limiter::policer)) [[unlikely]] {
-                if (params_.limiter == Limiter::spacer)
-                    n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, false, true>(
-                                            pkts + off, m, now, drop_out)
-                                      : ingest_chunk<Limiter::spacer, false, false, true>(
-                                            pkts + off, m, now, drop_out);
-                else
-                    n_dropped += fifo ? ingest_chunk<Limiter::policer, true, false, true>(
-                                            pkts + off, m, now, drop_out)
-                                      : ingest_chunk<Limiter::policer, false, false, true>(
-                                            pkts + off, m, now, drop_out);
-            } else
-                switch (params_.limiter) {
-                    case Limiter::spacer:
-                        // Far from the limit (the common case unless the link is overloaded):
-                        // no packet of the chunk can overflow it, so the loop skips the check.
-                        // The packets reach the spacer at `now` (reordered) or at their delayed
-                        // times, which never fall below the previous packet's (FIFO).
-                        if (spacer_.fits_whole(
-                                fifo ? std::max(static_cast<double>(now), spacer_floor_)
-                                     : static_cast<double>(now),
-                                chunk_bytes(pkts + off, m)))
-                            n_dropped += fifo ? ingest_chunk<Limiter::spacer, true, true>(
-                                                    pkts + off, m, now, drop_out)
-                                              : ingest_chunk<Limiter::spacer, false, true>(
-                                                    pkts + off, m, now, drop_out);
-                        else
-                            n_dropped += fifo ? ingest_chunk<Limiter::spacer, true>(pkts + off, m,
-                                                                                    now, drop_out)
-                                              : ingest_chunk<Limiter::spacer, false>(pkts + off, m,
-                                                                                     now, drop_out);
-                        break;
-                    case Limiter::policer:
-                        n_dropped += fifo ? ingest_chunk<Limiter::policer, true>(pkts + off, m, now,
-                                                                                 drop_out)
-                                          : ingest_chunk<Limiter::policer, false>(pkts + off, m,
-                                                                                  now, drop_out);
-                        break;
-                    case Limiter::trace:
-                        n_dropped += ingest_trace(pkts + off, m, now, drop_out, fifo);
-                        break;
-                    case Limiter::none:
-                    default:
-                        n_dropped +=
-                            fifo ? ingest_chunk<Limiter::none, true>(pkts + off, m, now, drop_out)
-                                 : ingest_chunk<Limiter::none, false>(pkts + off, m, now, drop_out);
-                        break;
-                }
+            n_dropped +=
+                ingest_piece(pkts + off, m, now, dropped ? dropped + n_dropped : nullptr, fifo);
             if (owed > 1 && last_queued_) [[unlikely]] {
                 take_sample(now);
                 --owed;
@@ -276,7 +192,7 @@ class Emulator {
         if (owed != 0 && last_queued_) [[unlikely]]
             take_sample(now);
         // Still behind (a pause, or pieces that queued nothing): restart the schedule.
-        if (owed != 0 && next_sample_ <= now) next_sample_ = now + sample_period_;
+        if (owed != 0) sampler_.catch_up(now);
         return n_dropped;
     }
 
@@ -362,11 +278,7 @@ class Emulator {
                        SpscRing<DelaySample>* sink) {
         telemetry_ = true;
         tx_scratch_.assign(kTelemetryDrain, 0);
-        sample_period_ = sink ? sample_period : 0;
-        sample_sink_ = sink;
-        max_pending_ = max_pending;
-        pending_.clear();
-        pending_.reserve(max_pending);
+        sampler_.configure(sample_period, max_pending, sink);
         drained_total_ = queued_total_ - queued();
     }
     static constexpr std::size_t kTelemetryDrain = 1024;
@@ -384,14 +296,14 @@ class Emulator {
         r.delay = delay_stats_;
         r.lateness = lateness_stats_;
         r.wait = wait_sums_;
-        r.samples_dropped = samples_dropped_;
+        r.samples_dropped = sampler_.dropped();
         report_start_ = now;
         delay_stats_.reset(static_cast<double>(params_.mean_delay));
         lateness_stats_.reset(0);
         wait_sums_ = WaitSums{};
         return r;
     }
-    std::uint64_t samples_dropped() const { return samples_dropped_; }
+    std::uint64_t samples_dropped() const { return sampler_.dropped(); }
 
     /// Whether at least k >= 1 packets are due at `now` (the next drain(now, .., k) would
     /// return k). Exact in correlated mode; in reordered mode it may also be true with fewer
@@ -432,14 +344,6 @@ class Emulator {
 
     static constexpr TimeNs kNoChange = std::numeric_limits<TimeNs>::max();
 
-    // The trace limiter's chunks, out of line, so that the other limiters' loops, inlined
-    // into ingest(), are laid out as without it.
-    [[gnu::noinline]] std::size_t ingest_trace(const Packet* pkts, std::size_t n, TimeNs now,
-                                               Packet* dropped, bool fifo) {
-        return fifo ? ingest_chunk<Limiter::trace, true>(pkts, n, now, dropped)
-                    : ingest_chunk<Limiter::trace, false>(pkts, n, now, dropped);
-    }
-
     // The scenario's next change has come: the parameters of the position `now` is at.
     [[gnu::noinline, gnu::cold]] void follow_track(TimeNs now) {
         const DurationNs position = now - track_origin_;
@@ -458,72 +362,24 @@ class Emulator {
             return tx;
     }
 
-    // The samples an ingest call of n packets at `now` owes (now >= next_sample_), at most
-    // one a packet and kMaxSamplesPerCall; more than kMaxSamplesPerCall periods behind is a
-    // pause: one sample, and the schedule restarts from now. Sets the piece size.
-    std::size_t sample_pieces(std::size_t n, TimeNs now, std::size_t& step) const {
-        const auto behind = static_cast<std::uint64_t>(now - next_sample_) /
-                                static_cast<std::uint64_t>(sample_period_) +
-                            1;
-        if (behind > kMaxSamplesPerCall) return 1;
-        const std::size_t owed = std::min<std::size_t>(behind, n);
-        if (owed > 1) step = std::min(kChunk, n / owed);  // at least owed pieces
-        return owed;
-    }
-    static constexpr std::uint64_t kMaxSamplesPerCall = 64;
-
     // Follows the last packet the ingest call queued (if there is room to follow one more).
     // FIFO: it leaves when as many packets as were queued before it have left (its
     // ordinal); reordered: when a packet with its transmission time or a later one has.
     void take_sample(TimeNs now) {
-        next_sample_ += sample_period_;  // on schedule, one per period
-        if (pending_.size() >= max_pending_) return;
         const bool fifo = uses_fifo();
         const TimeNs tx = fifo ? sample_tx_ : queued_tx(sample_tx_);
-        pending_.push_back(
-            PendingSample{now, static_cast<DurationNs>(sample_delay_ + 0.5), tx,
-                          fifo ? queued_total_ - 1 : static_cast<std::uint64_t>(tx)});
-        std::push_heap(pending_.begin(), pending_.end(), PendingLater{});
+        sampler_.follow(now, static_cast<DurationNs>(sample_delay_ + 0.5), tx,
+                        fifo ? queued_total_ - 1 : static_cast<std::uint64_t>(tx));
     }
 
     // n packets left at `now` with transmission times tx[0, n), non-decreasing (every queue
     // emits in tx order).
     void departed(TimeNs now, const TimeNs* tx, std::size_t n) {
-        assert(std::is_sorted(tx, tx + n));
-        const TimeNs hi = tx[n - 1];
-        const DurationNs max_l = now - tx[0], min_l = now - hi;
-        double sum = 0, sq = 0;
-        // This runs for every packet that leaves. While every lateness is below 2^26 ns
-        // (67 ms) and n <= 2^11, the sums are exact 64-bit integers (no square can overflow
-        // them) and take ~1 cycle a packet; otherwise doubles.
-        if (min_l >= 0 && max_l < (DurationNs{1} << 26) && n <= 2048) [[likely]] {
-            const auto [s, q] = detail::lateness_sums(now, tx, n);
-            sum = static_cast<double>(s);
-            sq = static_cast<double>(q);
-        } else {
-            for (std::size_t i = 0; i < n; ++i) {
-                const double l = static_cast<double>(now - tx[i]);
-                sum += l;
-                sq += l * l;
-            }
-        }
-        const double mn = static_cast<double>(min_l), mx = static_cast<double>(max_l);
-        lateness_stats_.count += n;
-        lateness_stats_.sum += sum;
-        lateness_stats_.sumsq += sq;
-        lateness_stats_.min = mn < lateness_stats_.min ? mn : lateness_stats_.min;
-        lateness_stats_.max = mx > lateness_stats_.max ? mx : lateness_stats_.max;
+        add_lateness(lateness_stats_, now, tx, n);
         drained_total_ += n;
-        if (pending_.empty()) return;
-        const std::uint64_t gone =
-            uses_fifo() ? drained_total_ : static_cast<std::uint64_t>(hi) + 1;
-        while (!pending_.empty() && pending_.front().key < gone) {
-            const PendingSample& p = pending_.front();
-            const DelaySample s{p.arrival, p.delay, p.tx - p.arrival, now - p.arrival};
-            if (!sample_sink_->try_push(s)) ++samples_dropped_;
-            std::pop_heap(pending_.begin(), pending_.end(), PendingLater{});
-            pending_.pop_back();
-        }
+        if (!sampler_.following()) return;
+        sampler_.departed(now,
+                          uses_fifo() ? drained_total_ : static_cast<std::uint64_t>(tx[n - 1]) + 1);
     }
     std::size_t queued() const { return fifo_.size() + reorder_.size(); }
 
@@ -546,9 +402,8 @@ class Emulator {
     // Strategy switched between FIFO and reordering: move every queued packet over, in
     // transmission-time order. O(queued) once, on the thread that owns the emulator.
     void move_queued(bool from_fifo) {
-        // Samples in flight were keyed by the old queue's order: drop them (not counted:
-        // they were never due to the sink).
-        pending_.clear();
+        // Samples in flight were keyed by the old queue's order: drop them.
+        sampler_.clear();
         constexpr std::size_t kStep = 256;
         Packet pk[kStep];
         TimeNs tx[kStep];
@@ -568,6 +423,65 @@ class Emulator {
         }
     }
 
+    // ------------------------------------------------------------------------ ingest
+    // ingest() takes its packets in pieces of at most kChunk. Each piece runs through the
+    // chunk loop (ingest_chunk) made for the limiter in force and the queue (FIFO or
+    // reordering), so that the loop holds no test of either.
+
+    // One piece: the chunk loop of the limiter and queue in force.
+    [[gnu::always_inline]] std::size_t ingest_piece(const Packet* pkts, std::size_t n, TimeNs now,
+                                                    Packet* dropped, bool fifo) {
+        // A limiter shared with other Emulators (share_limiter): reserved per chunk.
+        if (shared_link_ && (params_.limiter == Limiter::spacer ||
+                             params_.limiter == Limiter::policer)) [[unlikely]]
+            return ingest_shared(pkts, n, now, dropped, fifo);
+        switch (params_.limiter) {
+            case Limiter::spacer:
+                return ingest_spaced(pkts, n, now, dropped, fifo);
+            case Limiter::policer:
+                return fifo ? ingest_chunk<Limiter::policer, true>(pkts, n, now, dropped)
+                            : ingest_chunk<Limiter::policer, false>(pkts, n, now, dropped);
+            case Limiter::trace:
+                return ingest_trace(pkts, n, now, dropped, fifo);
+            case Limiter::none:
+            default:
+                return fifo ? ingest_chunk<Limiter::none, true>(pkts, n, now, dropped)
+                            : ingest_chunk<Limiter::none, false>(pkts, n, now, dropped);
+        }
+    }
+
+    [[gnu::always_inline]] std::size_t ingest_spaced(const Packet* pkts, std::size_t n, TimeNs now,
+                                                     Packet* dropped, bool fifo) {
+        // Far from the limit (the common case unless the link is overloaded): no packet of
+        // the chunk can overflow it, so the loop skips the check. The packets reach the
+        // spacer at `now` (reordered) or at their delayed times, which never fall below the
+        // previous packet's (FIFO).
+        const double t_min =
+            fifo ? std::max(static_cast<double>(now), spacer_floor_) : static_cast<double>(now);
+        if (spacer_.fits_whole(t_min, chunk_bytes(pkts, n)))
+            return fifo ? ingest_chunk<Limiter::spacer, true, true>(pkts, n, now, dropped)
+                        : ingest_chunk<Limiter::spacer, false, true>(pkts, n, now, dropped);
+        return fifo ? ingest_chunk<Limiter::spacer, true>(pkts, n, now, dropped)
+                    : ingest_chunk<Limiter::spacer, false>(pkts, n, now, dropped);
+    }
+
+    [[gnu::always_inline]] std::size_t ingest_shared(const Packet* pkts, std::size_t n, TimeNs now,
+                                                     Packet* dropped, bool fifo) {
+        if (params_.limiter == Limiter::spacer)
+            return fifo ? ingest_chunk<Limiter::spacer, true, false, true>(pkts, n, now, dropped)
+                        : ingest_chunk<Limiter::spacer, false, false, true>(pkts, n, now, dropped);
+        return fifo ? ingest_chunk<Limiter::policer, true, false, true>(pkts, n, now, dropped)
+                    : ingest_chunk<Limiter::policer, false, false, true>(pkts, n, now, dropped);
+    }
+
+    // The trace limiter's chunks, out of line, so that the other limiters' loops, inlined
+    // into ingest(), are laid out as without it.
+    [[gnu::noinline]] std::size_t ingest_trace(const Packet* pkts, std::size_t n, TimeNs now,
+                                               Packet* dropped, bool fifo) {
+        return fifo ? ingest_chunk<Limiter::trace, true>(pkts, n, now, dropped)
+                    : ingest_chunk<Limiter::trace, false>(pkts, n, now, dropped);
+    }
+
     static constexpr std::size_t kChunk = kMaxReservation;
 
     // Bytes of n packets as the limiter counts them (with the per-packet overhead).
@@ -578,11 +492,49 @@ class Emulator {
         return b + n * overhead_;
     }
 
-    // Up to kChunk packets. The state the per-packet loop updates (the loss countdown,
-    // spacer, FIFO floor and tail) is copied into locals and written back once, so that it
-    // lives in registers: through `this`, every store into the queue could alias it and
-    // would force it back to memory on each packet. The loss stage is a countdown to the
-    // next loss (LossProcess::gap), drawn once per loss.
+    // The state the per-packet loop of ingest_chunk updates, copied out of the Emulator
+    // before the loop and written back once after it (store_chunk_state), so that it lives in
+    // registers: through `this`, every store into the queue could alias it and would force
+    // it back to memory on each packet. The compiler keeps a struct in registers only if
+    // nothing takes the address of it or of a member (no lambda captures it, no std::min or
+    // std::max, which return references, compares its members). The spacer's copy is kept
+    // apart: its own functions take its address.
+    struct ChunkState {
+        std::size_t room;        // packets the buffer still has room for
+        std::uint64_t to_loss;   // packets that pass before the next loss (LossProcess::gap)
+        double floor;            // FIFO: latest time a packet reached the spacer or trace
+        TimeNs last_tx;          // FIFO: the previous packet's transmission time
+        std::uint32_t overhead;  // bytes the limiter adds to each frame
+    };
+
+    // What a chunk adds to the counters and to the telemetry, summed in registers and added
+    // once (fold_chunk). In registers on ChunkState's terms, and while every index into
+    // `drop` is a constant.
+    struct ChunkTally {
+        std::uint64_t bytes = 0, clamped = 0, waited = 0, drop[kDropCauseCount] = {};
+        std::size_t n_dropped = 0;
+        // The delays of the packets queued, around `shift` (RunningStats).
+        double shift, g_sum = 0, g_sq = 0, g_min, g_max;
+        std::uint64_t g_n = 0;
+        // Their wait (WaitSums): the sum of their transmission times (an integer addition a
+        // packet; with the delays' sum it gives their whole wait) and, FIFO with a spacer, of
+        // their times at the spacer, each held to the previous one's (the order wait there).
+        std::int64_t tx_sum = 0, t_in_sum = 0;
+        // The last packet queued (a sample candidate): its index and, reordered, its
+        // transmission time (FIFO: ChunkState::last_tx).
+        std::size_t last_i = 0;
+        TimeNs last_t = 0;
+
+        [[gnu::always_inline]] void drop_one(DropCause c, const Packet& pkt, Packet* dropped) {
+            ++drop[static_cast<int>(c)];
+            if (dropped) dropped[n_dropped] = pkt;
+            ++n_dropped;
+        }
+    };
+
+    // Up to kChunk packets through the stages of the pipeline (the header's list): 1 delay,
+    // 2 limiter and 4 transmission time (schedule), 3 loss, 5 buffer. The loss stage is a
+    // countdown to the next loss, drawn once per loss.
     // kSpacerFits: the spacer accepted the chunk whole (Spacer::fits_whole: its times, the
     // arrival time `now` and later, never decrease within the chunk), so no packet is checked
     // against its limit.
@@ -593,65 +545,22 @@ class Emulator {
     template <Limiter L, bool Fifo, bool kSpacerFits = false, bool kShared = false>
     std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped) {
         double delay[kChunk];
-        // One packet per call (the simulator's arrivals): the single draw, inlined, costs
-        // less than next_n's loop set-up. Both give the same values.
-        if (n == 1)
-            delay[0] = delayer_.next(rng_, now);
-        else
-            delayer_.next_n(rng_, delay, n, now);
-        std::uint64_t bytes = 0, clamped = 0, waited = 0, drop[kDropCauseCount] = {};
-        std::size_t n_dropped = 0;
-        // The delay statistics of the packets queued (telemetry), in registers; the last
-        // queued packet's delay and transmission time (a sample candidate).
-        const double shift = delay_stats_.shift;
-        double g_sum = 0, g_sq = 0, g_min = delay_stats_.min, g_max = delay_stats_.max;
-        // Their wait (WaitSums): the sum of their transmission times (an integer addition a
-        // packet; with the delays' sum it gives their whole wait) and, FIFO with a spacer, of
-        // of their times at the spacer, each held to the previous one's (the order wait there).
-        std::int64_t tx_sum = 0;
-        [[maybe_unused]] std::int64_t t_in_sum = 0;
-        std::uint64_t g_n = 0;
-        std::size_t last_i = 0;              // (its delay: delay[last_i], clamped in place)
-        [[maybe_unused]] TimeNs last_t = 0;  // reordered (FIFO: last_tx)
-        const std::size_t q = queued();
-        std::size_t room = q < params_.buffer_limit_packets ? params_.buffer_limit_packets - q : 0;
-        std::uint64_t to_loss = to_loss_;
+        draw_delays(delay, n, now);
+        ChunkState s{buffer_room(), to_loss_, spacer_floor_, last_tx_, overhead_};
         [[maybe_unused]] Spacer spacer = spacer_;
-        [[maybe_unused]] double floor = spacer_floor_;
-        [[maybe_unused]] TimeNs last_tx = last_tx_;
-        const std::uint32_t overhead = overhead_;
+        ChunkTally t{
+            .shift = delay_stats_.shift, .g_min = delay_stats_.min, .g_max = delay_stats_.max};
         [[maybe_unused]] TimeNs link_at[kChunk];
-        [[maybe_unused]] std::size_t linked = 0;  // packets that reserved the shared link
-        if constexpr (kShared) {
-            std::uint32_t charged[kChunk];
-            linked = std::min(n, room);
-            for (std::size_t i = 0; i < linked; ++i)
-                charged[i] = Traits::length(pkts[i]) + overhead;
-            shared_link_->reserve(
-                now, charged, linked, 8e9 / params_.rate_bps,
-                static_cast<double>(L == Limiter::spacer ? params_.spacer_limit_bytes
-                                                         : params_.policer_burst_bytes),
-                link_carry_, link_at);
-            link_reservations_ += linked != 0;
-            link_reserved_packets_ += linked;
-        }
-        auto queue = [&] {
-            if constexpr (Fifo)
-                return fifo_.writer(room < n ? room : n);
-            else
-                return reorder_.writer();
-        }();
+        [[maybe_unused]] std::size_t linked = 0;          // packets that reserved the shared link
+        const std::size_t fit = s.room < n ? s.room : n;  // (std::min would take s's address)
+        if constexpr (kShared) linked = reserve_link<L>(pkts, fit, now, link_at);
+        auto queue = writer<Fifo>(fit);
         for (std::size_t i = 0; i < n; ++i) {
             const Packet& pkt = pkts[i];
             const std::uint32_t len = Traits::length(pkt);
-            bytes += len;
-            auto drop_it = [&](DropCause c) {
-                ++drop[static_cast<int>(c)];
-                if (dropped) dropped[n_dropped] = pkt;
-                ++n_dropped;
-            };
-            if (room == 0 || (kShared && i >= linked)) {
-                drop_it(DropCause::buffer_full);
+            t.bytes += len;
+            if (s.room == 0 || (kShared && i >= linked)) {
+                t.drop_one(DropCause::buffer_full, pkt, dropped);
                 continue;
             }
             // 1 delay
@@ -659,134 +568,213 @@ class Emulator {
             if (d < 0) {
                 d = 0;
                 delay[i] = 0;
-                ++clamped;
+                ++t.clamped;
             }
             // 2 limiter (and 4: the transmission time)
             TimeNs tx;
-            if constexpr (kShared) {
-                if (link_at[i] == SharedLink::kDropped) {
-                    drop_it(L == Limiter::spacer ? DropCause::spacer : DropCause::policer);
-                    continue;
-                }
-                tx = (L == Limiter::spacer ? link_at[i] : now) + static_cast<TimeNs>(d + 0.5);
-            } else if constexpr (L == Limiter::spacer) {
-                // FIFO: the spacer follows the delay. A packet cannot leave before its
-                // predecessor, so it reaches the spacer no earlier than that one did; feeding
-                // the leaky bucket this non-decreasing time makes its fill state the backlog
-                // caused by the rate alone, not the FIFO's hold-up. Reordered: the spacer
-                // comes first (a link of the given rate, then a path whose delay varies per
-                // packet). Spacing after a reordering buffer would mean sorting twice, and
-                // spacing the unsorted tx times in arrival order would count every
-                // shorter-delayed packet as backlog.
-                const double t_in =
-                    Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
-                if constexpr (kSpacerFits) {
-                    spacer.schedule_fit(t_in, len + overhead, tx);
-                } else if (!spacer.schedule(t_in, len + overhead, tx)) {
-                    drop_it(DropCause::spacer);
-                    continue;
-                }
-                if constexpr (Fifo)
-                    floor = t_in;
-                else
-                    tx += static_cast<TimeNs>(d + 0.5);
-            } else if constexpr (L == Limiter::trace) {
-                // As the spacer: FIFO, the trace link follows the delay and is fed
-                // non-decreasing times; reordered, it comes first.
-                const double t_in =
-                    Fifo ? std::max(static_cast<double>(now) + d, floor) : static_cast<double>(now);
-                tx = trace_.schedule(static_cast<TimeNs>(std::ceil(t_in)),
-                                     DeliveryTrace::charge(len));
-                if constexpr (Fifo)
-                    floor = t_in;
-                else
-                    tx += static_cast<TimeNs>(d + 0.5);
-            } else {
-                if constexpr (L == Limiter::policer) {
-                    if (!policer_.admit(now, len + overhead)) {
-                        drop_it(DropCause::policer);
-                        continue;
-                    }
-                }
-                tx = now + static_cast<TimeNs>(d + 0.5);
-            }
-            // 3 loss
-            if (to_loss == 0) [[unlikely]] {
-                to_loss = loss_.gap(loss_rng_);
-                drop_it(DropCause::loss);
+            if (!schedule<L, Fifo, kSpacerFits, kShared>(s, spacer, d, len, now, link_at, i, tx)) {
+                t.drop_one(L == Limiter::spacer ? DropCause::spacer : DropCause::policer, pkt,
+                           dropped);
                 continue;
             }
-            --to_loss;
+            // 3 loss
+            if (s.to_loss == 0) [[unlikely]] {
+                s.to_loss = loss_.gap(loss_rng_);
+                t.drop_one(DropCause::loss, pkt, dropped);
+                continue;
+            }
+            --s.to_loss;
             // 5 buffer. FIFO: a packet leaves no earlier than its predecessor.
             if constexpr (Fifo) {
-                waited += tx < last_tx;
-                tx = std::max(tx, last_tx);
-                last_tx = tx;
+                t.waited += tx < s.last_tx;
+                tx = tx < s.last_tx ? s.last_tx : tx;
+                s.last_tx = tx;
             }
             queue.push(tx, pkt);
-            --room;
-            tx_sum += tx;
-            if constexpr (Fifo && L == Limiter::spacer) {
-                // The order wait is sum(t_in - now - d) - the rest of the wait the spacer's.
-                // Shared, the link comes first (tx = link_at + d, then the FIFO's hold): the
-                // spacer's part is link_at - now, so t_in counts as tx - (link_at - now).
-                if constexpr (kShared)
-                    t_in_sum += tx - (link_at[i] - now);
-                else
-                    t_in_sum += static_cast<std::int64_t>(floor + 0.5);
-            }
-            const double g = d - shift;
-            g_sum += g;
-            g_sq += g * g;
-            g_min = d < g_min ? d : g_min;
-            g_max = d > g_max ? d : g_max;
-            ++g_n;
-            last_i = i;
-            if constexpr (!Fifo) last_t = tx;
+            --s.room;
+            tally_queued<L, Fifo, kShared>(t, s, i, d, tx, now, link_at);
         }
         queue.commit();
-        if (g_n) {
-            delay_stats_.count += g_n;
-            delay_stats_.sum += g_sum;
-            delay_stats_.sumsq += g_sq;
-            delay_stats_.min = g_min;
-            delay_stats_.max = g_max;
-            // Scheduled minus drawn delay over the packets queued: sum(tx - now) - sum(d).
-            const double delays = static_cast<double>(g_n) * shift + g_sum;
-            const double wait =
-                static_cast<double>(tx_sum - static_cast<std::int64_t>(g_n) * now) - delays;
-            wait_sums_.count += g_n;
-            if constexpr (L == Limiter::spacer) {
-                // FIFO: the hold at the spacer, sum(t_in - now - d), is the order wait, the
-                // rest the spacer's; reordered: the spacer's alone (a queue that sorts makes
-                // no packet wait for another).
-                const double order =
-                    Fifo ? static_cast<double>(t_in_sum - static_cast<std::int64_t>(g_n) * now) -
-                               delays
-                         : 0.0;
-                wait_sums_.order_ns += order;
-                wait_sums_.spacer_ns += wait - order;
-            } else if constexpr (Fifo) {
-                wait_sums_.order_ns += wait;
-            }
-            queued_total_ += g_n;
-            last_queued_ = true;
-            sample_delay_ = delay[last_i];
-            sample_tx_ = Fifo ? last_tx : last_t;
-        }
-        to_loss_ = to_loss;
+        fold_chunk<L, Fifo>(t, s, delay, now);
+        store_chunk_state<L, Fifo, kShared>(s, spacer);
+        return t.n_dropped;
+    }
+
+    // n delays for packets that arrive at `now`. One packet per call (the simulator's
+    // arrivals): the single draw, inlined, costs less than next_n's loop set-up. Both give
+    // the same values.
+    [[gnu::always_inline]] void draw_delays(double* delay, std::size_t n, TimeNs now) {
+        if (n == 1)
+            delay[0] = delayer_.next(rng_, now);
+        else
+            delayer_.next_n(rng_, delay, n, now);
+    }
+
+    // The queue's writer, with room for k packets (FIFO).
+    template <bool Fifo>
+    [[gnu::always_inline]] auto writer(std::size_t k) {
+        if constexpr (Fifo)
+            return fifo_.writer(k);
+        else
+            return reorder_.writer();
+    }
+
+    // The later of two times, by value (see ChunkState).
+    [[gnu::always_inline]] static double later(double a, double b) { return a < b ? b : a; }
+
+    // Packets the buffer has room for.
+    [[gnu::always_inline]] std::size_t buffer_room() const {
+        const std::size_t q = queued();
+        const std::uint64_t limit = params_.buffer_limit_packets;
+        return q < limit ? limit - q : 0;
+    }
+
+    template <Limiter L, bool Fifo, bool kShared>
+    [[gnu::always_inline]] void store_chunk_state(const ChunkState& s, const Spacer& spacer) {
+        to_loss_ = s.to_loss;
         if constexpr (L == Limiter::spacer && !kShared) {
             spacer_ = spacer;
-            if constexpr (Fifo) spacer_floor_ = floor;
+            if constexpr (Fifo) spacer_floor_ = s.floor;
         }
-        if constexpr (L == Limiter::trace && Fifo) spacer_floor_ = floor;
-        if constexpr (Fifo) last_tx_ = last_tx;
-        Counters::add(counters_.bytes_in, bytes);
-        if (clamped) Counters::add(counters_.delays_clamped, clamped);
-        if (waited) Counters::add(counters_.waited, waited);  // (always 0 when reordered)
-        for (std::size_t c = 0; c < kDropCauseCount; ++c)
-            if (drop[c]) Counters::add(counters_.drops(static_cast<DropCause>(c)), drop[c]);
-        return n_dropped;
+        if constexpr (L == Limiter::trace && Fifo) spacer_floor_ = s.floor;
+        if constexpr (Fifo) last_tx_ = s.last_tx;
+    }
+
+    // The shared link (share_limiter) for the first n packets of a chunk, in one
+    // reservation: each one's time at the link, or SharedLink::kDropped, into link_at.
+    // Returns n.
+    template <Limiter L>
+    [[gnu::always_inline]] std::size_t reserve_link(const Packet* pkts, std::size_t n, TimeNs now,
+                                                    TimeNs* link_at) {
+        std::uint32_t charged[kChunk];
+        for (std::size_t i = 0; i < n; ++i)
+            charged[i] = Traits::length(pkts[i]) + overhead_;
+        shared_link_->reserve(
+            now, charged, n, 8e9 / params_.rate_bps,
+            static_cast<double>(L == Limiter::spacer ? params_.spacer_limit_bytes
+                                                     : params_.policer_burst_bytes),
+            link_carry_, link_at);
+        link_reservations_ += n != 0;
+        link_reserved_packets_ += n;
+        return n;
+    }
+
+    // 2 limiter and 4 transmission time of packet i (delay d, len bytes) into tx; false when
+    // the limiter drops the packet.
+    template <Limiter L, bool Fifo, bool kSpacerFits, bool kShared>
+    [[gnu::always_inline]] bool schedule(ChunkState& s, Spacer& spacer, double d, std::uint32_t len,
+                                         TimeNs now, const TimeNs* link_at, std::size_t i,
+                                         TimeNs& tx) {
+        if constexpr (kShared) {
+            if (link_at[i] == SharedLink::kDropped) return false;
+            tx = (L == Limiter::spacer ? link_at[i] : now) + static_cast<TimeNs>(d + 0.5);
+            return true;
+        } else if constexpr (L == Limiter::spacer || L == Limiter::trace) {
+            // FIFO: the spacer (or trace link) follows the delay. A packet cannot leave
+            // before its predecessor, so it reaches the spacer no earlier than that one did;
+            // feeding the leaky bucket this non-decreasing time makes its fill state the
+            // backlog caused by the rate alone, not the FIFO's hold-up. Reordered: the
+            // spacer comes first (a link of the given rate, then a path whose delay varies
+            // per packet). Spacing after a reordering buffer would mean sorting twice, and
+            // spacing the unsorted tx times in arrival order would count every
+            // shorter-delayed packet as backlog.
+            const double t_in =
+                Fifo ? later(static_cast<double>(now) + d, s.floor) : static_cast<double>(now);
+            if constexpr (L == Limiter::trace) {
+                tx = trace_.schedule(static_cast<TimeNs>(std::ceil(t_in)),
+                                     DeliveryTrace::charge(len));
+            } else if constexpr (kSpacerFits) {
+                spacer.schedule_fit(t_in, len + s.overhead, tx);
+            } else if (!spacer.schedule(t_in, len + s.overhead, tx)) {
+                return false;
+            }
+            if constexpr (Fifo)
+                s.floor = t_in;
+            else
+                tx += static_cast<TimeNs>(d + 0.5);
+            return true;
+        } else {
+            if constexpr (L == Limiter::policer)
+                if (!policer_.admit(now, len + s.overhead)) return false;
+            tx = now + static_cast<TimeNs>(d + 0.5);
+            return true;
+        }
+    }
+
+    // Packet i, delay d, was queued with transmission time tx: its part of the telemetry.
+    template <Limiter L, bool Fifo, bool kShared>
+    [[gnu::always_inline]] void tally_queued(ChunkTally& t, const ChunkState& s, std::size_t i,
+                                             double d, TimeNs tx, TimeNs now,
+                                             const TimeNs* link_at) {
+        t.tx_sum += tx;
+        if constexpr (Fifo && L == Limiter::spacer) {
+            // The order wait is sum(t_in - now - d) - the rest of the wait the spacer's.
+            // Shared, the link comes first (tx = link_at + d, then the FIFO's hold): the
+            // spacer's part is link_at - now, so t_in counts as tx - (link_at - now).
+            if constexpr (kShared)
+                t.t_in_sum += tx - (link_at[i] - now);
+            else
+                t.t_in_sum += static_cast<std::int64_t>(s.floor + 0.5);
+        }
+        const double g = d - t.shift;
+        t.g_sum += g;
+        t.g_sq += g * g;
+        t.g_min = d < t.g_min ? d : t.g_min;
+        t.g_max = d > t.g_max ? d : t.g_max;
+        ++t.g_n;
+        t.last_i = i;
+        if constexpr (!Fifo) t.last_t = tx;
+    }
+
+    // Adds a chunk's tally to the counters, the delay statistics and the wait sums, and makes
+    // its last queued packet the sample candidate.
+    template <Limiter L, bool Fifo>
+    [[gnu::always_inline]] void fold_chunk(const ChunkTally& t, const ChunkState& s,
+                                           const double* delay, TimeNs now) {
+        if (t.g_n) {
+            delay_stats_.count += t.g_n;
+            delay_stats_.sum += t.g_sum;
+            delay_stats_.sumsq += t.g_sq;
+            delay_stats_.min = t.g_min;
+            delay_stats_.max = t.g_max;
+            fold_wait<L, Fifo>(t, now);
+            queued_total_ += t.g_n;
+            last_queued_ = true;
+            sample_delay_ = delay[t.last_i];
+            sample_tx_ = Fifo ? s.last_tx : t.last_t;
+        }
+        Counters::add(counters_.bytes_in, t.bytes);
+        if (t.clamped) Counters::add(counters_.delays_clamped, t.clamped);
+        if (t.waited) Counters::add(counters_.waited, t.waited);  // (always 0 when reordered)
+        // Cause by cause (kDropCauses), each index a constant (see ChunkTally).
+        [&]<std::size_t... C>(std::index_sequence<C...>) {
+            (count_drops(t, static_cast<DropCause>(C)), ...);
+        }(std::make_index_sequence<kDropCauseCount>{});
+    }
+
+    [[gnu::always_inline]] void count_drops(const ChunkTally& t, DropCause c) {
+        if (const std::uint64_t k = t.drop[static_cast<int>(c)])
+            Counters::add(counters_.drops(c), k);
+    }
+
+    // The wait of the packets a chunk queued: scheduled minus drawn delay,
+    // sum(tx - now) - sum(d), split between the spacer and the order kept.
+    template <Limiter L, bool Fifo>
+    [[gnu::always_inline]] void fold_wait(const ChunkTally& t, TimeNs now) {
+        const auto n = static_cast<std::int64_t>(t.g_n);
+        const double delays = static_cast<double>(t.g_n) * t.shift + t.g_sum;
+        const double wait = static_cast<double>(t.tx_sum - n * now) - delays;
+        wait_sums_.count += t.g_n;
+        if constexpr (L == Limiter::spacer) {
+            // FIFO: the hold at the spacer, sum(t_in - now - d), is the order wait, the
+            // rest the spacer's; reordered: the spacer's alone (a queue that sorts makes
+            // no packet wait for another).
+            const double order = Fifo ? static_cast<double>(t.t_in_sum - n * now) - delays : 0.0;
+            wait_sums_.order_ns += order;
+            wait_sums_.spacer_ns += wait - order;
+        } else if constexpr (Fifo) {
+            wait_sums_.order_ns += wait;
+        }
     }
 
     LinkParams params_;
@@ -825,17 +813,6 @@ class Emulator {
 
     // Telemetry: the owner's thread only.
     static constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::min();
-    struct PendingSample {
-        TimeNs arrival;
-        DurationNs delay;
-        TimeNs tx;
-        std::uint64_t key;  // FIFO: the packet's ordinal; reordered: its transmission time
-    };
-    struct PendingLater {
-        bool operator()(const PendingSample& a, const PendingSample& b) const {
-            return a.key > b.key;
-        }
-    };
     RunningStats delay_stats_, lateness_stats_;
     WaitSums wait_sums_;
     TimeNs report_start_ = kNoTime;
@@ -843,12 +820,7 @@ class Emulator {
     bool last_queued_ = false;  // the current ingest call queued a packet: sample_delay_/tx_
     double sample_delay_ = 0;
     TimeNs sample_tx_ = 0;
-    DurationNs sample_period_ = 0;
-    TimeNs next_sample_ = 0;
-    std::size_t max_pending_ = 0;
-    std::vector<PendingSample> pending_;  // a min-heap on key
-    SpscRing<DelaySample>* sample_sink_ = nullptr;
-    std::uint64_t samples_dropped_ = 0;
+    DelaySampler sampler_;
     std::uint64_t queued_total_ = 0, drained_total_ = 0;  // packets ever queued / drained
     std::vector<TimeNs> tx_scratch_;
 };
