@@ -303,7 +303,7 @@ void GuiTest::draggingIsCoalesced() {
     t.start();
     s->setSliderDown(true);
     int moves = 0;
-    const int m = s->maximum();      // one position a pixel: back and forth over the slider
+    const int m = s->maximum();      // back and forth over the slider
     for (int k = 0; k < 200; ++k) {  // 200 moves over about 1 s
         const int p = m / 4 + k % (m / 2);
         s->setValue(p);
