@@ -9,6 +9,7 @@
 
 #include "linkem/gilbert_elliott.hpp"
 #include "linkem/link_params.hpp"
+#include "param_rules.hpp"
 
 namespace linkem::gui {
 
@@ -80,14 +81,14 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->setRowWrapPolicy(QFormLayout::DontWrapRows);
 
-    auto add_param = [&](const std::string& key, bool slider, QFormLayout* into,
-                         const QString& label) -> ParamControl* {
+    // Labels, units and ranges are the field table's (linkem/link_params.hpp).
+    auto add_param = [&](const std::string& key, bool slider, QFormLayout* into) {
         const ParamSchema* ps = schema.find(key);
-        if (!ps) return nullptr;
+        if (!ps) return;
         auto* c = new ParamControl(*ps, slider, this);
         c->label()->hide();  // the form's label takes its place
         controls_[key] = c;
-        auto* l = new QLabel(label, this);
+        auto* l = new QLabel(paramLabel(key, true), this);
         l->setBuddy(c->spinBox());
         l->setToolTip(c->toolTip());
         into->addRow(l, c);
@@ -95,30 +96,30 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
             if (updating_) return;
             emit edited(direction_, k, number_value(*link_param_field(k), v));
             if (k.starts_with("ge_")) showGeFigures();
-            if (k == "mean_delay_us")
-                if (auto* j = control("jitter_us")) j->setMeanDelay(v);
+            updateVisibility();  // a range may follow it
         });
-        return c;
     };
-    addCombo(form, "strategy", schema, "S&trategy");
-    addCombo(form, "distribution", schema, "D&istribution");
-    add_param("mean_delay_us", true, form, paramLabel("mean_delay_us", true));
-    add_param("jitter_us", true, form, paramLabel("jitter_us", true));
-    add_param("half_life_us", true, form, paramLabel("half_life_us", true));
-    addCombo(form, "limiter", schema, "Limiter (&bandwidth)");
-    add_param("rate_bps", true, form, paramLabel("rate_bps", true));
-    addCombo(form, "loss_model", schema, "Loss m&odel");
-    bernoulli_ = add_param("loss_probability", true, form, paramLabel("loss_probability", true));
+    addCombo(form, "strategy", schema);
+    addCombo(form, "distribution", schema);
+    add_param("mean_delay_us", true, form);
+    add_param("jitter_us", true, form);
+    add_param("half_life_us", true, form);
+    addCombo(form, "limiter", schema);
+    add_param("rate_bps", true, form);
+    addCombo(form, "loss_model", schema);
+    add_param("loss_probability", true, form);
 
     ge_box_ = new QWidget(this);
     auto* ge_form = new QFormLayout(ge_box_);
     ge_form->setContentsMargins(16, 0, 0, 0);
     // What users ask for: the average loss and how long a burst lasts; p and r follow.
+    // the average loss in the unit of the loss probabilities it comes from (%)
+    const DisplayUnit loss_unit = DisplayUnit::forKey("ge_loss_bad");
     ge_loss_ = new QDoubleSpinBox(ge_box_);
     ge_loss_->setObjectName("ge_average_loss");
-    ge_loss_->setRange(0, 100);
-    ge_loss_->setDecimals(4);
-    ge_loss_->setSuffix(" %");
+    ge_loss_->setRange(0, 1 / loss_unit.per);
+    ge_loss_->setDecimals(loss_unit.decimals);
+    ge_loss_->setSuffix(loss_unit.suffix);
     ge_loss_->setKeyboardTracking(false);
     ge_loss_->setToolTip(
         "average loss: the share of packets lost in the long run, "
@@ -144,10 +145,8 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
     ge_form->addRow(ge_note_);
     connect(ge_loss_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
     connect(ge_burst_, &QDoubleSpinBox::valueChanged, this, [this](double) { fromGeFigures(); });
-    add_param("ge_p", false, ge_form, paramLabel("ge_p", true));
-    add_param("ge_r", false, ge_form, paramLabel("ge_r", true));
-    add_param("ge_loss_good", false, ge_form, paramLabel("ge_loss_good", true));
-    add_param("ge_loss_bad", false, ge_form, paramLabel("ge_loss_bad", true));
+    for (const char* key : {"ge_p", "ge_r", "ge_loss_good", "ge_loss_bad"})
+        add_param(key, false, ge_form);
     auto* ge_label = new QLabel("Gilbert-Elliott", this);
     form->addRow(ge_label, ge_box_);
     ge_box_->setProperty("ge_label", QVariant::fromValue<QObject*>(ge_label));
@@ -158,7 +157,7 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
     seed_->setToolTip(
         "<b>seed</b>: the random seed in use; enter a new one to restart the random "
         "streams from it (0 = draw a new random seed)");
-    auto* seed_label = new QLabel("S&eed", this);
+    auto* seed_label = new QLabel(paramLabel("seed", true), this);
     seed_label->setBuddy(seed_);
     seed_error_ = new QLabel(this);
     seed_error_->setStyleSheet("color: #c00000;");
@@ -177,8 +176,7 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
     updateVisibility();
 }
 
-void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const LinkSchema& schema,
-                              const QString& label) {
+void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const LinkSchema& schema) {
     const ParamSchema* ps = schema.find(key);
     if (!ps) return;
     auto* box = new QWidget(this);
@@ -206,7 +204,7 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const L
     v->addWidget(combo);
     v->addWidget(help);
     v->addWidget(err);
-    auto* l = new QLabel(label, this);
+    auto* l = new QLabel(paramLabel(key, true), this);
     l->setBuddy(combo);
     const QString tip =
         QString("<b>%1</b>: %2").arg(QString::fromStdString(key), QString::fromStdString(ps->help));
@@ -228,23 +226,21 @@ void DirectionPanel::addCombo(QFormLayout* form, const std::string& key, const L
     help->setToolTip(explain(key, now));
 }
 
+// The field table's rules (param_rules.hpp) with the values this panel shows: the combos'
+// names, the controls' numbers (a change not yet in force counts).
 void DirectionPanel::updateVisibility() {
-    const QComboBox* loss = combo("loss_model");
-    const QString m = loss ? loss->currentData().toString() : QString();
-    const bool ge = m == "gilbert_elliott";
+    const ShownField shown = [this](const std::string& key) -> std::optional<FieldValue> {
+        if (const QComboBox* c = combo(key))
+            return FieldValue(c->currentData().toString().toStdString());
+        if (const ParamControl* c = control(key)) return FieldValue(c->shown());
+        return std::nullopt;
+    };
+    applyParamRules(controls_, {shown});
+    // The Gilbert-Elliott box: shown only where its fields apply.
+    const bool ge = paramApplies("ge_p", shown);
     ge_box_->setVisible(ge);
     if (auto* l = qobject_cast<QWidget*>(ge_box_->property("ge_label").value<QObject*>()))
         l->setVisible(ge);
-    if (bernoulli_) bernoulli_->setEnabled(m == "bernoulli");
-    const QComboBox* lim = combo("limiter");
-    if (auto* r = control("rate_bps"))
-        r->setEnabled(!lim || lim->currentData().toString() != "none");
-    const QComboBox* dist = combo("distribution");
-    if (auto* j = control("jitter_us"))
-        j->setEnabled(!dist || dist->currentData().toString() != "constant");
-    const QComboBox* st = combo("strategy");
-    if (auto* h = control("half_life_us"))
-        h->setEnabled(!st || st->currentData().toString() == "correlated");
 }
 
 // Average loss and mean burst length from the p, r and loss probabilities shown (the model's
@@ -259,7 +255,7 @@ void DirectionPanel::showGeFigures() {
     }
     const bool was = updating_;
     updating_ = true;
-    ge_loss_->setValue(f.average_loss * 100);
+    ge_loss_->setValue(f.average_loss / DisplayUnit::forKey("ge_loss_bad").per);
     ge_burst_->setValue(std::max(1.0, f.mean_burst));  // runs forever: the spin box's maximum
     updating_ = was;
 }
@@ -270,8 +266,8 @@ void DirectionPanel::fromGeFigures() {
     auto v = [this](const char* k) { return control(k) ? control(k)->shown() : 0.0; };
     GeChain c;
     try {
-        c = ge_from_loss_and_burst(ge_loss_->value() / 100, ge_burst_->value(), v("ge_loss_good"),
-                                   v("ge_loss_bad"));
+        c = ge_from_loss_and_burst(ge_loss_->value() * DisplayUnit::forKey("ge_loss_bad").per,
+                                   ge_burst_->value(), v("ge_loss_good"), v("ge_loss_bad"));
     } catch (const ParamError& e) {
         ge_note_->setText(QString("%1: %2").arg(QString::fromStdString(e.field()),
                                                 QString::fromStdString(e.message())));
@@ -280,8 +276,8 @@ void DirectionPanel::fromGeFigures() {
     }
     ge_note_->hide();
     updating_ = true;
-    if (auto* p = control("ge_p")) p->spinBox()->setValue(c.p);
-    if (auto* r = control("ge_r")) r->spinBox()->setValue(c.r);
+    if (auto* p = control("ge_p")) p->setShown(c.p);
+    if (auto* r = control("ge_r")) r->setShown(c.r);
     updating_ = false;
     emit edited(direction_, "ge_p", FieldValue(c.p));
     emit edited(direction_, "ge_r", FieldValue(c.r));
@@ -293,8 +289,6 @@ void DirectionPanel::showLink(const LinkParams& p,
     for (auto& [key, c] : controls_)
         if (!skip(key))
             if (const auto v = as_number(link_param_field(key)->get(p))) c->setApplied(*v);
-    if (auto* j = control("jitter_us"))
-        j->setMeanDelay(static_cast<double>(p.mean_delay) / kNsPerUs);
     for (auto& [key, combo] : combos_)
         if (!skip(key)) {
             const FieldValue v = link_param_field(key)->get(p);

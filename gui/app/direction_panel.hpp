@@ -46,8 +46,8 @@ class DirectionPanel : public QGroupBox {
     ParamControl* control(const std::string& key) const;
     QComboBox* combo(const std::string& key) const;
     QLineEdit* seedEdit() const { return seed_; }
-    /// Gilbert-Elliott as users ask for it: average loss (0..1) and mean burst length
-    /// (packets); editing them sends ge_p and ge_r.
+    /// Gilbert-Elliott as users ask for it: average loss (in %, as the loss probabilities) and mean
+    /// burst length (packets); editing them sends ge_p and ge_r.
     QDoubleSpinBox* geAverageLoss() const { return ge_loss_; }
     QDoubleSpinBox* geMeanBurst() const { return ge_burst_; }
 
@@ -55,8 +55,8 @@ class DirectionPanel : public QGroupBox {
     void edited(int direction, const std::string& key, const linkem::FieldValue& value);
 
   private:
-    void addCombo(QFormLayout* form, const std::string& key, const LinkSchema& schema,
-                  const QString& label);
+    void addCombo(QFormLayout* form, const std::string& key, const LinkSchema& schema);
+    /// The field table's "depends on" rules with the values shown (param_rules.hpp).
     void updateVisibility();
     void showGeFigures();
     void fromGeFigures();
@@ -69,7 +69,6 @@ class DirectionPanel : public QGroupBox {
     QWidget* ge_box_ = nullptr;
     QDoubleSpinBox *ge_loss_ = nullptr, *ge_burst_ = nullptr;
     QLabel* ge_note_ = nullptr;
-    QWidget* bernoulli_ = nullptr;
     QLineEdit* seed_ = nullptr;
     QLabel* seed_error_ = nullptr;
     bool updating_ = false;

@@ -11,65 +11,48 @@
 
 namespace linkem::gui {
 
+namespace {
+// The spin box shows a value as typed: "94.7 ms", not "94.700 ms".
+class ParamSpinBox : public QDoubleSpinBox {
+  public:
+    using QDoubleSpinBox::QDoubleSpinBox;
+    QString textFromValue(double v) const override {
+        QString t = QDoubleSpinBox::textFromValue(v);
+        const QString point = locale().decimalPoint();
+        if (t.contains(point)) {
+            while (t.endsWith('0'))
+                t.chop(1);
+            if (t.endsWith(point)) t.chop(point.size());
+        }
+        return t;
+    }
+};
+}  // namespace
+
 QString paramLabel(const std::string& key, bool mnemonic) {
-    static const std::pair<const char*, const char*> kLabels[] = {
-        {"mean_delay_us", "&Mean delay"}, {"jitter_us", "&Jitter"},
-        {"half_life_us", "&Half-life"},   {"rate_bps", "&Rate"},
-        {"loss_probability", "&Loss"},    {"ge_p", "p: good→bad"},
-        {"ge_r", "r: bad→good"},          {"ge_loss_good", "loss in good"},
-        {"ge_loss_bad", "loss in bad"}};
-    for (const auto& [k, l] : kLabels)
-        if (key == k) return mnemonic ? QString::fromUtf8(l) : QString::fromUtf8(l).remove('&');
-    return QString::fromStdString(key);
+    const LinkParamField* f = link_param_field(key);
+    if (!f || f->label.empty()) return QString::fromStdString(key);
+    return QString::fromStdString(mnemonic ? f->label : f->label_text());
 }
 
-DisplayUnit DisplayUnit::forUnit(const std::string& unit) {
+DisplayUnit DisplayUnit::forKey(const std::string& key, const std::string& schema_unit) {
     DisplayUnit u;
-    if (unit == "us") {
-        u.suffix = " ms";
-        u.per = 1000;
-        u.decimals = 3;
-    } else if (unit == "bit/s") {
-        u.suffix = " Mbit/s";
-        u.per = 1e6;
-        u.decimals = 3;
-    } else if (unit == "probability") {
-        u.suffix = "";
-        u.decimals = 6;
+    if (const LinkParamField* f = link_param_field(key)) {
+        u.suffix = f->shown.name.empty() ? QString() : " " + QString::fromStdString(f->shown.name);
+        u.per = f->shown.per;
+        u.decimals = f->shown.decimals;
     } else {
-        u.suffix = unit.empty() ? "" : " " + QString::fromStdString(unit);
-        u.decimals = 0;
+        u.suffix = schema_unit.empty() ? QString() : " " + QString::fromStdString(schema_unit);
     }
     return u;
 }
-
-namespace {
-QString pretty(const std::string& key) {
-    // "mean_delay_us" -> "mean delay" (the key itself is in the tooltip).
-    std::string k = key;
-    for (const char* suffix : {"_us", "_bps", "_bytes", "_packets"}) {
-        const std::string s(suffix);
-        if (k.size() > s.size() && k.ends_with(s)) {
-            k.resize(k.size() - s.size());
-            break;
-        }
-    }
-    if (k == "ge_p") return "GE p (good→bad)";
-    if (k == "ge_r") return "GE r (bad→good)";
-    if (k == "ge_loss_good") return "GE loss in good";
-    if (k == "ge_loss_bad") return "GE loss in bad";
-    if (k == "loss_probability") return "loss";
-    std::replace(k.begin(), k.end(), '_', ' ');
-    return QString::fromStdString(k);
-}
-}  // namespace
 
 ParamControl::ParamControl(const ParamSchema& schema, bool slider, QWidget* parent)
     : QWidget(parent), key_(schema.key) {
     const std::string& key = schema.key;
     setObjectName(QString::fromStdString(key));
     const std::string& unit = schema.unit;
-    unit_ = DisplayUnit::forUnit(unit);
+    unit_ = DisplayUnit::forKey(key, unit);
     schema_min_ = schema.min;
     schema_max_ = schema.max;
     const double default_value = as_number(schema.default_value).value_or(0.0);
@@ -80,8 +63,8 @@ ParamControl::ParamControl(const ParamSchema& schema, bool slider, QWidget* pare
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setHorizontalSpacing(6);
     grid->setVerticalSpacing(0);
-    label_ = new QLabel(pretty(key), this);
-    spin_ = new QDoubleSpinBox(this);
+    label_ = new QLabel(paramLabel(key, true), this);
+    spin_ = new ParamSpinBox(this);
     spin_->setObjectName(QString::fromStdString(key) + "_spin");
     spin_->setDecimals(unit_.decimals);
     spin_->setRange(schema_min_ / unit_.per, schema_max_ / unit_.per);
@@ -91,12 +74,10 @@ ParamControl::ParamControl(const ParamSchema& schema, bool slider, QWidget* pare
     spin_->setAccelerated(true);
     label_->setBuddy(spin_);
     const QString help = QString::fromStdString(schema.help);
-    tooltip_ = QString("<b>%1</b> (%2)<br>%3<br>range %4 .. %5%6, default %7%6")
-                   .arg(QString::fromStdString(key),
+    tooltip_ = QString("<b>%1</b>: <b>%2</b> (%3)<br>%4<br>range %5 .. %6%7, default %8%7")
+                   .arg(paramLabel(key), QString::fromStdString(key),
                         unit.empty() ? QString("count") : QString::fromStdString(unit), help)
                    .arg(text(schema_min_), text(schema_max_), unit_.suffix, text(default_value));
-    setToolTip(tooltip_);
-    spin_->setToolTip(tooltip_);
     grid->addWidget(label_, 0, 0);
     int col = 1;
     if (slider) {
@@ -105,11 +86,6 @@ ParamControl::ParamControl(const ParamSchema& schema, bool slider, QWidget* pare
         slider_->setSingleStep(1);
         slider_->setPageStep(10);
         slider_->setMinimumWidth(100);
-        slider_->setToolTip(
-            tooltip_ +
-            QString("<br><i>the slider covers %1 .. %2%3 (3× per 100 pixels at "
-                    "most; type other values)</i>")
-                .arg(text(range_.zero ? 0 : range_.low), text(range_.high), unit_.suffix));
         slider_->setFocusPolicy(Qt::StrongFocus);
         slider_->installEventFilter(this);
         grid->addWidget(slider_, 0, col++);
@@ -138,6 +114,22 @@ ParamControl::ParamControl(const ParamSchema& schema, bool slider, QWidget* pare
     connect(spin_, &QDoubleSpinBox::valueChanged, this, &ParamControl::fromSpin);
     refit(applied_);
     showValue(applied_);
+    refreshTips();
+}
+
+void ParamControl::refreshTips() {
+    QString tip = tooltip_;
+    if (!applies_ && !why_.isEmpty()) tip = "<i>" + why_.toHtmlEscaped() + "</i><br>" + tip;
+    setToolTip(tip);
+    if (slider_)
+        slider_->setToolTip(
+            tip + QString("<br><i>the slider covers %1 .. %2%3 in round steps (3× per 100 "
+                          "pixels at most; type other values)</i>")
+                      .arg(text(range_.zero ? 0 : range_.low), text(range_.high), unit_.suffix));
+    if (!error_.isEmpty())
+        tip = "<span style='color:#c00000'>linkemd refused: " + error_.toHtmlEscaped() +
+              "</span><br>" + tip;
+    spin_->setToolTip(tip);
 }
 
 QString ParamControl::text(double v) const {
@@ -183,12 +175,21 @@ bool ParamControl::eventFilter(QObject* watched, QEvent* e) {
     return QWidget::eventFilter(watched, e);
 }
 
-void ParamControl::setMeanDelay(double us) {
-    if (key_ != "jitter_us") return;
-    const WorkingRange r = workingRange(key_, schema_min_, schema_max_, us);
+void ParamControl::setFollowed(double value) {
+    const WorkingRange r = workingRange(key_, schema_min_, schema_max_, value);
     if (r.high == range_.high && r.low == range_.low) return;
     range_ = r;
     if (!dragging()) refit(shown());
+    refreshTips();
+}
+
+void ParamControl::setApplies(bool on, const QString& why) {
+    if (on == applies_ && why == why_) return;
+    applies_ = on;
+    why_ = why;
+    if (slider_) slider_->setEnabled(on);
+    spin_->setEnabled(on);
+    refreshTips();
 }
 
 void ParamControl::setAppliedShown(bool on) {
@@ -243,14 +244,12 @@ void ParamControl::setError(const QString& message) {
         spin_->setStyleSheet({});
         error_label_->hide();
         error_label_->clear();
-        spin_->setToolTip(tooltip_);
-        return;
+    } else {
+        spin_->setStyleSheet("QDoubleSpinBox { border: 2px solid #d00000; }");
+        error_label_->setText("linkemd refused: " + message);
+        error_label_->show();
     }
-    spin_->setStyleSheet("QDoubleSpinBox { border: 2px solid #d00000; }");
-    error_label_->setText("linkemd refused: " + message);
-    error_label_->show();
-    spin_->setToolTip("<span style='color:#c00000'>linkemd refused: " + message.toHtmlEscaped() +
-                      "</span><br>" + tooltip_);
+    refreshTips();
 }
 
 }  // namespace linkem::gui

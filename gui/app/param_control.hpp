@@ -1,11 +1,14 @@
 // One numeric link parameter as a slider and a spin box with its unit, its range and
 // default from hello's link_params_schema, the value linkemd applied shown back, and
-// linkemd's error at the field when it refused a value.
+// linkemd's error at the field when it refused a value. Its label, the unit it is shown in
+// (ms, Mbit/s, %) and its slider's working range are the field table's
+// (linkem/link_params.hpp: LinkParamField::label, shown, slider).
 //
 // The slider covers the parameter's working range (SliderScale, gui/model/slider_scale.hpp):
-// one position a pixel, never more than 3x per 100 pixels; a short slider covers a window of
-// the range that follows the value. The arrow keys step by one position (about 1 %), Page
-// Up/Down by ten; the spin box takes any value within the schema's limits.
+// one position a pixel or fewer, each on a round value, never more than 3x per 100 pixels;
+// a short slider covers a window of the range that follows the value. The arrow keys step by
+// one position (about 1 %), Page Up/Down by ten; the spin box takes any value within the
+// schema's limits.
 #pragma once
 
 #include <QLabel>
@@ -20,17 +23,20 @@ class QDoubleSpinBox;
 
 namespace linkem::gui {
 
-/// A link parameter's label in the GUI ("Mean delay" for mean_delay_us; the key itself for
-/// keys without one); `mnemonic`: with its keyboard accelerator ("&Mean delay").
+/// A link parameter's label in the GUI, the field table's (LinkParamField::label: "Mean
+/// delay" for mean_delay_us; the key itself for keys without one); `mnemonic`: with its
+/// keyboard accelerator ("&Mean delay").
 QString paramLabel(const std::string& key, bool mnemonic = false);
 
-/// How a key's value is shown: the schema's unit scaled for people (us -> ms, bit/s ->
-/// Mbit/s); the JSON key and its unit stay those of the config file.
+/// How a key's value is shown: the field table's unit for people (LinkParamField::shown: us
+/// -> ms, bit/s -> Mbit/s, probability -> %); the JSON key and its unit stay those of the
+/// config file and the wire.
 struct DisplayUnit {
-    QString suffix;  // " ms", " Mbit/s", ""
-    double per = 1;  // JSON units per displayed unit (1000 us per ms)
+    QString suffix;  // " ms", " Mbit/s", " %", ""
+    double per = 1;  // JSON units per displayed unit (1000 us per ms, 0.01 per %)
     int decimals = 3;
-    static DisplayUnit forUnit(const std::string& unit);
+    /// The unit of `key`; for a key this build does not know, the schema's unit as it is.
+    static DisplayUnit forKey(const std::string& key, const std::string& schema_unit = {});
 };
 
 class ParamControl : public QWidget {
@@ -46,13 +52,21 @@ class ParamControl : public QWidget {
     double applied() const { return applied_; }
     /// The value the controls show (JSON units).
     double shown() const;
+    /// Shows a value (JSON units) without sending it.
+    void setShown(double value) { showValue(value); }
+    const DisplayUnit& unit() const { return unit_; }
     /// Shows linkemd's error at the field (red frame, message below, tooltip); an empty
     /// message clears it.
     void setError(const QString& message);
     QString error() const { return error_; }
     bool dragging() const;
-    /// The mean delay in force (us): the jitter's working range follows it.
-    void setMeanDelay(double us);
+    /// The value in force of the field this one's working range follows
+    /// (LinkParamField::slider.follows: the jitter's follows the mean delay), in JSON units.
+    void setFollowed(double value);
+    /// Whether the parameter has an effect with the other fields shown (LinkParamField::
+    /// applies); when not, the slider and spin box are greyed and say why (`why`).
+    void setApplies(bool on, const QString& why = {});
+    bool applies() const { return applies_; }
     /// Hides the small "= value applied" beside the spin box (the stage shows its own).
     void setAppliedShown(bool on);
 
@@ -76,6 +90,8 @@ class ParamControl : public QWidget {
     void refit(double value);
     int sliderPixels() const;
     QString text(double value) const;
+    /// The tooltips: why it does not apply, linkemd's refusal, the key's help and range.
+    void refreshTips();
 
     std::string key_;
     DisplayUnit unit_;
@@ -88,8 +104,9 @@ class ParamControl : public QWidget {
     QLabel* applied_label_ = nullptr;
     QLabel* error_label_ = nullptr;
     double applied_ = 0;
-    QString error_, tooltip_;
+    QString error_, tooltip_, why_;
     bool updating_ = false;
+    bool applies_ = true;
 };
 
 }  // namespace linkem::gui

@@ -17,17 +17,42 @@
 #include "link_controls.hpp"
 #include "link_match.hpp"
 #include "link_sync.hpp"
+#include "linkem/gilbert_elliott.hpp"
+#include "param_control.hpp"
 
 namespace linkem::gui {
 
 using nlohmann::json;
 
 namespace {
+// A link in one line, each value in the unit people read (the field table's): "20 ms ± 4 ms,
+// correlated, spacer 100 Mbit/s, loss 1 %".
 QString describe(const LinkParams& p) {
-    return QString("%1 ms ± %2 ms, %3")
-        .arg(static_cast<double>(p.mean_delay) / 1e6, 0, 'g', 4)
-        .arg(static_cast<double>(p.jitter) / 1e6, 0, 'g', 4)
-        .arg(QString::fromStdString(std::string(to_string(p.strategy))));
+    auto shown = [&](const char* key) {
+        const LinkParamField& f = *link_param_field(key);
+        return QString::fromStdString(f.shown_text(*as_number(f.get(p))));
+    };
+    QString text = QString("%1 ± %2, %3")
+                       .arg(shown("mean_delay_us"), shown("jitter_us"),
+                            QString::fromStdString(std::string(to_string(p.strategy))));
+    if (link_param_applies(*link_param_field("rate_bps"), p))
+        text += QString(", %1 %2").arg(QString::fromStdString(std::string(to_string(p.limiter))),
+                                       shown("rate_bps"));
+    if (link_param_applies(*link_param_field("loss_probability"), p))
+        text += QString(", %1 %2").arg(paramLabel("loss_probability").toLower(),
+                                       shown("loss_probability"));
+    if (p.loss_model == LossModel::gilbert_elliott) {
+        try {
+            const double loss =
+                ge_loss_and_burst({p.ge_p, p.ge_r, p.ge_loss_good, p.ge_loss_bad}).average_loss;
+            text += QString(", bursty %1 %2")
+                        .arg(paramLabel("loss_probability").toLower(),
+                             QString::fromStdString(
+                                 link_param_field("ge_loss_bad")->shown_text(loss, 3)));
+        } catch (const ParamError&) {
+        }
+    }
+    return text;
 }
 }  // namespace
 

@@ -32,15 +32,10 @@ constexpr std::int64_t kRampEveryNs = 100'000'000;  // the band follows a ramp i
 const QColor kLaneColors[] = {QColor(31, 119, 180),  QColor(214, 39, 40),  QColor(44, 160, 44),
                               QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
 
-// A value in its key's unit, for people: microseconds as ms, bit/s as Mbit/s.
+// A value in the unit people read (the field table's: ms, Mbit/s, %).
 QString shown(const std::string& key, double v) {
-    auto ends = [&](const char* s) {
-        const std::string t(s);
-        return key.size() >= t.size() && key.compare(key.size() - t.size(), t.size(), t) == 0;
-    };
-    if (ends("_us")) return QString::number(v / 1000.0, 'g', 4) + " ms";
-    if (ends("_bps")) return QString::number(v / 1e6, 'g', 4) + " Mbit/s";
-    if (ends("probability")) return QString::number(v * 100.0, 'g', 3) + " %";
+    if (const LinkParamField* f = link_param_field(key))
+        return QString::fromStdString(f->shown_text(v, 4));
     return QString::number(v, 'g', 5);
 }
 

@@ -8,12 +8,12 @@
 
 #include "chart_style.hpp"
 #include "param_control.hpp"
+#include "param_rules.hpp"
 #include "readouts.hpp"
 
 namespace linkem::gui {
 
 namespace {
-const char* kName[5] = {"&Delay", "&Jitter", "&Half-life", "&Rate", "&Loss"};
 
 QString figure(const std::string& key, const DirectionReadout& r) {
     const ScopeDelays& a = r.since_change;
@@ -90,11 +90,11 @@ void StageStrip::build(const LinkSchema& schema, int directions) {
     achieved_.clear();
     target_->setVisible(directions > 1);
     int row = 0;
-    for (int i = 0; i < 5; ++i) {
-        const std::string key = kKeys[i];
+    for (const char* k : kKeys) {
+        const std::string key = k;
         const ParamSchema* ps = schema.find(key);
         if (!ps) continue;
-        auto* name = new QLabel(kName[i], this);
+        auto* name = new QLabel(paramLabel(key, true), this);  // the desk's, from the field table
         auto* c = new ParamControl(*ps, true, this);
         c->setObjectName(QString::fromStdString("stage_" + key));
         c->label()->hide();
@@ -119,6 +119,7 @@ void StageStrip::build(const LinkSchema& schema, int directions) {
         connect(c, &ParamControl::edited, this, [this](const std::string& k, double value) {
             const int t = target();
             emit edited(directions_ > 1 ? t : 0, k, number_value(*link_param_field(k), value));
+            applyRules();  // a range may follow it
         });
         ++row;
     }
@@ -150,8 +151,25 @@ void StageStrip::showLink(const LinkConfig& applied,
         if (pending(d, key)) continue;
         if (const auto v = as_number(link_param_field(key)->get(p))) c->setApplied(*v);
     }
-    if (auto* j = control("jitter_us"))
-        j->setMeanDelay(static_cast<double>(p.mean_delay) / kNsPerUs);
+    applyRules();
+}
+
+// The field table's rules (param_rules.hpp), as on the desk: a slider is greyed where its
+// parameter applies in no direction it sets (the limiter and models are the desk's: F2).
+void StageStrip::applyRules() {
+    if (!applied_) return;
+    auto in = [this](unsigned d) -> ShownField {
+        return [this, d](const std::string& key) -> std::optional<FieldValue> {
+            if (const ParamControl* c = control(key)) return FieldValue(c->shown());
+            if (const LinkParamField* f = link_param_field(key))
+                return f->get(applied_->direction(d));
+            return std::nullopt;
+        };
+    };
+    const int t = target();
+    std::vector<ShownField> sets{in(static_cast<unsigned>(std::max(t, 0)))};
+    if (t < 0 && directions_ > 1) sets.push_back(in(1));
+    applyParamRules(controls_, sets);
 }
 
 void StageStrip::refresh() {

@@ -49,6 +49,8 @@ class StageStrip : public QWidget {
     void edited(int direction, const std::string& key, const linkem::FieldValue& value);
 
   private:
+    void applyRules();
+
     const ReadoutModel& readouts_;
     QGridLayout* grid_ = nullptr;
     QComboBox* target_ = nullptr;

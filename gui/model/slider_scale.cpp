@@ -3,23 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linkem/link_params.hpp"
+
 namespace linkem::gui {
 
 WorkingRange workingRange(const std::string& key, double schema_min, double schema_max,
-                          double mean_delay_us) {
+                          double followed) {
     WorkingRange r;
-    if (key == "mean_delay_us") {
-        r = {100, 1e6, true};  // 0.1 ms .. 1 s
-    } else if (key == "jitter_us") {
-        r = {100, std::max(mean_delay_us, 1e5), true};  // 0.1 ms .. max(mean, 100 ms)
-    } else if (key == "half_life_us") {
-        r = {1000, 1e6, false};  // 1 ms .. 1 s
-    } else if (key == "rate_bps") {
-        r = {1e6, 1e10, false};  // 1 Mbit/s .. 10 Gbit/s
-    } else if (key == "loss_probability") {
-        r = {1e-4, 0.2, true};  // 0.01 % .. 20 %
+    const LinkParamField* f = link_param_field(key);
+    if (f && f->slider.high > 0) {
+        r = {f->slider.low, f->slider.high, f->slider.zero, f->shown.per};
+        if (!f->slider.follows.empty()) r.high = std::max(r.high, followed);
     } else {
-        r = {std::max(schema_min, 1e-6), schema_max, schema_min <= 0};
+        r = {std::max(schema_min, 1e-6), schema_max, schema_min <= 0, f ? f->shown.per : 1.0};
     }
     r.high = std::min(r.high, schema_max);
     r.low = std::max(r.low, schema_min > 0 ? schema_min : r.low);
@@ -28,10 +24,25 @@ WorkingRange workingRange(const std::string& key, double schema_min, double sche
     return r;
 }
 
+double roundToDigits(double v, int digits) {
+    if (v == 0 || !std::isfinite(v)) return v;
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(v))));
+    const double unit = std::pow(10.0, magnitude - digits + 1);
+    return std::round(v / unit) * unit;
+}
+
+int significantDigits(double v, double per) {
+    const double x = v / per;
+    for (int d = 1; d < 15; ++d)
+        if (std::abs(roundToDigits(x, d) - x) <= 1e-9 * std::abs(x)) return d;
+    return 15;
+}
+
 namespace {
-// The largest span (hi / lo) that `intervals` steps may cover: 3x per 100 steps.
+// The largest span (hi / lo) that `intervals` steps may cover: 3x per 101 steps, so that
+// 100 steps with the half step each end's rounding may take stay within 3x.
 double span(int intervals) {
-    return std::pow(kMaxRatioPer100Px, std::max(intervals, 1) / 100.0);
+    return std::pow(kMaxRatioPer100Px, std::max(intervals, 1) / 101.0);
 }
 }  // namespace
 
@@ -39,14 +50,19 @@ SliderScale SliderScale::fit(const WorkingRange& r, int pixels, double around) {
     SliderScale s;
     s.steps = std::max(pixels, 20);
     s.zero = r.zero;
+    s.per = r.per;
     const double full = r.high / r.low;
     if (full <= span(s.zero ? s.steps - 1 : s.steps)) {
         s.lo = r.low;
         s.hi = r.high;
         s.whole = true;
+        // No finer than kMinStepRatio a position: fewer positions than pixels.
+        const int intervals = std::max(
+            1, static_cast<int>(std::floor(std::log(full) / std::log(kMinStepRatio) + 1e-9)));
+        s.steps = std::min(s.steps, intervals + (s.zero ? 1 : 0));
         return s;
     }
-    s.whole = false;
+    s.whole = false;  // 3x per 101 positions: each above kMinStepRatio
     const double c = std::clamp(around > 0 ? around : r.low, r.low, r.high);
     auto place = [&](double w) {
         s.lo = c / std::sqrt(w);
@@ -68,13 +84,27 @@ SliderScale SliderScale::fit(const WorkingRange& r, int pixels, double around) {
     return s;
 }
 
-double SliderScale::value(int p) const {
+double SliderScale::exactValue(int p) const {
     p = std::clamp(p, 0, steps);
     if (zero) {
         if (p == 0) return 0;
         return lo * std::pow(hi / lo, static_cast<double>(p - 1) / (steps - 1));
     }
     return lo * std::pow(hi / lo, static_cast<double>(p) / steps);
+}
+
+double SliderScale::value(int p) const {
+    p = std::clamp(p, 0, steps);
+    const double x = exactValue(p);
+    if (x == 0) return 0;
+    // Half a position in log terms: a rounded value stays nearer its own position than the
+    // next, also at the ends (where position() clamps).
+    const double half = 0.5 * std::log(hi / lo) / (zero ? steps - 1 : steps) * (1 + 1e-9);
+    for (int digits = 1; digits <= 3; ++digits) {
+        const double r = roundToDigits(x / per, digits) * per;
+        if (r > 0 && std::abs(std::log(r / x)) <= half && position(r) == p) return r;
+    }
+    return x;  // not reached while a position is above kMinStepRatio
 }
 
 int SliderScale::position(double v) const {

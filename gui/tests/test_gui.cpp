@@ -107,6 +107,7 @@ class GuiTest : public QObject {
     void compareStrategies();
     void deadEndpointNeverFreezesTheWindow();
     void unansweredRequestNamesTheEndpoint();
+    void parametersAsTheFieldTableSays();
 
   private:
     bool waitLink();
@@ -309,7 +310,7 @@ void GuiTest::draggingIsCoalesced() {
     t.start();
     s->setSliderDown(true);
     int moves = 0;
-    const int m = s->maximum();      // one position a pixel: back and forth over the slider
+    const int m = s->maximum();      // back and forth over the slider
     for (int k = 0; k < 200; ++k) {  // 200 moves over about 1 s
         const int p = m / 4 + k % (m / 2);
         s->setValue(p);
@@ -800,12 +801,12 @@ void GuiTest::gilbertElliottAsLossAndBurst() {
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(fake_->link().a_to_b.ge_p - 0.25 * 0.02 / 0.98) < 1e-6,
                              kTimeout);
     // p and r typed: the figures follow
-    p->control("ge_r")->spinBox()->setValue(0.5);
+    p->control("ge_r")->spinBox()->setValue(50);  // %
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(p->geMeanBurst()->value() - 2) < 1e-9, kTimeout);
     // Losses in both states: the model's definitions (linkem/gilbert_elliott.hpp), where a
     // burst is a run of losses, not a stay in bad (1 / r).
-    p->control("ge_loss_good")->spinBox()->setValue(0.01);
-    p->control("ge_loss_bad")->spinBox()->setValue(0.5);
+    p->control("ge_loss_good")->spinBox()->setValue(1);  // %
+    p->control("ge_loss_bad")->spinBox()->setValue(50);
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(fake_->link().a_to_b.ge_loss_bad - 0.5) < 1e-9, kTimeout);
     p->geMeanBurst()->setValue(1.5);
     p->geAverageLoss()->setValue(10);  // %
@@ -942,6 +943,77 @@ void GuiTest::unansweredRequestNamesTheEndpoint() {
     QVERIFY(w_->events()->text().contains("no answer from " + control_));
     fake_->start();
     QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::connected, kTimeout);
+}
+
+namespace {
+// The label that names a widget (its buddy) among `in`'s children.
+QString buddyText(const QWidget* in, const QWidget* field) {
+    for (const QLabel* l : in->findChildren<QLabel*>())
+        if (l->buddy() == field) return l->text();
+    return "(none)";
+}
+}  // namespace
+
+// Labels, units and "depends on" rules come from the field table (linkem/link_params.hpp),
+// the same on the desk and the stage; loss is read in %, a dragged slider lands on a round
+// value.
+void GuiTest::parametersAsTheFieldTableSays() {
+    DirectionPanel* p = w_->panel(0);
+    StageStrip* stage = w_->stageStrip();
+    for (const char* key : StageStrip::kKeys) {
+        const QString want = QString::fromStdString(link_param_field(key)->label);
+        QCOMPARE(buddyText(p, p->control(key)->spinBox()), want);
+        QCOMPARE(buddyText(stage, stage->control(key)->slider()), want);
+    }
+    QCOMPARE(buddyText(p, p->combo("limiter")), QString("Limiter (&bandwidth)"));
+    QCOMPARE(buddyText(p, p->seedEdit()), QString("S&eed"));
+    // loss in %, on the desk and the stage; the wire keeps the probability
+    p->combo("loss_model")->setCurrentIndex(p->combo("loss_model")->findData("bernoulli"));
+    ParamControl* loss = p->control("loss_probability");
+    QCOMPARE(loss->spinBox()->suffix(), QString(" %"));
+    QCOMPARE(stage->control("loss_probability")->spinBox()->suffix(), QString(" %"));
+    QTRY_VERIFY_WITH_TIMEOUT(loss->spinBox()->isEnabled(), kTimeout);
+    loss->spinBox()->setValue(5);
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.loss_probability, 0.05, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        loss->findChild<QLabel*>("loss_probability_applied")->text() == "= 5 %", kTimeout);
+    QCOMPARE(loss->spinBox()->text(), QString("5 %"));
+    QTRY_COMPARE_WITH_TIMEOUT(stage->control("loss_probability")->spinBox()->text(), QString("5 %"),
+                              kTimeout);
+    // the preset box's description of the link in force says it in % too
+    QTRY_VERIFY_WITH_TIMEOUT(w_->linkControls()->presetInfo()->text().contains("loss 5 %"),
+                             kTimeout);
+    // a drag lands on a round value, in ms, sent as it is shown
+    ParamControl* mean = p->control("mean_delay_us");
+    for (int p0 : {mean->slider()->maximum() / 3, mean->slider()->maximum() * 2 / 3}) {
+        const auto [before, after] = drag(mean, p0, 37);
+        QVERIFY(after != before);
+        QVERIFY2(significantDigits(after, 1000) <= 3, qPrintable(QString::number(after / 1000)));
+        QTRY_COMPARE_WITH_TIMEOUT(static_cast<double>(fake_->link().a_to_b.mean_delay),
+                                  std::round(after * 1000), kTimeout);
+        QCOMPARE(mean->slider()->value(), mean->scale().position(after));
+    }
+    // half-life with correlated and smooth, not with the others: desk and stage alike
+    ParamControl* half = p->control("half_life_us");
+    for (const char* st : {"smooth", "uncorrelated", "correlated", "reordered"}) {
+        const bool on = std::string(st) == "smooth" || std::string(st) == "correlated";
+        p->combo("strategy")->setCurrentIndex(p->combo("strategy")->findData(st));
+        QCOMPARE(half->slider()->isEnabled(), on);
+        QTRY_COMPARE_WITH_TIMEOUT(std::string(to_string(fake_->link().a_to_b.strategy)),
+                                  std::string(st), kTimeout);
+        stage->setTarget(0);
+        QTRY_COMPARE_WITH_TIMEOUT(stage->control("half_life_us")->applies(), on, kTimeout);
+        if (!on) QVERIFY(half->spinBox()->toolTip().contains("applies with Strategy"));
+    }
+    // the rate only with a spacer or policer; the jitter not with constant
+    QVERIFY(!p->control("rate_bps")->applies());
+    p->combo("distribution")->setCurrentIndex(p->combo("distribution")->findData("constant"));
+    QVERIFY(!p->control("jitter_us")->applies());
+    QVERIFY(!p->findChild<QWidget*>("ge_average_loss")->isVisibleTo(p));
+    p->combo("loss_model")->setCurrentIndex(p->combo("loss_model")->findData("gilbert_elliott"));
+    QVERIFY(p->findChild<QWidget*>("ge_average_loss")->isVisibleTo(p));
+    QVERIFY(!loss->applies());
+    QCOMPARE(p->control("ge_p")->spinBox()->suffix(), QString(" %"));
 }
 
 QTEST_MAIN(GuiTest)

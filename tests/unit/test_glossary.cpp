@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -171,6 +173,62 @@ TEST(Glossary, NamesEveryLinkFieldAndFlag) {
     for (const LinkParamFlag& f : link_param_flags())
         EXPECT_TRUE(g.names.count("--" + f.flag))
             << "flag `--" << f.flag << "` is not in docs/glossary.md";
+}
+
+/// The "Link parameters" table's rows by JSON key: the "GUI label" and "shown in" columns.
+struct LinkRow {
+    std::string label, shown;
+};
+
+std::string trim(std::string t) {
+    const auto b = t.find_first_not_of(' ');
+    const auto e = t.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+}
+
+std::map<std::string, LinkRow> link_rows(const std::string& text) {
+    std::map<std::string, LinkRow> rows;
+    const std::size_t from = text.find("## Link parameters");
+    const std::size_t to = text.find("\n## ", from + 1);
+    std::istringstream lines(text.substr(from, to - from));
+    std::vector<std::string> head;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("|", 0) != 0) continue;
+        std::vector<std::string> cells;
+        std::istringstream cs(line.substr(1));
+        for (std::string c; std::getline(cs, c, '|');)
+            cells.push_back(trim(c));
+        if (head.empty()) {
+            head = cells;
+            continue;
+        }
+        auto column = [&](const char* name) -> std::string {
+            for (std::size_t i = 0; i < head.size() && i < cells.size(); ++i)
+                if (head[i] == name) return cells[i];
+            return "?";
+        };
+        const std::string key = column("JSON key");
+        if (key.size() < 2 || key.front() != '`') continue;  // the |---| line
+        rows[key.substr(1, key.size() - 2)] = {column("GUI label"), column("shown in")};
+    }
+    return rows;
+}
+
+// The GUI's label and unit of each link field are the glossary's (its "GUI label" and "shown
+// in" columns; "—": no control, or no unit), so that the table and the page cannot drift.
+TEST(Glossary, GivesEachLinkFieldsGuiLabelAndUnit) {
+    const std::map<std::string, LinkRow> rows = link_rows(glossary_text());
+    ASSERT_FALSE(rows.empty()) << "no '## Link parameters' table in " << LINKEM_GLOSSARY_PATH;
+    for (const LinkParamField& f : link_param_fields()) {
+        const auto it = rows.find(f.key);
+        ASSERT_NE(it, rows.end()) << "link field `" << f.key
+                                  << "` has no row of its own in the Link parameters table";
+        EXPECT_EQ(it->second.label, f.label.empty() ? "—" : f.label_text())
+            << f.key << ": the GUI label in docs/glossary.md and the field table differ";
+        EXPECT_EQ(it->second.shown, f.shown.name.empty() ? "—" : f.shown.name)
+            << f.key << ": the unit shown in docs/glossary.md and the field table differ";
+    }
+    EXPECT_EQ(rows.size(), link_param_fields().size()) << "a row names no link field";
 }
 
 TEST(Glossary, NamesEveryTrafficFlagAndKey) {

@@ -212,66 +212,124 @@ Field trace_file_field() {
     return f;
 }
 
+// How people meet a field: its GUI label ('&' before the mnemonic; docs/glossary.md's
+// "GUI label" column, which tests/unit/test_glossary.cpp compares), the unit it is shown in,
+// its slider's working range and when it applies.
+Field shown_as(Field f, std::string label, LinkParamUnit unit, LinkParamSlider slider = {},
+               LinkParamCondition applies = {}) {
+    f.label = std::move(label);
+    f.shown = std::move(unit);
+    f.slider = std::move(slider);
+    f.applies = std::move(applies);
+    return f;
+}
+
 const std::vector<Field>& fields() {
-    using L = ParamLimits;
-    static const std::vector<Field> kFields = {
-        enum_field(
-            "strategy", &LinkParams::strategy,
-            {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered, Strategy::smooth},
-            "correlated: adaptive delay correlation, order kept (default); "
-            "uncorrelated: i.i.d. delays, order kept (the naive method); "
-            "reordered: i.i.d. delays, sent strictly by transmission time; "
-            "smooth: delay a smooth function of time with the set mean, jitter, "
-            "distribution and half-life, order kept"),
-        enum_field("distribution", &LinkParams::distribution,
-                   {Distribution::normal, Distribution::uniform, Distribution::gamma,
-                    Distribution::lognormal, Distribution::constant},
-                   "distribution of the generated delays, given mean_delay_us and jitter_us"),
-        duration_field("mean_delay_us", &LinkParams::mean_delay, 0, L::kMaxDelay,
-                       "mean added delay", "10ms"),
-        duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
-                       "standard deviation of the added delay; 0 = constant delay", "3ms"),
-        duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife, L::kMaxHalfLife,
-                       "half-life t_h of the delay's correlation in time (correlated, smooth)",
-                       "21ms"),
-        duration_field("rate_window_us", &LinkParams::rate_window, L::kMinRateWindow,
-                       L::kMaxRateWindow, "minimum interval T_min of the packet-rate estimator",
-                       "10ms"),
-        enum_field("limiter", &LinkParams::limiter,
-                   {Limiter::none, Limiter::spacer, Limiter::policer, Limiter::trace},
-                   "bandwidth limit: spacer (delays to rate), policer (drops above rate) or "
-                   "trace (delivers at a mahimahi trace's opportunities, trace_file)"),
-        real_field("rate_bps", &LinkParams::rate_bps, "bit/s", 0, L::kMaxRate,
-                   "rate of the spacer or policer", "100Mbit"),
-        integer_field("spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
-                      static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
-                      "spacer limit: the backlog beyond which the spacer drops packets", "1MiB"),
-        integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
-                      static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
-                      "policer bucket size", "64KiB"),
-        trace_file_field(),
-        enum_field("byte_accounting", &LinkParams::byte_accounting,
-                   {ByteAccounting::frame, ByteAccounting::wire},
-                   "bytes a limiter charges: frame, or wire = frame + 20 (preamble and gap)"),
-        enum_field("loss_model", &LinkParams::loss_model,
-                   {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott},
-                   "packet loss model"),
-        real_field("loss_probability", &LinkParams::loss_probability, "probability", 0, 1,
-                   "Bernoulli loss probability per packet", "0.01"),
-        real_field("ge_p", &LinkParams::ge_p, "probability", 0, 1,
-                   "Gilbert-Elliott: probability of moving good -> bad after a packet", "0.01"),
-        real_field("ge_r", &LinkParams::ge_r, "probability", 0, 1,
-                   "Gilbert-Elliott: probability of moving bad -> good after a packet", "0.3"),
-        real_field("ge_loss_good", &LinkParams::ge_loss_good, "probability", 0, 1,
-                   "Gilbert-Elliott: loss probability in state good", "0"),
-        real_field("ge_loss_bad", &LinkParams::ge_loss_bad, "probability", 0, 1,
-                   "Gilbert-Elliott: loss probability in state bad", "1"),
-        integer_field("buffer_limit_packets", &LinkParams::buffer_limit_packets, "packets", 1,
-                      static_cast<double>(L::kMaxBufferPackets),
-                      "packets the emulator may hold at once; beyond: buffer_full drops", "100000"),
-        integer_field("seed", &LinkParams::seed, "", 0, 1.8446744073709552e19,
-                      "random seed; 0 = chosen at start and reported", "42"),
-    };
+    static const std::vector<Field> kFields = [] {
+        using L = ParamLimits;
+        // The units people read: durations in ms, rates in Mbit/s, probabilities in %.
+        const LinkParamUnit ms{"ms", 1000, 3}, mbit{"Mbit/s", 1e6, 3}, percent{"%", 0.01, 4},
+            bytes{"bytes", 1, 0}, packets{"packets", 1, 0}, none{};
+        // Where the distribution varies the delay: all but constant.
+        const LinkParamCondition varying{"distribution",
+                                         {"normal", "uniform", "gamma", "lognormal"}};
+        const LinkParamCondition gilbert_elliott{"loss_model", {"gilbert_elliott"}};
+        return std::vector<Field>{
+            shown_as(
+                enum_field("strategy", &LinkParams::strategy,
+                           {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered,
+                            Strategy::smooth},
+                           "correlated: adaptive delay correlation, order kept (default); "
+                           "uncorrelated: i.i.d. delays, order kept (the naive method); "
+                           "reordered: i.i.d. delays, sent strictly by transmission time; "
+                           "smooth: delay a smooth function of time with the set mean, jitter, "
+                           "distribution and half-life, order kept"),
+                "S&trategy", none),
+            shown_as(enum_field("distribution", &LinkParams::distribution,
+                                {Distribution::normal, Distribution::uniform, Distribution::gamma,
+                                 Distribution::lognormal, Distribution::constant},
+                                "distribution of the generated delays, given mean_delay_us and "
+                                "jitter_us"),
+                     "D&istribution", none),
+            shown_as(duration_field("mean_delay_us", &LinkParams::mean_delay, 0, L::kMaxDelay,
+                                    "mean added delay", "10ms"),
+                     "&Mean delay", ms, {100, 1e6, true, ""}),  // 0, 0.1 ms .. 1 s
+            shown_as(
+                duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
+                               "standard deviation of the added delay; 0 = constant delay", "3ms"),
+                "&Jitter", ms, {100, 1e5, true, "mean_delay_us"},  // 0, 0.1 ms .. max(100 ms, mean)
+                varying),
+            shown_as(duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife,
+                                    L::kMaxHalfLife,
+                                    "half-life t_h of the delay's correlation in time (correlated, "
+                                    "smooth)",
+                                    "21ms"),
+                     "&Half-life", ms, {1000, 1e6, false, ""},  // 1 ms .. 1 s
+                     {"strategy", {"correlated", "smooth"}}),
+            shown_as(duration_field("rate_window_us", &LinkParams::rate_window, L::kMinRateWindow,
+                                    L::kMaxRateWindow,
+                                    "minimum interval T_min of the packet-rate estimator", "10ms"),
+                     "", ms),
+            shown_as(enum_field("limiter", &LinkParams::limiter,
+                                {Limiter::none, Limiter::spacer, Limiter::policer, Limiter::trace},
+                                "bandwidth limit: spacer (delays to rate), policer (drops above "
+                                "rate) or trace (delivers at a mahimahi trace's opportunities, "
+                                "trace_file)"),
+                     "Limiter (&bandwidth)", none),
+            shown_as(real_field("rate_bps", &LinkParams::rate_bps, "bit/s", 0, L::kMaxRate,
+                                "rate of the spacer or policer", "100Mbit"),
+                     "&Rate", mbit, {1e6, 1e10, false, ""},  // 1 Mbit/s .. 10 Gbit/s
+                     {"limiter", {"spacer", "policer"}}),
+            shown_as(integer_field(
+                         "spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
+                         static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
+                         "spacer limit: the backlog beyond which the spacer drops packets", "1MiB"),
+                     "", bytes, {}, {"limiter", {"spacer"}}),
+            shown_as(
+                integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
+                              static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
+                              "policer bucket size", "64KiB"),
+                "", bytes, {}, {"limiter", {"policer"}}),
+            shown_as(trace_file_field(), "", none, {}, {"limiter", {"trace"}}),
+            shown_as(
+                enum_field("byte_accounting", &LinkParams::byte_accounting,
+                           {ByteAccounting::frame, ByteAccounting::wire},
+                           "bytes a limiter charges: frame, or wire = frame + 20 (preamble and "
+                           "gap)"),
+                "", none),
+            shown_as(enum_field("loss_model", &LinkParams::loss_model,
+                                {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott},
+                                "packet loss model"),
+                     "Loss m&odel", none),
+            shown_as(real_field("loss_probability", &LinkParams::loss_probability, "probability", 0,
+                                1, "Bernoulli loss probability per packet", "0.01"),
+                     "&Loss", percent, {1e-4, 0.2, true, ""},  // 0, 0.01 % .. 20 %
+                     {"loss_model", {"bernoulli"}}),
+            shown_as(real_field("ge_p", &LinkParams::ge_p, "probability", 0, 1,
+                                "Gilbert-Elliott: probability of moving good -> bad after a packet",
+                                "0.01"),
+                     "p: good→bad", percent, {}, gilbert_elliott),
+            shown_as(real_field("ge_r", &LinkParams::ge_r, "probability", 0, 1,
+                                "Gilbert-Elliott: probability of moving bad -> good after a packet",
+                                "0.3"),
+                     "r: bad→good", percent, {}, gilbert_elliott),
+            shown_as(real_field("ge_loss_good", &LinkParams::ge_loss_good, "probability", 0, 1,
+                                "Gilbert-Elliott: loss probability in state good", "0"),
+                     "loss in good", percent, {}, gilbert_elliott),
+            shown_as(real_field("ge_loss_bad", &LinkParams::ge_loss_bad, "probability", 0, 1,
+                                "Gilbert-Elliott: loss probability in state bad", "1"),
+                     "loss in bad", percent, {}, gilbert_elliott),
+            shown_as(
+                integer_field("buffer_limit_packets", &LinkParams::buffer_limit_packets, "packets",
+                              1, static_cast<double>(L::kMaxBufferPackets),
+                              "packets the emulator may hold at once; beyond: buffer_full drops",
+                              "100000"),
+                "", packets),
+            shown_as(integer_field("seed", &LinkParams::seed, "", 0, 1.8446744073709552e19,
+                                   "random seed; 0 = chosen at start and reported", "42"),
+                     "S&eed", none),
+        };
+    }();
     return kFields;
 }
 
@@ -356,6 +414,46 @@ std::string LinkParamField::allowed() const {
     if (type == "enum") return join(values);
     if (type == "path") return "a file name";
     return num(min) + " .. " + num(max) + (unit.empty() ? "" : " " + unit);
+}
+
+bool LinkParamCondition::holds(std::string_view value) const {
+    return key.empty() || std::find(values.begin(), values.end(), value) != values.end();
+}
+
+std::string LinkParamField::label_text() const {
+    if (label.empty()) return key;
+    std::string t;
+    for (char c : label)
+        if (c != '&') t += c;
+    return t;
+}
+
+std::string LinkParamField::shown_text(double value, int significant) const {
+    // Fixed notation (never "1e+04"), rounded to `significant` digits, no trailing zeros.
+    const double v = value / shown.per;
+    const int magnitude = v == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::abs(v))));
+    const int decimals = std::clamp(std::max(1, significant) - 1 - magnitude, 0, 9);
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(decimals);
+    os << v;
+    std::string t = os.str();
+    if (t.find('.') != std::string::npos) {
+        while (t.back() == '0')
+            t.pop_back();
+        if (t.back() == '.') t.pop_back();
+    }
+    if (t == "-0") t = "0";
+    return shown.name.empty() ? t : t + " " + shown.name;
+}
+
+bool link_param_applies(const LinkParamField& f, const LinkParams& p) {
+    if (f.applies.key.empty()) return true;
+    const LinkParamField* on = link_param_field(f.applies.key);
+    if (!on) return true;
+    const FieldValue v = on->get(p);
+    const std::string* name = std::get_if<std::string>(&v);
+    return !name || f.applies.holds(*name);
 }
 
 const std::vector<LinkParamField>& link_param_fields() {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "event_log.hpp"
 #include "link_history.hpp"
@@ -302,6 +303,7 @@ TEST(GuiModel, SliderScalesKeepTheDragBound) {
                 EXPECT_LE(s.hi, r.high * (1 + 1e-9));
                 for (int p = 0; p <= s.steps; p += 7)
                     EXPECT_EQ(s.position(s.value(p)), p);
+                EXPECT_LE(s.steps, px);  // one position a pixel, or fewer
                 if (s.whole) {
                     EXPECT_DOUBLE_EQ(s.lo, r.low);
                     EXPECT_DOUBLE_EQ(s.hi, r.high);
@@ -321,6 +323,117 @@ TEST(GuiModel, SliderScalesKeepTheDragBound) {
     EXPECT_DOUBLE_EQ(mean.value(mean.steps), 1e6);
     // one arrow step: about 1 %
     EXPECT_LT(mean.value(501) / mean.value(500), 1.012);
+}
+
+// Every slider position lands on a round value: at most 3 significant digits in the unit
+// people read, increasing with the position, and the slider maps it back to its position;
+// over every slider's working range (both ends of the jitter's), every length and window.
+TEST(GuiModel, SliderPositionsLandOnRoundValues) {
+    const json schema = link_params_schema();
+    int checked = 0;
+    for (const LinkParamField& f : link_param_fields()) {
+        if (f.slider.high <= 0) continue;
+        for (double followed : {0.0, 20000.0, 654321.0}) {
+            const WorkingRange r =
+                workingRange(f.key, schema[f.key]["min"], schema[f.key]["max"], followed);
+            for (int px = 20; px <= 2400; px += (px < 300 ? 1 : 37)) {
+                for (double around :
+                     {0.0, r.low, r.low * 1.37, std::sqrt(r.low * r.high), r.high / 2.9, r.high}) {
+                    const SliderScale s = SliderScale::fit(r, px, around);
+                    SCOPED_TRACE(f.key + " " + std::to_string(px) + " px around " +
+                                 std::to_string(around));
+                    ASSERT_LE(s.steps, std::max(px, 20));
+                    double last = -1;
+                    for (int p = 0; p <= s.steps; ++p) {
+                        const double v = s.value(p);
+                        ASSERT_LE(significantDigits(v, r.per), 3)
+                            << "position " << p << ": " << v / r.per << " " << f.shown.name;
+                        ASSERT_GT(v, last) << "position " << p;
+                        ASSERT_EQ(s.position(v), p) << v / r.per << " " << f.shown.name;
+                        ASSERT_NEAR(std::log(v > 0 ? v : 1), std::log(v > 0 ? s.exactValue(p) : 1),
+                                    0.5 * std::log(kMinStepRatio * 1.02));
+                        last = v;
+                        ++checked;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 1'000'000);
+    // What a drag gives: 94.7 ms, not 94.658 ms.
+    const SliderScale mean = SliderScale::fit(workingRange("mean_delay_us", 0, 1e7, 0), 700, 0);
+    const int p = mean.position(94658);
+    EXPECT_EQ(mean.value(p), 95000);  // 95 ms: 2 digits say it at this slider's resolution
+    EXPECT_EQ(mean.position(94658), mean.position(95000));
+    EXPECT_EQ(roundToDigits(94.658, 3), 94.7);
+    EXPECT_EQ(significantDigits(0.02), 1);
+    EXPECT_EQ(significantDigits(1500, 1000), 2);
+}
+
+// The field table says how each parameter is shown: labels, units people read (loss in %),
+// working ranges and the rules it depends on.
+TEST(GuiModel, FieldTableShowsParametersToPeople) {
+    const LinkParamField& loss = *link_param_field("loss_probability");
+    EXPECT_EQ(loss.label_text(), "Loss");
+    EXPECT_EQ(loss.shown.name, "%");
+    EXPECT_EQ(loss.shown_text(0.05), "5 %");
+    EXPECT_EQ(loss.shown_text(0.00123), "0.123 %");
+    EXPECT_EQ(link_param_field("mean_delay_us")->shown_text(94700), "94.7 ms");
+    EXPECT_EQ(link_param_field("mean_delay_us")->shown_text(1e7), "10000 ms");
+    EXPECT_EQ(link_param_field("rate_bps")->shown_text(1.25e7), "12.5 Mbit/s");
+    EXPECT_EQ(link_param_field("spacer_limit_bytes")->shown_text(1048576, 8), "1048576 bytes");
+    EXPECT_EQ(link_param_field("limiter")->label, "Limiter (&bandwidth)");
+    EXPECT_EQ(link_param_field("rate_window_us")->label_text(), "rate_window_us");  // no control
+    LinkParams p;
+    const LinkParamField& half = *link_param_field("half_life_us");
+    const LinkParamField& rate = *link_param_field("rate_bps");
+    const LinkParamField& jitter = *link_param_field("jitter_us");
+    for (Strategy st :
+         {Strategy::correlated, Strategy::uncorrelated, Strategy::reordered, Strategy::smooth}) {
+        p.strategy = st;
+        EXPECT_EQ(link_param_applies(half, p), st == Strategy::correlated || st == Strategy::smooth)
+            << to_string(st);
+    }
+    for (Limiter l : {Limiter::none, Limiter::spacer, Limiter::policer, Limiter::trace}) {
+        p.limiter = l;
+        EXPECT_EQ(link_param_applies(rate, p), l == Limiter::spacer || l == Limiter::policer);
+    }
+    p.distribution = Distribution::constant;
+    EXPECT_FALSE(link_param_applies(jitter, p));
+    p.distribution = Distribution::gamma;
+    EXPECT_TRUE(link_param_applies(jitter, p));
+    EXPECT_TRUE(link_param_applies(*link_param_field("mean_delay_us"), p));
+    p.loss_model = LossModel::gilbert_elliott;
+    EXPECT_TRUE(link_param_applies(*link_param_field("ge_r"), p));
+    EXPECT_FALSE(link_param_applies(loss, p));
+    // The mnemonics of one direction's controls differ (Alt+letter reaches one field).
+    std::set<char> mnemonics;
+    for (const LinkParamField& f : link_param_fields()) {
+        const std::size_t amp = f.label.find('&');
+        if (amp == std::string::npos) continue;
+        ASSERT_LT(amp + 1, f.label.size()) << f.key;
+        EXPECT_TRUE(mnemonics.insert(static_cast<char>(std::tolower(f.label[amp + 1]))).second)
+            << f.key << ": mnemonic " << f.label[amp + 1] << " used twice";
+    }
+    EXPECT_GE(mnemonics.size(), 10u);
+    // Each rule names a field and values it has; each followed field exists.
+    for (const LinkParamField& f : link_param_fields()) {
+        if (!f.applies.key.empty()) {
+            const LinkParamField* on = link_param_field(f.applies.key);
+            ASSERT_TRUE(on) << f.key;
+            for (const std::string& v : f.applies.values)
+                EXPECT_NE(std::find(on->values.begin(), on->values.end(), v), on->values.end())
+                    << f.key << ": " << f.applies.key << " has no value " << v;
+        }
+        if (!f.slider.follows.empty()) {
+            EXPECT_TRUE(link_param_field(f.slider.follows)) << f.key;
+        }
+        if (f.slider.high > 0) {
+            EXPECT_GT(f.slider.low, 0) << f.key;
+            EXPECT_GE(f.slider.low, f.min) << f.key;
+            EXPECT_LE(f.slider.high, f.max) << f.key;
+        }
+    }
 }
 
 TEST(GuiModel, HistoryUndoesWholeChanges) {

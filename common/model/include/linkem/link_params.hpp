@@ -124,8 +124,39 @@ void validate(const LinkParams& p);
 /// (to_json, link_params_from_json, link_params_schema) is linkem/link_params_json.hpp.
 using FieldValue = std::variant<double, std::uint64_t, std::string>;
 
-/// One LinkParams field: the single place that knows its key, type, unit, range and help.
-/// The JSON codec, the command-line flags, --help, the schema and validate() all read it.
+/// How people read a field's value: the unit shown, and the key's units per one of it. The
+/// JSON key and its unit stay those of the wire and the config file (loss_probability 0.01
+/// is shown as 1 %).
+struct LinkParamUnit {
+    std::string name;  // "ms", "Mbit/s", "%", "bytes", "packets", "" (a count or a name)
+    double per = 1;    // the key's units per unit shown: 1000 us per ms, 1e6, 0.01 per %
+    int decimals = 0;  // the decimals a value is typed with, in this unit
+};
+
+/// The values a slider covers (the working range a demo needs), in the key's unit: log-like
+/// from `low` (> 0) to `high`, with a position for 0 below `low` when `zero`. `high == 0`:
+/// the field has no working range of its own (a slider covers its whole range).
+struct LinkParamSlider {
+    double low = 0, high = 0;
+    bool zero = false;
+    /// The key of the field whose value the range's top follows: high is at least that
+    /// value (the jitter's range reaches the mean delay in force). Empty: none.
+    std::string follows;
+};
+
+/// When a field has an effect: while the field `key` has one of `values` (rate_bps while the
+/// limiter is spacer or policer). An empty key: always.
+struct LinkParamCondition {
+    std::string key;
+    std::vector<std::string> values;
+    bool holds(std::string_view value) const;
+};
+
+/// One LinkParams field: the single place that knows its key, type, unit, range and help,
+/// and how people meet it: its label, the unit it is shown in, its slider's range and what
+/// it depends on. The JSON codec, the command-line flags, --help, the schema, validate()
+/// and the GUI (its controls, the stage, the scenario strip, descriptions of a link) all
+/// read it.
 struct LinkParamField {
     std::string key;   // the JSON key, unit-suffixed: "mean_delay_us"
     std::string type;  // "number" (a double), "integer" (a std::uint64_t), "enum" (a name),
@@ -142,7 +173,22 @@ struct LinkParamField {
     std::function<void(LinkParams&, const FieldValue&)> set;
     /// What is allowed, as error messages say it: "0 .. 10000000 us", "'none', 'spacer'".
     std::string allowed() const;
+
+    /// docs/glossary.md's "GUI label", with '&' before its keyboard mnemonic ("&Mean
+    /// delay", "Limiter (&bandwidth)"); empty where the GUI has no control for the field.
+    std::string label;
+    LinkParamUnit shown;
+    LinkParamSlider slider;
+    LinkParamCondition applies;
+    /// The label as people read it, without the '&' ("Mean delay"); the key without one.
+    std::string label_text() const;
+    /// A value (in the key's unit) in the unit people read, with at most `significant`
+    /// significant digits and the unit: "94.7 ms", "1 %", "100 Mbit/s", "65536 bytes".
+    std::string shown_text(double value, int significant = 4) const;
 };
+
+/// Whether field `f` has an effect with the parameters `p` (f.applies).
+bool link_param_applies(const LinkParamField& f, const LinkParams& p);
 
 /// A number's value as a double (an integer's too); nullopt for a name.
 inline std::optional<double> as_number(const FieldValue& v) {
