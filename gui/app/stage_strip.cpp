@@ -83,11 +83,11 @@ void StageStrip::build(const LinkSchema& schema, int directions) {
         delete c;
     for (auto& [k, l] : names_)
         delete l;
-    for (auto& [k, l] : achieved_)
+    for (auto& [k, l] : since_change_)
         delete l;
     controls_.clear();
     names_.clear();
-    achieved_.clear();
+    since_change_.clear();
     target_->setVisible(directions > 1);
     int row = 0;
     for (const char* k : kKeys) {
@@ -101,7 +101,7 @@ void StageStrip::build(const LinkSchema& schema, int directions) {
         c->setAppliedShown(false);
         name->setBuddy(c->slider());
         auto* got = new QLabel("…", this);
-        got->setObjectName(QString::fromStdString("stage_achieved_" + key));
+        got->setObjectName(QString::fromStdString("stage_since_change_" + key));
         got->setToolTip(key == "half_life_us"
                             ? "α, the correlation weight the half-life gives at the packet "
                               "rate measured"
@@ -115,7 +115,7 @@ void StageStrip::build(const LinkSchema& schema, int directions) {
         grid_->addWidget(got, row, 3);
         names_[key] = name;
         controls_[key] = c;
-        achieved_[key] = got;
+        since_change_[key] = got;
         connect(c, &ParamControl::edited, this, [this](const std::string& k, double value) {
             const int t = target();
             emit edited(directions_ > 1 ? t : 0, k, number_value(*link_param_field(k), value));
@@ -137,9 +137,9 @@ ParamControl* StageStrip::control(const std::string& key) const {
     return it == controls_.end() ? nullptr : it->second;
 }
 
-QLabel* StageStrip::achieved(const std::string& key) const {
-    const auto it = achieved_.find(key);
-    return it == achieved_.end() ? nullptr : it->second;
+QLabel* StageStrip::sinceChange(const std::string& key) const {
+    const auto it = since_change_.find(key);
+    return it == since_change_.end() ? nullptr : it->second;
 }
 
 void StageStrip::showLink(const LinkConfig& applied,
@@ -174,7 +174,7 @@ void StageStrip::applyRules() {
 
 void StageStrip::refresh() {
     const int t = target();
-    for (auto& [key, l] : achieved_) {
+    for (auto& [key, l] : since_change_) {
         QString text;
         if (t >= 0 || directions_ < 2) {
             text = figure(key, readouts_.get(std::max(t, 0)));
@@ -193,7 +193,7 @@ void StageStrip::setTextScale(double pt) {
         b.setBold(true);
         l->setFont(b);
     }
-    for (auto& [k, l] : achieved_)
+    for (auto& [k, l] : since_change_)
         l->setFont(f);
     int spin_w = 0;
     for (auto& [k, c] : controls_) {

@@ -1,6 +1,7 @@
 // The stage's strip: large sliders for the five parameters a course talks about (mean delay,
 // jitter, half-life, rate, loss) of the direction chosen (or both ways), each with large
-// "set → achieved" figures: what the link achieved since the last change.
+// "set → since the change" figures: what the link gave since the last change (the emulated
+// delay, α, the rate out, the loss).
 #pragma once
 
 #include <functional>
@@ -36,11 +37,11 @@ class StageStrip : public QWidget {
     /// The parameters in force (the chosen direction's, A→B's for both ways).
     void showLink(const LinkConfig& applied,
                   const std::function<bool(int, const std::string&)>& pending);
-    /// The achieved figures now.
+    /// The figures since the last change, now.
     void refresh();
     void setEditable(bool on);
     ParamControl* control(const std::string& key) const;
-    QLabel* achieved(const std::string& key) const;
+    QLabel* sinceChange(const std::string& key) const;
     /// Larger or smaller text for the screen's size.
     void setTextScale(double points);
 
@@ -56,7 +57,7 @@ class StageStrip : public QWidget {
     QComboBox* target_ = nullptr;
     QLabel* keys_hint_ = nullptr;
     std::map<std::string, ParamControl*> controls_;
-    std::map<std::string, QLabel*> names_, achieved_;
+    std::map<std::string, QLabel*> names_, since_change_;
     std::optional<LinkConfig> applied_;
     int directions_ = 2;
     bool editable_ = false;

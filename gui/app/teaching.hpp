@@ -1,7 +1,7 @@
 // Teaching views: "compare strategies" puts two delay strategies side by side — the same
 // mean and jitter both ways, A→B with one strategy and B→A with another, the two lanes next
-// to each other with what each achieved (the DPDS paper's Fig. 1, live). The strategies come
-// from linkemd's schema, so any two it knows can be compared.
+// to each other with what each gave since the change (the DPDS paper's Fig. 1, live). The
+// strategies come from linkemd's schema, so any two it knows can be compared.
 #pragma once
 
 #include <QObject>
@@ -42,7 +42,7 @@ class Teaching : public QObject {
     QMenu* menu_ = nullptr;
 };
 
-/// The text over a delay lane: the direction, its strategy, set → achieved since the last
+/// The text over a delay lane: the direction, its strategy, set → what it gave since the last
 /// change (the emulated delay over every packet; with `compare`, also the actual delay of the
 /// sampled packets and the built-in traffic's out-of-order frames).
 QString laneText(int direction, const DirectionReadout& r, bool compare);

@@ -2,7 +2,7 @@
 //   desk  — everything at hand: the Link pane, the four charts, readouts, events, traffic;
 //   stage — for an audience: the delay of each direction in its own lane over at least half
 //           the window, large sliders for the five parameters a course talks about with
-//           large "set → achieved" figures; the rest one key away (F2 .. F6).
+//           large "set → since the change" figures; the rest one key away (F2 .. F6).
 // Each layout keeps its own time window and dock arrangement.
 #pragma once
 

@@ -92,7 +92,7 @@ class GuiTest : public QObject {
     void linkFileRoundTrip();
     void badLinkFileChangesNothing();
     void userPresetsRoundTrip();
-    void readoutsShowAchievedDelay();
+    void readoutsShowTheEmulatedDelay();
     void trafficPanel();
     void chartsGetDataAndExport();
     void projectorModeAndPause();
@@ -504,7 +504,7 @@ void GuiTest::userPresetsRoundTrip() {
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay, DurationNs{33'000'000}, kTimeout);
 }
 
-void GuiTest::readoutsShowAchievedDelay() {
+void GuiTest::readoutsShowTheEmulatedDelay() {
     w_->panel(0)->control("mean_delay_us")->spinBox()->setValue(40.0);
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.mean_delay, DurationNs{40'000'000}, kTimeout);
     w_->setWindowSeconds(5);
@@ -689,7 +689,7 @@ void GuiTest::customPresetState() {
                              kTimeout);
 }
 
-// The achieved figures since the last change hold only the link after it, with their sample
+// The figures since the last change hold only the link after it, with their sample
 // counts; the window's mix both.
 void GuiTest::readoutsSinceTheChange() {
     w_->panel(0)->control("mean_delay_us")->spinBox()->setValue(20.0);

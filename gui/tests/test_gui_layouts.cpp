@@ -140,8 +140,8 @@ void LayoutTest::layoutsAreComplete() {
         w.readouts()->text("emulated_mean", 1, Readouts::since_change).contains("ms"), kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(w.readouts()->text("drops", 1).contains("·"), kTimeout);
     if (layout == "stage")
-        QTRY_VERIFY_WITH_TIMEOUT(w.stageStrip()->achieved("loss_probability")->text().contains("%"),
-                                 kTimeout);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.stageStrip()->sinceChange("loss_probability")->text().contains("%"), kTimeout);
     QTest::qWait(1200);  // drops drawn, the histogram counted, the layout settled
     QCOMPARE(w.size(), size);
 
@@ -179,10 +179,10 @@ void LayoutTest::layoutsAreComplete() {
             share >= 0.5,
             qPrintable(
                 QString("the delay lanes take %1 % of the window").arg(share * 100, 0, 'f', 1)));
-        // the five large sliders, and the set -> achieved figures beside them
+        // the five large sliders, and the set -> since-the-change figures beside them
         for (const char* key : StageStrip::kKeys) {
             QVERIFY(w.stageStrip()->control(key)->isVisible());
-            QVERIFY(!w.stageStrip()->achieved(key)->text().isEmpty());
+            QVERIFY(!w.stageStrip()->sinceChange(key)->text().isEmpty());
         }
     }
 }
