@@ -575,6 +575,13 @@ void Dataplane::stop() {
 }
 
 std::uint64_t Dataplane::apply(const LinkConfig& link) {
+    for (unsigned k = 0; k < impl_->n_dirs; ++k) {
+        try {
+            validate(link.direction(k));
+        } catch (const ParamError& e) {
+            throw ParamError(std::string(kDirectionKeys[k]) + "." + e.field(), e.message());
+        }
+    }
     return update([&](const LinkConfig&) { return link; }).first;
 }
 
@@ -592,7 +599,6 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     std::array<LinkParams, 2> next{link.a_to_b, link.b_to_a};
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         try {
-            validate(next[k]);
             refuse_unshared(next[k], m.n_queues);
             if (tracks)
                 for (const ScenarioTrack::Segment& seg : tracks->dir[k].segments())

@@ -152,10 +152,14 @@ class Dataplane {
     /// changes nothing. A seed of 0 draws a new random seed (as at start). Returns the
     /// generation; see wait_applied().
     std::uint64_t apply(const LinkConfig& link);
-    /// apply() of f(the parameters in force), under the same lock as apply(): a change
+    /// Publishes f(the parameters in force), under the same lock as apply(): a change
     /// built from the current parameters (a partial update, one direction) cannot lose a
-    /// concurrent one. f may throw (ParamError: nothing changes). Returns the generation
-    /// and the parameters now in force (with the seeds in use).
+    /// concurrent one. f gives parameters that validate() accepted (the protocol's decoders,
+    /// the config file's reader and compile_scenario check them, so that a refusal names
+    /// the field before anything changes; apply() checks them itself); f may throw
+    /// (ParamError: nothing changes). What the data plane alone refuses (a trace limiter
+    /// shared by several workers) throws ParamError here. Returns the generation and the
+    /// parameters now in force (with the seeds in use).
     std::pair<std::uint64_t, LinkConfig> update(
         const std::function<LinkConfig(const LinkConfig&)>& f);
     /// update(), after which each direction's parameters follow a scenario: those in force
