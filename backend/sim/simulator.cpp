@@ -39,58 +39,117 @@ double pct(double dev, double desired) {
     return desired > 0 ? 100.0 * dev / desired : kNaN;
 }
 
+// What the simulator measures of every departure: the delay's moments, extremes and
+// passage times around the target, the order (inversions), the delay series, and a
+// bottleneck queue after the emulator when --utilization asks for one.
+class Departures {
+  public:
+    Departures(const SimConfig& cfg, std::int64_t mu_ps, std::int64_t sigma_ps)
+        : cfg_(cfg),
+          sigma_ps_(sigma_ps),
+          moments_(mu_ps),
+          passage_(mu_ps - sigma_ps, mu_ps + sigma_ps),
+          service_ps_(cfg.utilization > 0
+                          ? std::llround(cfg.utilization * cfg.traffic.bits_per_packet() * 1e12 /
+                                         cfg.traffic.rate_bps)
+                          : 0),
+          series_ps_(cfg.series_interval * 1000),
+          mean_field_(static_cast<std::size_t>(link_param_index("mean_delay_us"))) {}
+
+    void take(const SimPacket* out, const TimeNs* tx, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            std::int64_t dep = tx[i] * 1000;
+            if (service_ps_) {
+                dep = std::max(dep, queue_free_ps_) + service_ps_;
+                queue_free_ps_ = dep;
+            }
+            const std::int64_t d = dep - out[i].arrival * 1000;
+            moments_.add(d);
+            min_d_ = std::min(min_d_, d);
+            max_d_ = std::max(max_d_, d);
+            if (sigma_ps_) passage_.add(dep, d);
+            inversions_.depart(out[i].seq_len >> kLenBits);
+            if (cfg_.series && dep >= next_series_ps_) [[unlikely]]
+                write_series(dep, d, out[i].arrival);
+        }
+    }
+    void dropped(std::uint64_t seq) { inversions_.drop(seq); }
+
+    /// The delay figures of a RunResult, against the target.
+    void fill(RunResult& r, double desired_mean_us) const {
+        const double desired_jitter = static_cast<double>(sigma_ps_) * 1e-6;
+        r.mean_delay_us = moments_.mean() * 1e-6;
+        r.jitter_us = moments_.jitter() * 1e-6;
+        r.min_delay_us = moments_.count() ? static_cast<double>(min_d_) * 1e-6 : kNaN;
+        r.max_delay_us = moments_.count() ? static_cast<double>(max_d_) * 1e-6 : kNaN;
+        r.mean_delay_dev_us = r.mean_delay_us - desired_mean_us;
+        r.mean_delay_dev_pct = pct(r.mean_delay_dev_us, desired_mean_us);
+        r.jitter_dev_us = r.jitter_us - desired_jitter;
+        r.jitter_dev_pct = pct(r.jitter_dev_us, desired_jitter);
+        r.passages = passage_.count();
+        r.passage_time_ms = passage_.mean() * 1e-9;
+        r.swaps = inversions_.inversions();
+        r.swaps_per_packet = r.packets_out
+                                 ? static_cast<double>(r.swaps) / static_cast<double>(r.packets_out)
+                                 : kNaN;
+    }
+
+  private:
+    void write_series(std::int64_t dep, std::int64_t d, TimeNs arrival) {
+        std::ostream& os = *cfg_.series;
+        os << static_cast<double>(dep) * 1e-9 << ',' << static_cast<double>(d) * 1e-9;
+        if (cfg_.track)  // the mean delay in force when the packet arrived
+            os << ',' << cfg_.track->number_at(mean_field_, arrival) * 1e-3;
+        os << '\n';
+        if (series_ps_) next_series_ps_ = (dep / series_ps_ + 1) * series_ps_;
+    }
+
+    const SimConfig& cfg_;
+    const std::int64_t sigma_ps_;
+    Moments moments_;
+    PassageTimes passage_;
+    InversionCounter inversions_;
+    std::int64_t min_d_ = std::numeric_limits<std::int64_t>::max();
+    std::int64_t max_d_ = std::numeric_limits<std::int64_t>::min();
+    const std::int64_t service_ps_;
+    std::int64_t queue_free_ps_ = std::numeric_limits<std::int64_t>::min();
+    const std::int64_t series_ps_;  // 0: every packet
+    std::int64_t next_series_ps_ = 0;
+    const std::size_t mean_field_;
+};
+
+// The emulator's counters and the correlation weight and rate estimate it went through.
+void fill_counters(RunResult& r, const SimEmulator& emu, const TraceSummary& alpha,
+                   const TraceSummary& rate) {
+    const CounterSnapshot c = emu.snapshot();
+    r.seed = emu.seed();
+    r.packets_in = c.packets_in;
+    r.packets_out = c.packets_out;
+    r.drops = c.drops;
+    r.delays_clamped = c.delays_clamped;
+    r.waited = c.waited;
+    r.waited_pct = c.packets_in
+                       ? 100.0 * static_cast<double>(r.waited) / static_cast<double>(c.packets_in)
+                       : kNaN;
+    r.rate_intervals = c.rate_intervals;
+    r.alpha_min = alpha.min;
+    r.alpha_mean = alpha.mean();
+    r.alpha_max = alpha.max;
+    r.rate_pps_min = rate.min;
+    r.rate_pps_mean = rate.mean();
+    r.rate_pps_max = rate.max;
+}
+
 template <class Source>
 RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     const auto wall_start = std::chrono::steady_clock::now();
     const LinkParams& lp = cfg.link;
     const bool varying = lp.jitter > 0 && lp.distribution != Distribution::constant;
-    const std::int64_t mu_ps = lp.mean_delay * 1000;
-    const std::int64_t sigma_ps = varying ? lp.jitter * 1000 : 0;
-
-    Moments moments(mu_ps);
-    PassageTimes passage(mu_ps - sigma_ps, mu_ps + sigma_ps);
-    InversionCounter inversions;
+    Departures departures(cfg, lp.mean_delay * 1000, varying ? lp.jitter * 1000 : 0);
     TraceSummary alpha, rate;
-    std::int64_t min_d = std::numeric_limits<std::int64_t>::max();
-    std::int64_t max_d = std::numeric_limits<std::int64_t>::min();
-
-    const double u = cfg.utilization;
-    const std::int64_t service_ps =
-        u > 0 ? std::llround(u * cfg.traffic.bits_per_packet() * 1e12 / cfg.traffic.rate_bps) : 0;
-    std::int64_t queue_free_ps = std::numeric_limits<std::int64_t>::min();
-
-    const std::int64_t series_ps = cfg.series_interval * 1000;  // 0: every packet
-    const auto mean_field = static_cast<std::size_t>(link_param_index("mean_delay_us"));
-    std::int64_t next_series_ps = 0;
-
     SimPacket out[kBurst];
     TimeNs tx[kBurst];
     SimPacket dropped;
-
-    auto deliver = [&](std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) {
-            std::int64_t dep = tx[i] * 1000;
-            if (service_ps) {
-                dep = std::max(dep, queue_free_ps) + service_ps;
-                queue_free_ps = dep;
-            }
-            const std::int64_t d = dep - out[i].arrival * 1000;
-            moments.add(d);
-            min_d = std::min(min_d, d);
-            max_d = std::max(max_d, d);
-            if (sigma_ps) passage.add(dep, d);
-            inversions.depart(out[i].seq_len >> kLenBits);
-            if (cfg.series && dep >= next_series_ps) [[unlikely]] {
-                *cfg.series << static_cast<double>(dep) * 1e-9 << ','
-                            << static_cast<double>(d) * 1e-9;
-                if (cfg.track)  // the mean delay in force when the packet arrived
-                    *cfg.series << ',' << cfg.track->number_at(mean_field, out[i].arrival) * 1e-3;
-                *cfg.series << '\n';
-                if (series_ps) next_series_ps = (dep / series_ps + 1) * series_ps;
-            }
-        }
-    };
-
     const TimeNs end = cfg.duration;
     const std::uint64_t len = cfg.traffic.frame_bytes;
     std::uint64_t seq = 0, last_intervals = 0;
@@ -102,10 +161,10 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
         for (;;) {
             const std::optional<TimeNs> next_dep = emu.next_departure();
             if (!next_dep || *next_dep > t) break;
-            deliver(emu.drain(t, out, kBurst, tx));
+            departures.take(out, tx, emu.drain(t, out, kBurst, tx));
         }
         const SimPacket p{t, (seq << kLenBits) | len};
-        if (emu.ingest(&p, 1, t, &dropped)) inversions.drop(seq);
+        if (emu.ingest(&p, 1, t, &dropped)) departures.dropped(seq);
         ++seq;
         const std::uint64_t intervals = emu.rate_estimator().intervals();
         if (intervals != last_intervals) [[unlikely]] {
@@ -119,43 +178,12 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     // No more arrivals: the remaining departures, in time order.
     constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
     while (emu.next_departure())
-        deliver(emu.drain(kForever, out, kBurst, tx));
+        departures.take(out, tx, emu.drain(kForever, out, kBurst, tx));
 
-    const CounterSnapshot c = emu.snapshot();
     RunResult r;
-    r.seed = emu.seed();
     r.duration_s = static_cast<double>(cfg.duration) * 1e-9;
-    r.packets_in = c.packets_in;
-    r.packets_out = c.packets_out;
-    r.drops = c.drops;
-    r.delays_clamped = c.delays_clamped;
-    r.waited = c.waited;
-    r.waited_pct = c.packets_in
-                       ? 100.0 * static_cast<double>(r.waited) / static_cast<double>(c.packets_in)
-                       : kNaN;
-
-    const double desired_mean = static_cast<double>(lp.mean_delay) * 1e-3;
-    const double desired_jitter = static_cast<double>(sigma_ps) * 1e-6;
-    r.mean_delay_us = moments.mean() * 1e-6;
-    r.jitter_us = moments.jitter() * 1e-6;
-    r.min_delay_us = moments.count() ? static_cast<double>(min_d) * 1e-6 : kNaN;
-    r.max_delay_us = moments.count() ? static_cast<double>(max_d) * 1e-6 : kNaN;
-    r.mean_delay_dev_us = r.mean_delay_us - desired_mean;
-    r.mean_delay_dev_pct = pct(r.mean_delay_dev_us, desired_mean);
-    r.jitter_dev_us = r.jitter_us - desired_jitter;
-    r.jitter_dev_pct = pct(r.jitter_dev_us, desired_jitter);
-    r.passages = passage.count();
-    r.passage_time_ms = passage.mean() * 1e-9;
-    r.swaps = inversions.inversions();
-    r.swaps_per_packet =
-        r.packets_out ? static_cast<double>(r.swaps) / static_cast<double>(r.packets_out) : kNaN;
-    r.rate_intervals = c.rate_intervals;
-    r.alpha_min = alpha.min;
-    r.alpha_mean = alpha.mean();
-    r.alpha_max = alpha.max;
-    r.rate_pps_min = rate.min;
-    r.rate_pps_mean = rate.mean();
-    r.rate_pps_max = rate.max;
+    fill_counters(r, emu, alpha, rate);
+    departures.fill(r, static_cast<double>(lp.mean_delay) * 1e-3);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
 }
