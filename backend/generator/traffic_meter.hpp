@@ -54,17 +54,6 @@ struct MeasuredSample {
 void take_counted_samples(std::vector<MeasuredSample>& held, std::uint32_t run,
                           TimeNs counted_to_ns, std::vector<MeasuredSample>& out);
 
-/// What the receiving side saw of one direction's frames (cumulative since the run began).
-struct TrafficCounts {
-    std::uint64_t sent = 0;
-    std::uint64_t received = 0;      // distinct frames of the run (duplicates not counted)
-    std::uint64_t lost = 0;          // sequence numbers below the highest received, not received
-    std::uint64_t out_of_order = 0;  // arrived after a frame with a higher sequence number
-    std::uint64_t duplicates = 0;    // a second copy of a frame already received
-    std::uint64_t samples_dropped = 0;
-    bool operator==(const TrafficCounts&) const = default;
-};
-
 /// The receive side of one direction. Loss counts the gaps below the highest sequence
 /// number received, so a frame that is still in flight behind a later one (reordering)
 /// counts as lost until it arrives, then as out of order. Duplicates are recognised among

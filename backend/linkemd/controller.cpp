@@ -346,16 +346,10 @@ void Controller::publish_stats() {
     if (generator_) {
         take_traffic(nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
-            const TrafficCounts& c = traffic_counts_[d];
             TrafficStats& t = m.stats.dir[d].traffic;
+            static_cast<TrafficCounts&>(t) = traffic_counts_[d];
             t.present = true;
             t.run = traffic_run_;
-            t.sent = c.sent;
-            t.received = c.received;
-            t.lost = c.lost;
-            t.out_of_order = c.out_of_order;
-            t.duplicates = c.duplicates;
-            t.samples_dropped = c.samples_dropped;
             t.delay = measured_since_[d];
         }
     }

@@ -93,6 +93,18 @@ struct MeasuredDelay {
     DurationNs delay_ns = 0;
 };
 
+/// What the built-in traffic's receiving side saw of one direction's frames (cumulative since the
+/// run began).
+struct TrafficCounts {
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;      // distinct frames of the run (duplicates not counted)
+    std::uint64_t lost = 0;          // sequence numbers below the highest received, not received
+    std::uint64_t out_of_order = 0;  // arrived after a frame with a higher sequence number
+    std::uint64_t duplicates = 0;    // a second copy of a frame already received
+    std::uint64_t samples_dropped = 0;
+    bool operator==(const TrafficCounts&) const = default;
+};
+
 /// One direction of a `delay` message.
 struct DirectionDelay {
     TimeNs start_ns = 0, end_ns = 0;

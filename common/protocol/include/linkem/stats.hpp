@@ -19,10 +19,9 @@ namespace linkem {
 
 /// What the built-in traffic's receiving side measured from its frames, per direction (the
 /// `traffic` object of a `stats` message; present only with the built-in traffic).
-struct TrafficStats {
+struct TrafficStats : TrafficCounts {
     bool present = false;
-    std::uint64_t run = 0, sent = 0, received = 0, lost = 0, out_of_order = 0, duplicates = 0,
-                  samples_dropped = 0;
+    std::uint64_t run = 0;
     RunningStats delay;  // measured one-way delay since the last set_link or set_traffic, ns
 };
 
