@@ -163,7 +163,9 @@ void print_hello(const proto::Hello& h) {
         ports += (ports.empty() ? "" : ", ") + p.port + " " + p.device + " (link " +
                  (p.link_up ? "up" : "down") + ", " + std::to_string(p.speed_mbps) + " Mbit/s)";
     std::printf("ports: %s\n", ports.c_str());
-    std::printf("directions: %s\n", h.directions > 1 ? "a_to_b, b_to_a" : "a_to_b");
+    std::string dirs = kDirectionKeys[0];
+    if (h.directions > 1) dirs += std::string(", ") + kDirectionKeys[1];
+    std::printf("directions: %s\n", dirs.c_str());
     std::printf("parameters: generation %llu\n",
                 static_cast<unsigned long long>(h.params_generation));
     const proto::TelemetryInfo& t = h.telemetry;
