@@ -160,7 +160,12 @@ void ChartsPanel::arrangeOnce() {
     for (ChartRenderer* r : {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()}) {
         r->view()->setParent(grid_host_);
         r->view()->setVisible(desk && !tabs);
+        r->view()->setMinimumHeight(tabs ? kSmallInTabsPx : kChartMinPx);
     }
+    // In tabs (a short window), the tab bar's height comes off the small chart shown, not
+    // off the delay chart: at their least the delay chart stays the taller.
+    delay_->view()->setMinimumHeight(tabs ? kChartMinPx + kChartMinPx - kSmallInTabsPx
+                                          : kChartMinPx);
     tabs_->setVisible(tabs);
     if (desk) {
         // the delay across the top, the histogram, throughput and drops below it
@@ -176,7 +181,7 @@ void ChartsPanel::arrangeOnce() {
             grid->addWidget(thr_->view(), 1, 1);
             grid->addWidget(drops_->view(), 1, 2);
         }
-        grid->setRowStretch(0, 2);
+        grid->setRowStretch(0, 3);
         grid->setRowStretch(1, 1);
     } else if (arrangement_ == Arrangement::lanes) {
         grid->addWidget(lane_box_[0], 0, 0);

@@ -104,6 +104,8 @@ class ChartsPanel : public QWidget {
     bool tabbed() const;
     /// Narrower than this, the desk's three small charts share one place in tabs.
     static constexpr int kThreeAcrossPx = 1000;
+    /// The charts' least height (ChartRenderer's views), and the small charts' in tabs.
+    static constexpr int kChartMinPx = 160, kSmallInTabsPx = 140;
 
     ChartStore& store_;
     // the renderers: the desk's delay chart, the two lanes, the histogram, the rates
