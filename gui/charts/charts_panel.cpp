@@ -231,6 +231,7 @@ void ChartsPanel::setArrangement(Arrangement a) {
     if (a == arrangement_) return;
     arrangement_ = a;
     arrange();
+    emit arrangementChanged(a);
 }
 
 void ChartsPanel::setChartStyle(const ChartStyle& style) {

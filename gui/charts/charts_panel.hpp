@@ -92,6 +92,8 @@ class ChartsPanel : public QWidget {
 
   signals:
     void redrawn();
+    /// setArrangement changed the arrangement.
+    void arrangementChanged(linkem::gui::ChartsPanel::Arrangement a);
     /// A telemetry message was taken in (a delay message or not; its t_ns): its redraw is due.
     void taken(bool delay, qint64 t_ns);
 
