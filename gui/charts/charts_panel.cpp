@@ -330,7 +330,7 @@ int ChartsPanel::plotWidthNow() const {
 
 void ChartsPanel::redraw() {
     const std::int64_t started = threadCpuNs();
-    scheduler_->started();  // also the redraw's wall time
+    scheduler_->started(delay_new_);  // also the redraw's wall time
     const std::int64_t window_ns = static_cast<std::int64_t>(window_s_ * 1e9);
     // The columns follow the plot's width, but not its wobble of a few pixels as the delay
     // axis' labels change width: a new column width rebuilds the columns from every sample
