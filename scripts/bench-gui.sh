@@ -9,7 +9,8 @@
 #                        [--telemetry-hz N] [--xvfb]
 # --build-dir DIR: the build to use (default build; linkemd and linkem-gui-bench are built
 # there first); --duration S: seconds measured (default 60; linkem-gui-bench's --duration).
-# Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
+# Default QT_QPA_PLATFORM=offscreen (a 1600x1000 screen); --xvfb renders on a real X server
+# (xvfb-run, a 1600x1000 screen) instead.
 # --prefill S: first fill the charts with S s (<= 300) of synthetic telemetry at 20 000
 # samples/s per direction, so that the 5-minute window is full from the start.
 # --bench FILE: another linkem-gui-bench binary that takes --duration (e.g. a copy built from
@@ -57,6 +58,9 @@ if [[ $xvfb == 1 ]]; then
   echo "QT_QPA_PLATFORM=xcb under xvfb-run"
   QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$bench" "${args[@]}"
 else
-  echo "QT_QPA_PLATFORM=offscreen"
-  QT_QPA_PLATFORM=offscreen "$bench" "${args[@]}"
+  # a 1600x1000 screen, as under Xvfb: on the offscreen platform's default screen the window
+  # would shrink to fit it (MainWindow::fitToScreen)
+  echo '{"screens": [{"name": "offscreen", "x": 0, "y": 0, "width": 1600, "height": 1000, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}' >"$dir/screen.json"
+  echo "QT_QPA_PLATFORM=offscreen, a 1600x1000 screen"
+  QT_QPA_PLATFORM="offscreen:configfile=$dir/screen.json" "$bench" "${args[@]}"
 fi

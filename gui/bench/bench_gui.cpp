@@ -398,6 +398,10 @@ class Bench {
     double cpu0_ = 0, next_report_ = 0;
     std::uint64_t redraws_ = 0, gaps_over_50_ = 0, messages_ = 0;
     std::vector<Event> events_, worst_events_;
+    // The delay chart's columns (its plot's width): a change rebuilds them from every sample
+    // held (ChartStore::setColumns). Each change: when, from, to, that redraw's CPU ms.
+    int columns_ = -1;
+    std::string column_changes_;
     double last_paint_ms_ = 0;
     std::int64_t last_waited_ = 0;
     // the samples received (the client thread counts them)
@@ -535,6 +539,15 @@ void Bench::onRedrawn() {
     last_redraw_ns_ = now;
     ++redraws_;
     note('r', costs_.last_redraw_wall_ms);
+    if (const int cols = w_.charts()->plotColumns(); cols != columns_) {
+        if (columns_ >= 0 && column_changes_.size() < 400)
+            column_changes_ += (column_changes_.empty() ? "" : ", ") + std::to_string(columns_) +
+                               " -> " + std::to_string(cols) + " at " +
+                               std::to_string(static_cast<int>((now - t0_ns_) / 1e9)) +
+                               " s (redraw " +
+                               std::to_string(static_cast<int>(costs_.last_redraw_ms)) + " ms CPU)";
+        columns_ = cols;
+    }
     if (pending_ns_ < 0) return;
     const qint64 l = now - pending_ns_;
     const linkem::gui::ChartsCosts c = costs_;
@@ -601,8 +614,9 @@ void Bench::onTick() {
 void Bench::report(double el) {
     const double cpu = thread_cpu_s(tid_) - cpu0_;
     const double share = cpu / el * 100.0;
-    std::printf("platform: %s; window %.0f s; measured %.1f s\n",
-                qPrintable(QGuiApplication::platformName()), w_.charts()->window(), el);
+    std::printf("platform: %s; main window %dx%d, time window %.0f s; measured %.1f s\n",
+                qPrintable(QGuiApplication::platformName()), w_.width(), w_.height(),
+                w_.charts()->window(), el);
     std::printf(
         "received: %.0f + %.0f delay samples/s (a_to_b + b_to_a), %.1f delay "
         "messages/s; samples held %zu + %zu\n",
@@ -617,6 +631,8 @@ void Bench::report(double el) {
         (unsigned long long)gaps_over_50_);
     reportLatency(el);
     reportCosts(el);
+    std::printf("delay chart columns: %d; rebuilt from the samples held: %s\n", columns_,
+                column_changes_.empty() ? "never" : column_changes_.c_str());
     const double hwm = status_mib("VmHWM:"), rss = status_mib("VmRSS:");
     std::printf(
         "memory: VmHWM %.1f MiB, VmRSS %.1f MiB (target <= %.0f MiB): %s; sample store %.1f "
