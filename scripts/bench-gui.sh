@@ -8,12 +8,14 @@
 #   scripts/bench-gui.sh [--build-dir DIR] [--bench FILE] [--duration S] [--prefill S]
 #                        [--telemetry-hz N] [--xvfb]
 # --build-dir DIR: the build to use (default build; linkemd and linkem-gui-bench are built
-# there first); --duration S: seconds measured (default 60; linkem-gui-bench's --seconds).
-# Default QT_QPA_PLATFORM=offscreen; --xvfb renders on a real X server (xvfb-run) instead.
+# there first); --duration S: seconds measured (default 60; linkem-gui-bench's --duration).
+# Default QT_QPA_PLATFORM=offscreen (a 1600x1000 screen); --xvfb renders on a real X server
+# (xvfb-run, a 1600x1000 screen) instead.
 # --prefill S: first fill the charts with S s (<= 300) of synthetic telemetry at 20 000
 # samples/s per direction, so that the 5-minute window is full from the start.
-# --bench FILE: another linkem-gui-bench binary (e.g. a copy built from an older commit, to
-# alternate two builds in one stretch of time); default DIR/gui/linkem-gui-bench.
+# --bench FILE: another linkem-gui-bench binary that takes --duration (e.g. a copy built from
+# another commit, to alternate two builds in one stretch of time); default
+# DIR/gui/linkem-gui-bench.
 # --telemetry-hz N: linkemd's stats messages a second (default 10, at most 100); delay
 # messages come 20 a second whatever it is.
 set -euo pipefail
@@ -51,11 +53,14 @@ trap cleanup EXIT
   -- --file-prefix "$prefix" >"$dir/linkemd.log" 2>&1 &
 linkemd_pid=$!
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(nproc) CPUs; $(date -u '+%F %T') UTC"
-args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --seconds "$duration" --prefill "$prefill")
+args=(--control "ipc://$dir/control" --telemetry "ipc://$dir/telemetry" --duration "$duration" --prefill "$prefill")
 if [[ $xvfb == 1 ]]; then
   echo "QT_QPA_PLATFORM=xcb under xvfb-run"
   QT_QPA_PLATFORM=xcb xvfb-run -a -s '-screen 0 1600x1000x24' "$bench" "${args[@]}"
 else
-  echo "QT_QPA_PLATFORM=offscreen"
-  QT_QPA_PLATFORM=offscreen "$bench" "${args[@]}"
+  # a 1600x1000 screen, as under Xvfb: on the offscreen platform's default screen the window
+  # would shrink to fit it (MainWindow::fitToScreen)
+  echo '{"screens": [{"name": "offscreen", "x": 0, "y": 0, "width": 1600, "height": 1000, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}' >"$dir/screen.json"
+  echo "QT_QPA_PLATFORM=offscreen, a 1600x1000 screen"
+  QT_QPA_PLATFORM="offscreen:configfile=$dir/screen.json" "$bench" "${args[@]}"
 fi

@@ -273,6 +273,15 @@ void MainWindow::wire() {
     connect(strip_, &StageStrip::edited, this, &MainWindow::onEdited);
     connect(presets_, &PresetController::changing, this, &MainWindow::beforeChange);
     connect(teaching_, &Teaching::changing, this, &MainWindow::beforeChange);
+    connect(teaching_, &Teaching::comparing, this, [this](int s) {
+        if (!compare_) compare_ = Comparison{bar_->windowSeconds(), s};
+        compare_->shown_s = s;
+        setWindowSeconds(s);
+    });
+    connect(teaching_, &Teaching::endRequested, this, &MainWindow::endComparison);
+    connect(charts_, &ChartsPanel::arrangementChanged, this, [this](ChartsPanel::Arrangement a) {
+        if (a != ChartsPanel::Arrangement::side_by_side) endComparison();
+    });
     auto line = [this](const QString& severity, const QString& text) { note(severity, text); };
     connect(presets_, &PresetController::note, this, line);
     connect(teaching_, &Teaching::note, this, line);
@@ -472,6 +481,16 @@ void MainWindow::setWindowSeconds(int s) {
     if (layout_) layout_->setWindowSeconds(s);
 }
 
+void MainWindow::endComparison() {
+    if (!compare_) return;
+    const Comparison c = *compare_;
+    compare_.reset();
+    if (charts_->arrangement() == ChartsPanel::Arrangement::side_by_side)
+        charts_->setArrangement(layoutName() == "stage" ? ChartsPanel::Arrangement::lanes
+                                                        : ChartsPanel::Arrangement::desk);
+    if (bar_->windowSeconds() == c.shown_s) setWindowSeconds(c.before_s);
+}
+
 void MainWindow::setCosts(ChartsCosts* costs) {
     costs_ = costs;
     charts_->setCosts(costs);
@@ -503,7 +522,10 @@ QString MainWindow::layoutName() const {
 void MainWindow::setLayoutNamed(const QString& name) {
     WindowLayout* next = windowLayout(name);
     if (!next || next == layout_) return;
-    if (layout_) layout_->leave(*this);
+    if (layout_) {
+        endComparison();  // the layout left keeps the user's window, not the comparison's
+        layout_->leave(*this);
+    }
     layout_ = next;
     layout_->enter(*this);
     if (stage_action_->isChecked() != (name == "stage")) {
@@ -581,6 +603,7 @@ void MainWindow::writeSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    endComparison();  // the settings keep the user's window
     if (options_.use_settings) writeSettings();
     QMainWindow::closeEvent(e);
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <QMainWindow>
 #include <QTimer>
@@ -81,6 +82,10 @@ class MainWindow : public QMainWindow {
     WindowLayout* windowLayout(const QString& name) const;
     void setPaused(bool on);
     void setWindowSeconds(int seconds);
+    /// Ends a comparison of strategies (Teaching): the layout's own charts again, and the
+    /// time window chosen before it unless the user chose another meanwhile.
+    void endComparison();
+    bool comparing() const { return compare_.has_value(); }
     /// Ctrl+Z: back to the link before the last change; false when there is none.
     bool undo();
     bool canUndo() const { return history_.canUndo(); }
@@ -149,6 +154,11 @@ class MainWindow : public QMainWindow {
     QTimer refresh_;
     ChartsCosts* costs_ = nullptr;
     bool fitted_ = false;
+    // While strategies are compared: the window before, and the one the comparison chose.
+    struct Comparison {
+        int before_s = 30, shown_s = 2;
+    };
+    std::optional<Comparison> compare_;
 };
 
 }  // namespace linkem::gui

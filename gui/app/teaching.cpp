@@ -4,6 +4,7 @@
 
 #include "chart_style.hpp"
 #include "charts_panel.hpp"
+#include "connection_bar.hpp"
 #include "link_match.hpp"
 #include "link_sync.hpp"
 #include "readouts.hpp"
@@ -42,8 +43,24 @@ void Teaching::fillMenu(QMenu* menu) {
         first = false;
         connect(act, &QAction::triggered, this, [this, a = a, b = b] { compareStrategies(a, b); });
     }
-    if (pairs.isEmpty())
+    if (pairs.isEmpty()) {
         menu->addAction("(connect to linkemd to compare its strategies)")->setEnabled(false);
+        return;
+    }
+    menu->addSeparator();
+    auto* back = menu->addAction("&Back to the charts (and their time window)");
+    back->setObjectName("compare_end");
+    back->setToolTip(
+        "ends the comparison: the layout's charts and the time window chosen before it "
+        "(F6 and F11 end it too); the link stays as it is");
+    connect(back, &QAction::triggered, this, &Teaching::endRequested);
+}
+
+int Teaching::compareWindowSeconds(DurationNs half_life) {
+    const double want_s = 50.0 * static_cast<double>(half_life) / 1e9;
+    for (int s : kTimeWindows)
+        if (s >= want_s) return s;
+    return std::end(kTimeWindows)[-1];
 }
 
 QString Teaching::compareStrategies(const QString& a, const QString& b) {
@@ -57,11 +74,16 @@ QString Teaching::compareStrategies(const QString& a, const QString& b) {
     sync_.setUpdate(compareStrategiesUpdate(in_force, a.toStdString(), b.toStdString()));
     charts_.setDirections(0);
     charts_.setArrangement(ChartsPanel::Arrangement::side_by_side);
+    const int window_s = compareWindowSeconds(in_force.half_life);
+    emit comparing(window_s);
     emit note("info", QString("comparing strategies: %1 (A→B) and %2 (B→A), %3 ms ± %4 ms both "
-                              "ways")
+                              "ways, half-life %5 ms, over a %6 s window (Teaching → Back to "
+                              "the charts, or F6, returns to the charts and their window)")
                           .arg(a, b)
                           .arg(static_cast<double>(in_force.mean_delay) / 1e6)
-                          .arg(static_cast<double>(in_force.jitter) / 1e6));
+                          .arg(static_cast<double>(in_force.jitter) / 1e6)
+                          .arg(static_cast<double>(in_force.half_life) / 1e6)
+                          .arg(window_s));
     return {};
 }
 

@@ -1,7 +1,8 @@
 // Teaching views: "compare strategies" puts two delay strategies side by side — the same
 // mean and jitter both ways, A→B with one strategy and B→A with another, the two lanes next
-// to each other with what each gave since the change (the DPDS paper's Fig. 1, live). The
-// strategies come from linkemd's schema, so any two it knows can be compared.
+// to each other with what each gave since the change (the DPDS paper's Fig. 1, live), over a
+// time window short enough to tell them apart (compareWindowSeconds). The strategies come from
+// linkemd's schema, so any two it knows can be compared.
 #pragma once
 
 #include <QObject>
@@ -30,9 +31,19 @@ class Teaching : public QObject {
     /// A→B with strategy a, B→A with strategy b, the rest as A→B's in force; the lanes side
     /// by side. Returns an error (not connected, an unknown strategy), empty if fine.
     QString compareStrategies(const QString& a, const QString& b);
+    /// The time window a comparison opens on: the shortest of the connection bar's windows
+    /// (kTimeWindows) that spans 50 half-lives or more, at most the longest (a half-life of
+    /// 21 ms: 2 s; 100 ms: 5 s; 1 s: 60 s). Long enough for the correlated delay's walk, short
+    /// enough that the uncorrelated one's packet-to-packet spread is not a band of noise.
+    static int compareWindowSeconds(DurationNs half_life);
 
   signals:
     void changing(const QString& what);
+    /// A comparison is shown (the lanes side by side): `window_s`, the time window it opens
+    /// on. The window's owner goes back to the user's window when the comparison ends.
+    void comparing(int window_s);
+    /// Teaching → "Back to the charts": the comparison ends.
+    void endRequested();
     void note(const QString& severity, const QString& text);
 
   private:

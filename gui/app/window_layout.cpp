@@ -25,10 +25,11 @@ void DeskLayout::enter(MainWindow& w) {
     w.charts_->setArrangement(ChartsPanel::Arrangement::desk);
     w.charts_->setChartStyle(chartStyle(w.height()));
     w.setWindowSeconds(window_s_);
+    setCorner(w);
     if (!docks_.isEmpty() && w.restoreState(docks_)) return;
-    // The first desk: the Link pane on the left (both columns side by side when the window
-    // leaves the charts 35 % of its width), readouts below across the window, events and the
-    // built-in traffic beside them (or, in a narrow window, tabs beside the readouts).
+    // The first desk: the Link pane on the left (in a wide window down its whole height),
+    // the readouts under the charts (in a narrow one across the window), events and the
+    // built-in traffic beside them or, where they would be too narrow, tabs beside them.
     w.bar_->show();
     w.addDockWidget(Qt::LeftDockWidgetArea, w.link_dock_);
     w.addDockWidget(Qt::BottomDockWidgetArea, w.readouts_dock_);
@@ -52,22 +53,37 @@ void DeskLayout::resized(MainWindow& w) {
         sizeDocks(w);
 }
 
+int DeskLayout::readoutsWidth(MainWindow& w) {
+    // as wide as their figures need (up to 3/4 of the window)
+    return std::min(w.readouts_->sizeHint().width() + 40, w.width() * 3 / 4);
+}
+
+bool DeskLayout::setCorner(MainWindow& w) {
+    // A wide window (1920 px): the Link pane in one column (A→B above B→A) down the whole
+    // left side, the readouts under the charts beside it. Otherwise (1280 px) the readouts
+    // need the window's width: they span it under the Link pane and the charts.
+    const bool tall = w.width() - w.controls_->columnsFit()->oneColumn() >= readoutsWidth(w);
+    w.setCorner(Qt::BottomLeftCorner, tall ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
+    return tall;
+}
+
 void DeskLayout::sizeDocks(MainWindow& w) {
     sized_for_ = w.width();
     sized_h_ = w.height();
     ColumnsFit* fit = w.controls_->columnsFit();
-    const int both = fit->sideBySide(), one = fit->oneColumn();
-    const int link_w =
-        both > 0 && both <= w.width() * 65 / 100 ? both : std::max(one, w.width() * 30 / 100);
+    const int one = fit->oneColumn();
+    const int readouts_w = readoutsWidth(w);
+    const bool tall_link = setCorner(w);
+    // one column, with room for the widths its figures take once linkemd's link is shown
+    const int link_w = std::max(one, w.width() * (tall_link ? 27 : 30) / 100);
     w.resizeDocks({w.link_dock_}, {link_w}, Qt::Horizontal);
-    // The readouts as wide as their figures need (up to 3/4 of the window), the events beside
-    // when that leaves them room for their columns and the start of a message (84
-    // characters); otherwise (1280 px) the events and the built-in traffic are tabs beside
-    // the readouts, each then as wide as the window.
-    const int readouts_w = std::min(w.readouts_->sizeHint().width() + 40, w.width() * 3 / 4);
+    // The events beside the readouts when that leaves them room for their columns and the
+    // start of a message (84 characters); otherwise the events and the built-in traffic are
+    // tabs beside the readouts, each then as wide as the readouts' place.
+    const int bottom_w = tall_link ? w.width() - link_w : w.width();
     const int events_min = w.events_->fontMetrics().averageCharWidth() * 84;
     const bool tabbed = w.tabifiedDockWidgets(w.readouts_dock_).contains(w.events_dock_);
-    if (readouts_w + events_min > w.width()) {
+    if (readouts_w + events_min > bottom_w) {
         if (!tabbed) {
             w.tabifyDockWidget(w.readouts_dock_, w.events_dock_);
             w.tabifyDockWidget(w.events_dock_, w.traffic_dock_);
@@ -79,7 +95,7 @@ void DeskLayout::sizeDocks(MainWindow& w) {
             w.tabifyDockWidget(w.events_dock_, w.traffic_dock_);
             w.events_dock_->raise();
         }
-        w.resizeDocks({w.readouts_dock_, w.events_dock_}, {readouts_w, w.width() - readouts_w},
+        w.resizeDocks({w.readouts_dock_, w.events_dock_}, {readouts_w, bottom_w - readouts_w},
                       Qt::Horizontal);
     }
     w.resizeDocks({w.readouts_dock_}, {std::clamp(w.height() * 28 / 100, 160, 360)}, Qt::Vertical);
@@ -101,6 +117,7 @@ double StageLayout::stripPoints(int h) {
 }
 
 void StageLayout::enter(MainWindow& w) {
+    w.setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
     w.charts_->setArrangement(ChartsPanel::Arrangement::lanes);
     w.setWindowSeconds(window_s_);
     w.strip_->show();

@@ -50,6 +50,11 @@ class DeskLayout : public WindowLayout {
 
   private:
     void sizeDocks(MainWindow& w);
+    /// The readouts' width: as their figures need, at most 3/4 of the window.
+    static int readoutsWidth(MainWindow& w);
+    /// Gives the bottom-left corner to the Link pane where the window leaves the readouts
+    /// their width beside it (true), else to the readouts.
+    static bool setCorner(MainWindow& w);
     int sized_for_ = 0, sized_h_ = 0;  // the window size the docks were sized for; 0: the user's
 };
 

@@ -160,7 +160,12 @@ void ChartsPanel::arrangeOnce() {
     for (ChartRenderer* r : {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()}) {
         r->view()->setParent(grid_host_);
         r->view()->setVisible(desk && !tabs);
+        r->view()->setMinimumHeight(tabs ? kSmallInTabsPx : kChartMinPx);
     }
+    // In tabs (a short window), the tab bar's height comes off the small chart shown, not
+    // off the delay chart: at their least the delay chart stays the taller.
+    delay_->view()->setMinimumHeight(tabs ? kChartMinPx + kChartMinPx - kSmallInTabsPx
+                                          : kChartMinPx);
     tabs_->setVisible(tabs);
     if (desk) {
         // the delay across the top, the histogram, throughput and drops below it
@@ -176,7 +181,7 @@ void ChartsPanel::arrangeOnce() {
             grid->addWidget(thr_->view(), 1, 1);
             grid->addWidget(drops_->view(), 1, 2);
         }
-        grid->setRowStretch(0, 2);
+        grid->setRowStretch(0, 3);
         grid->setRowStretch(1, 1);
     } else if (arrangement_ == Arrangement::lanes) {
         grid->addWidget(lane_box_[0], 0, 0);
@@ -226,6 +231,7 @@ void ChartsPanel::setArrangement(Arrangement a) {
     if (a == arrangement_) return;
     arrangement_ = a;
     arrange();
+    emit arrangementChanged(a);
 }
 
 void ChartsPanel::setChartStyle(const ChartStyle& style) {
@@ -324,7 +330,7 @@ int ChartsPanel::plotWidthNow() const {
 
 void ChartsPanel::redraw() {
     const std::int64_t started = threadCpuNs();
-    scheduler_->started();  // also the redraw's wall time
+    scheduler_->started(delay_new_);  // also the redraw's wall time
     const std::int64_t window_ns = static_cast<std::int64_t>(window_s_ * 1e9);
     // The columns follow the plot's width, but not its wobble of a few pixels as the delay
     // axis' labels change width: a new column width rebuilds the columns from every sample

@@ -93,6 +93,8 @@ class ChartsPanel : public QWidget {
 
   signals:
     void redrawn();
+    /// setArrangement changed the arrangement.
+    void arrangementChanged(linkem::gui::ChartsPanel::Arrangement a);
     /// A telemetry message was taken in (a delay message or not; its t_ns): its redraw is due.
     void taken(bool delay, qint64 t_ns);
 
@@ -105,6 +107,8 @@ class ChartsPanel : public QWidget {
     bool tabbed() const;
     /// Narrower than this, the desk's three small charts share one place in tabs.
     static constexpr int kThreeAcrossPx = 1000;
+    /// The charts' least height (ChartRenderer's views), and the small charts' in tabs.
+    static constexpr int kChartMinPx = 160, kSmallInTabsPx = 140;
 
     ChartStore& store_;
     // the renderers: the desk's delay chart, the two lanes, the histogram, the rates

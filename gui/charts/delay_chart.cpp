@@ -22,13 +22,15 @@ namespace {
 // Squares of `size` px at each point, drawn as one image each ("light markers"): Qt Charts
 // otherwise makes a QGraphicsItem of every marker, and the built-in traffic's squares of a
 // 5-minute window (thousands) took most of the delay chart's paint time (docs/gui.md).
-void setSquares(QScatterSeries* m, const QColor& color, qreal size) {
+void setSquares(QXYSeries* m, const QColor& color, qreal size) {
     const int px = std::max(1, static_cast<int>(std::lround(size)));
     QImage square(px, px, QImage::Format_ARGB32_Premultiplied);
     square.fill(color);
     m->setMarkerSize(px);
     m->setLightMarker(square);
-    m->setPointsVisible(false);  // the marker items stay hidden; the light marker draws
+    // a scatter series: its marker items stay hidden, the light marker draws; a line series
+    // (no line) draws its points only when they are visible
+    m->setPointsVisible(m->type() != QAbstractSeries::SeriesTypeScatter);
 }
 
 }  // namespace
@@ -61,12 +63,21 @@ DelayChart::DelayChart(int lane)
         }
     for (int d = 0; d < 2; ++d)
         for (int k : {kBody, kHead}) {
-            auto* m = new QScatterSeries;
+            // The head's squares are a line series without its line: a scatter series is an
+            // item as large as the plot, and each new head square repainted the whole plot
+            // (every series' body with it); a line series' item is as large as its points.
+            QXYSeries* m = nullptr;
+            if (k == kBody) {
+                auto* s = new QScatterSeries;
+                s->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+                s->setBorderColor(kDirectionDark[d]);
+                m = s;
+            } else {
+                m = new QLineSeries;
+            }
             m->setName(partName(QObject::tr("%1 measured").arg(directionLabel(d)), k));
-            m->setPen(Qt::NoPen);
-            m->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
             m->setColor(kDirectionDark[d]);
-            m->setBorderColor(kDirectionDark[d]);
+            m->setPen(Qt::NoPen);
             setSquares(m, kDirectionDark[d], 3);
             measured_[d][k] = m;
             attach(chart_, m, x_, y_);
@@ -251,7 +262,7 @@ void DelayChart::drawAll(const RedrawFrame& f) {
         for (std::size_t k = 0; k < body.size(); ++k) {
             scaled(*body[k].second);
             scaled(*head[k].second);
-            if (body[k].first->type() != QAbstractSeries::SeriesTypeScatter) {
+            if (k < 3) {  // not the squares: no line joins them
                 joints_.keep(head[k].first, *body[k].second);
                 joints_.prepend(head[k].first, *head[k].second);
             }

@@ -39,7 +39,7 @@ class DelayChart : public ChartRenderer {
     int lane_;
     QValueAxis *x_ = nullptr, *y_ = nullptr;
     QLineSeries* samples_[2][2];
-    QScatterSeries* measured_[2][2];
+    QXYSeries* measured_[2][2];  // the body a QScatterSeries, the head a QLineSeries
     QLineSeries* target_[2];
     QLineSeries *band_up_[2], *band_lo_[2], *env_up_[2][2], *env_lo_[2][2];
     QAreaSeries* env_[2][2];

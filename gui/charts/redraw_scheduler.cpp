@@ -17,7 +17,8 @@ RedrawScheduler::RedrawScheduler(QObject* parent) : QObject(parent) {
 
 void RedrawScheduler::arrived(bool delay) {
     if (paused_) return;
-    const qint64 e = since_.isValid() ? since_.elapsed() : kSpacingMs;
+    const QElapsedTimer& last = delay ? since_delay_ : since_;
+    const qint64 e = last.isValid() ? last.elapsed() : kSpacingMs;
     const qint64 wait = std::max<qint64>(delay ? 1 : kCompanionMs, kSpacingMs - e);
     if (!soon_.isActive() || (delay && soon_.remainingTime() > wait))
         soon_.start(static_cast<int>(wait));

@@ -34,6 +34,7 @@
 #include <zmq.h>
 
 #include "charts_panel.hpp"
+#include "connection_bar.hpp"
 #include "direction_panel.hpp"
 #include "events_panel.hpp"
 #include "fake_linkemd.hpp"
@@ -831,9 +832,14 @@ void GuiTest::compareStrategies() {
     QTRY_COMPARE_WITH_TIMEOUT(w_->panel(0)->control("mean_delay_us")->applied(), 20000.0, kTimeout);
     QTRY_COMPARE_WITH_TIMEOUT(w_->panel(0)->control("jitter_us")->applied(), 4000.0, kTimeout);
     QVERIFY(w_->teaching()->strategies().contains("uncorrelated"));
+    QCOMPARE(fake_->link().a_to_b.half_life, DurationNs{21'000'000});
+    w_->setWindowSeconds(30);
     QAction* act = w_->findChild<QAction*>("compare_correlated_uncorrelated");
     QVERIFY(act);
     act->trigger();
+    // it opens on a window of ~50-100 half-lives (21 ms: 2 s), the bar's choice too
+    QCOMPARE(w_->charts()->window(), 2.0);
+    QCOMPARE(w_->connectionBar()->windowSeconds(), 2);
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.strategy, Strategy::uncorrelated, kTimeout);
     QCOMPARE(fake_->link().a_to_b.strategy, Strategy::correlated);
     // The link in force may arrive in more than one reply under load: wait for it.
@@ -849,6 +855,43 @@ void GuiTest::compareStrategies() {
     QCOMPARE(w_->teaching()->compareStrategies("reordered", "correlated"), QString());
     QTRY_COMPARE_WITH_TIMEOUT(fake_->link().a_to_b.strategy, Strategy::reordered, kTimeout);
     QVERIFY(w_->teaching()->compareStrategies("fast", "correlated").contains("offers"));
+
+    // Back to the charts: the desk's four charts and the window the user had.
+    QAction* back = w_->findChild<QAction*>("compare_end");
+    QVERIFY(back);
+    back->trigger();
+    QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::desk);
+    QCOMPARE(w_->charts()->window(), 30.0);
+    QCOMPARE(w_->connectionBar()->windowSeconds(), 30);
+    QVERIFY(!w_->comparing());
+    // F6 (all four charts) ends it too; a window the user chose meanwhile stays
+    QCOMPARE(w_->teaching()->compareStrategies("correlated", "uncorrelated"), QString());
+    QCOMPARE(w_->connectionBar()->windowSeconds(), 2);
+    w_->connectionBar()->windowCombo()->setCurrentIndex(
+        w_->connectionBar()->windowCombo()->findData(5));
+    QCOMPARE(w_->charts()->window(), 5.0);
+    w_->findChild<QAction*>("all_charts_action")->trigger();
+    QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::desk);
+    QCOMPARE(w_->connectionBar()->windowSeconds(), 5);
+    // the stage (F11) ends it as well: the desk keeps the user's window for its return
+    w_->setWindowSeconds(30);
+    QCOMPARE(w_->teaching()->compareStrategies("correlated", "uncorrelated"), QString());
+    QCOMPARE(w_->charts()->window(), 2.0);
+    w_->setLayoutNamed("stage");
+    QVERIFY(!w_->comparing());
+    QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::lanes);
+    w_->setLayoutNamed("desk");
+    QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::desk);
+    QCOMPARE(w_->connectionBar()->windowSeconds(), 30);
+    QCOMPARE(w_->charts()->window(), 30.0);
+
+    // The window for other half-lives: 50 half-lives or more, among the bar's windows.
+    QCOMPARE(Teaching::compareWindowSeconds(21 * kNsPerMs), 2);
+    QCOMPARE(Teaching::compareWindowSeconds(20 * kNsPerMs), 1);
+    QCOMPARE(Teaching::compareWindowSeconds(100 * kNsPerMs), 5);
+    QCOMPARE(Teaching::compareWindowSeconds(1 * kNsPerSec), 60);
+    QCOMPARE(Teaching::compareWindowSeconds(1 * kNsPerUs), 1);
+    QCOMPARE(Teaching::compareWindowSeconds(10 * kNsPerSec), 300);
 }
 
 namespace {

@@ -310,6 +310,14 @@ void GuiEndToEnd::compareStrategiesSideBySide() {
     QCOMPARE(link["b_to_a"]["mean_delay_us"], link["a_to_b"]["mean_delay_us"]);
     QCOMPARE(link["b_to_a"]["jitter_us"], link["a_to_b"]["jitter_us"]);
     QCOMPARE(w.charts()->arrangement(), ChartsPanel::Arrangement::side_by_side);
+    // on a window of 50-100 half-lives (the demo's 21 ms: 2 s), not the 30 s it had
+    const double half_life_s = link["a_to_b"]["half_life_us"].get<double>() / 1e6;
+    QCOMPARE(w.charts()->window(),
+             double(Teaching::compareWindowSeconds(static_cast<DurationNs>(half_life_s * 1e9))));
+    QVERIFY2(w.charts()->window() >= 50 * half_life_s && w.charts()->window() <= 5,
+             qPrintable(QString("a %1 s window for a half-life of %2 ms")
+                            .arg(w.charts()->window())
+                            .arg(half_life_s * 1e3)));
     // 3 s since the change, each direction (the built-in traffic's 10 000 frames/s, 2000
     // samples/s): correlated delays wander (a 1 s mean has sd ~1 ms, see above), so the bounds
     // are wide; the order-keeping wait of uncorrelated delays (4 ms jitter, frames 0.1 ms
@@ -365,6 +373,10 @@ void GuiEndToEnd::compareStrategiesSideBySide() {
     QCOMPARE(w.teaching()->compareStrategies("correlated", "correlated"), QString());
     QTRY_VERIFY_WITH_TIMEOUT(
         ask(control_.toStdString(), "get_link")["b_to_a"]["strategy"] == "correlated", kTimeout);
+    // and back to the four charts over the window they had
+    w.endComparison();
+    QCOMPARE(w.charts()->arrangement(), ChartsPanel::Arrangement::desk);
+    QCOMPARE(w.charts()->window(), 30.0);
 }
 
 // Both layouts at both sizes with linkemd's own telemetry and events: nothing cut short or

@@ -1,21 +1,26 @@
 // Both layouts (desk, stage) at 1280x720 and 1920x1080, with telemetry flowing from a fake
 // linkemd and events coming in: every label whole (no text cut at its width or height),
 // every chart's title, axis titles, tick labels and legend entries whole and apart, every
-// widget inside the window; on the stage the delay lanes take at least half the window.
+// widget inside the window; on the desk the delay chart the largest chart, and the largest
+// part of a 1920x1080 window; on the stage the delay lanes take at least half the window.
 // Runs offscreen and under Xvfb (gui/tests/CMakeLists.txt). With LINKEM_GUI_LAYOUT_SHOTS=DIR
 // it saves what it checked as DIR/<layout>-<width>x<height>.png.
 #include <QChartView>
 #include <QDir>
+#include <QDockWidget>
 #include <QLabel>
 #include <QScreen>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <memory>
 
 #include "chart_renderer.hpp"
 #include "charts_panel.hpp"
+#include "events_panel.hpp"
 #include "fake_linkemd.hpp"
+#include "link_controls.hpp"
 #include "linkem/scenario_file.hpp"
 #include "main_window.hpp"
 #include "param_control.hpp"
@@ -30,7 +35,53 @@ using nlohmann::json;
 
 namespace {
 constexpr int kTimeout = 30000;
+
+// The window's parts as laid out now, each with its share of the window's area: the charts
+// shown (each chart's view; of the small charts in tabs the one shown), the scenario and
+// stage strips, and the docks in sight (a dock behind another's tab lies outside the window).
+struct WindowPart {
+    QString name;
+    double share;
+};
+std::vector<WindowPart> windowParts(MainWindow& w) {
+    std::vector<std::pair<QString, QWidget*>> widgets;
+    for (ChartRenderer* r : w.charts()->shownRenderers())
+        widgets.emplace_back(r->name(), r->view());  // in tabs: the page shown
+    widgets.emplace_back("scenario strip", w.scenarioStrip());
+    widgets.emplace_back("stage strip", w.stageStrip());
+    for (const char* d : {"link", "readouts", "events", "traffic"})
+        widgets.emplace_back(QString(d) + " dock", w.dock(d));
+    const QRect window = w.rect();
+    const double area = static_cast<double>(window.width()) * window.height();
+    std::vector<WindowPart> parts;
+    for (const auto& [name, widget] : widgets) {
+        if (!widget || !widget->isVisibleTo(&w)) continue;
+        const QRect r = QRect(widget->mapTo(&w, QPoint(0, 0)), widget->size()).intersected(window);
+        if (r.isEmpty()) continue;
+        parts.push_back({name, r.width() * r.height() / area});
+    }
+    return parts;
 }
+
+double share(const std::vector<WindowPart>& parts, const QString& name) {
+    for (const WindowPart& p : parts)
+        if (p.name == name) return p.share;
+    return 0;
+}
+
+QString largest(const std::vector<WindowPart>& parts) {
+    const auto it = std::max_element(
+        parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.share < b.share; });
+    return it == parts.end() ? QString() : it->name;
+}
+
+QString describe(const std::vector<WindowPart>& parts) {
+    QStringList s;
+    for (const WindowPart& p : parts)
+        s << QString("%1 %2 %").arg(p.name).arg(p.share * 100, 0, 'f', 1);
+    return s.join(", ");
+}
+}  // namespace
 
 class LayoutTest : public QObject {
     Q_OBJECT
@@ -94,6 +145,19 @@ void LayoutTest::layoutsAreComplete() {
     QCOMPARE(w.layoutName(), layout);
     // Data in every chart and readout, and the warnings a busy machine gives.
     QTRY_VERIFY_WITH_TIMEOUT(w.link().valid(), kTimeout);
+    QTest::qWait(300);
+    // The charts have the space: on the desk the delay chart takes the largest share of a
+    // 1920x1080 window, at least 30 %, and at least 17 % of a 1280x720 one (the window as it
+    // opens, before a scenario is loaded).
+    const std::vector<WindowPart> opened = windowParts(w);
+    qInfo("%s %dx%d without a scenario: %s", qPrintable(layout), size.width(), size.height(),
+          qPrintable(describe(opened)));
+    if (layout == "desk") {
+        const bool wide = size.width() >= 1920;
+        QString msg = describe(opened);
+        QVERIFY2(share(opened, "delay") >= (wide ? 0.30 : 0.17), qPrintable(msg));
+        if (wide) QVERIFY2(largest(opened) == "delay", qPrintable(msg));
+    }
     // A scenario loaded and playing: the strip under the charts, with the built-in that
     // touches the most parameters.
     std::optional<Scenario> most;
@@ -145,6 +209,19 @@ void LayoutTest::layoutsAreComplete() {
     QTest::qWait(1200);  // drops drawn, the histogram counted, the layout settled
     QCOMPARE(w.size(), size);
 
+    const std::vector<WindowPart> parts = windowParts(w);
+    qInfo("%s %dx%d: %s", qPrintable(layout), size.width(), size.height(),
+          qPrintable(describe(parts)));
+    if (layout == "desk") {
+        // With the scenario strip under the charts the delay chart is still the largest chart
+        // (in tabs: no smaller than the one shown), at least 20 % of a 1920x1080 window and
+        // 13 % of a 1280x720 one.
+        const bool wide = size.width() >= 1920;
+        QVERIFY2(share(parts, "delay") >= (wide ? 0.20 : 0.13), qPrintable(describe(parts)));
+        for (const WindowPart& p : parts)
+            if (p.name == "histogram" || p.name == "throughput" || p.name == "drops")
+                QVERIFY2(p.share <= share(parts, "delay"), qPrintable(describe(parts)));
+    }
     QStringList problems = windowTextProblems(&w);
     // the strip's timeline has room for three rows or more (all if fewer), 12 pixels each
     ScenarioTimelineView* view = w.scenarioStrip()->view();
