@@ -1,4 +1,4 @@
-// Readouts that teach: per direction, what the link achieves against what was asked, since the
+// Readouts that teach: per direction, what the link gives against what was asked, since the
 // last parameter change and over the charts' time window, each with its sample count
 // (ReadoutModel, gui/model/readout_model.hpp).
 #pragma once
