@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -791,6 +793,24 @@ TEST(ClassesJson, Prefixes) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("10.0.0.0/8"), std::string::npos) << e.what();
     }
+}
+
+// Every JSON example of docs/classes.md is a class list the codec takes (a config file with
+// `classes`, or the list itself).
+TEST(ClassesJson, TheDocsExamplesAreValid) {
+    std::ifstream in(LINKEM_CLASSES_DOC_PATH);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string doc = text.str();
+    std::size_t blocks = 0;
+    for (std::size_t at = doc.find("```json\n"); at != std::string::npos;
+         at = doc.find("```json\n", at + 1)) {
+        const std::size_t from = at + 8;
+        const json j = json::parse(doc.substr(from, doc.find("```", from) - from));
+        EXPECT_NO_THROW((void)classes_from_json(j.is_object() ? j.at("classes") : j)) << j.dump();
+        ++blocks;
+    }
+    EXPECT_GE(blocks, 2u) << "no JSON examples in " << LINKEM_CLASSES_DOC_PATH;
 }
 
 /// Expects `classes` to be refused with a ClassError whose field (the key's path from the
