@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/classes.hpp"
+#include "linkem/classes_json.hpp"
 #include "linkem/counters.hpp"
 #include "linkem/link_flags.hpp"
 #include "linkem/link_params.hpp"
@@ -292,6 +294,40 @@ TEST(Glossary, NamesEveryKeyTheProtocolWrites) {
         if (kSchemaWords.count(k) || link_param_field(k)) continue;
         EXPECT_TRUE(g.names.count(k))
             << "the protocol writes `" << k << "`, which is not in docs/glossary.md";
+    }
+}
+
+// The classes list (linkem/classes_json.hpp): every key its codec writes for a class with
+// every match key, and every name its values take (actions, ethertypes, protocols, `link`).
+TEST(Glossary, NamesEveryClassKeyAndValue) {
+    const Glossary g = read_glossary();
+    ClassMatch m;
+    m.ethertype = kEthertypeIpv4;
+    m.protocol = kProtocolUdp;
+    m.a_net = m.b_net = IpPrefix{};
+    m.a_port = m.b_port = PortRange{};
+    m.vlan = 1;
+    m.dscp = 1;
+    TrafficClass c;
+    c.name = "x";
+    c.match = {m, m};
+    c.shares_link_limiter = true;
+    c.link.b_to_a.mean_delay = 1000;
+    std::set<std::string> names = {"classes", kDefaultClassName};
+    const json j = classes_to_json({c});
+    keys_of(j, names);
+    names.insert(j[0]["limiter"].get<std::string>());
+    for (ClassAction a : {ClassAction::emulate, ClassAction::pass, ClassAction::drop})
+        names.insert(std::string(to_string(a)));
+    for (const NamedNumber& n : kEthertypeNames)
+        names.insert(n.name);
+    for (const NamedNumber& n : kProtocolNames)
+        names.insert(n.name);
+    for (const std::string& k : names) {
+        if (link_param_field(k)) continue;
+        EXPECT_TRUE(g.names.count(k))
+            << "the classes list has `" << k << "`, which is not in docs/glossary.md";
+        EXPECT_FALSE(g.retired.count(k)) << "retired name `" << k << "` is in use again";
     }
 }
 
