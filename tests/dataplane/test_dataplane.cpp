@@ -586,8 +586,8 @@ TEST(Dataplane, ReorderedDeliversEveryFrameIntact) {
 // A constant delay is met by every packet: none is early (exact: the emulator schedules on
 // the arrival timestamp taken after rx_burst) and, when the machine is quiet, 99 % are at
 // most 200 us late. Not 100 %: on 2 shared CPUs, even at raised priority, a few tenths of
-// a percent of the packets leave 0.2-1.6 ms late (docs/testing.md): preemptions of the lcore or of this thread, which the test cannot tell
-// apart from a late data plane.
+// a percent of the packets leave 0.2-1.6 ms late (docs/testing.md): preemptions of the lcore or of
+// this thread, which the test cannot tell apart from a late data plane.
 TEST(Dataplane, ConstantDelayPerPacket) {
     VirtualPort a(*g_eal, "const_a"), b(*g_eal, "const_b");
     LinkParams p;

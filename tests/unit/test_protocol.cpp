@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "linkem/messages.hpp"
-#include "linkem/telemetry_json.hpp"
 #include "linkem/spsc_ring.hpp"
+#include "linkem/telemetry_json.hpp"
 
 namespace linkem {
 namespace {

@@ -749,7 +749,8 @@ class Emulator {
         // Cause by cause (kDropCauses), each index a constant (see ChunkTally).
         [&]<std::size_t... C>(std::index_sequence<C...>) {
             (count_drops(t, static_cast<DropCause>(C)), ...);
-        }(std::make_index_sequence<kDropCauseCount>{});
+        }
+        (std::make_index_sequence<kDropCauseCount>{});
     }
 
     [[gnu::always_inline]] void count_drops(const ChunkTally& t, DropCause c) {
