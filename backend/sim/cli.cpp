@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -13,9 +14,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "class_report.hpp"
 #include "linkem/link_flags.hpp"
 #include "linkem/link_params_json.hpp"
 #include "linkem/scenario_file.hpp"
+#include "linkem/trace_file.hpp"
 #include "linkem/traffic_flags.hpp"
 #include "linkem/units.hpp"
 #include "report.hpp"
@@ -127,6 +130,10 @@ const std::vector<FlagDef>& flag_defs() {
             {"--arrivals", "",
              "replay these arrival times instead of generating traffic: ns since the start, one "
              "per line, non-decreasing",
+             "FILE"},
+            {"--classes", "",
+             "a class file: the link's parameters, a 'classes' list and a 'flows' list (the "
+             "traffic mix); reports each class and flow (docs/simulation.md, \"Traffic classes\")",
              "FILE"},
             {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)", "N"},
             {"--delay-series", "", "write the delay series of the first run to this CSV", "FILE"},
@@ -343,6 +350,50 @@ void apply_link(const nlohmann::json& link, SimConfig& c) {
     }
 }
 
+// The flags that --classes leaves no room for: the traffic is the file's flows, one run.
+void refuse_with_classes(const RawOptions& raw, const CliOptions& o) {
+    for (const TrafficFlag& f : traffic_flags())
+        if (raw.get(f.flag))
+            throw UsageError(f.flag,
+                             "not available with --classes: the traffic is the file's "
+                             "flows (pattern, rate_bps, frame_size_bytes, period_us)");
+    for (const char* f : {"--utilization", "--scenario", "--arrivals", "--direction", "--runs",
+                          "--delay-series", "--delay-series-interval", "--sweep", "--traffic-rates",
+                          "--csv", "--from-csv", "--plot", "--jobs"})
+        if (raw.get(f)) throw UsageError(f, "not available with --classes");
+    if (o.paper_durations) throw UsageError("--paper-durations", "not available with --classes");
+}
+
+// --classes FILE: the file's link, classes and flows, the link flags on top (as linkemd's
+// flags over its --config), and --duration.
+void read_classes(const RawOptions& raw, const std::string& path, CliOptions& o) {
+    refuse_with_classes(raw, o);
+    auto cfg = std::make_shared<ClassSimConfig>();
+    if (auto v = raw.get("--duration")) cfg->duration = need_duration("--duration", *v);
+    if (cfg->duration <= 0 || cfg->duration > 30 * 86400 * kNsPerSec)
+        throw UsageError("--duration", "must be greater than 0 and at most 30 days");
+    const nlohmann::json flags = link_from_flags(raw);
+    std::ifstream in(path);
+    if (!in) throw UsageError("--classes", "cannot open '" + path + "'");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+        // Trace files are found from the file's own directory, as linkemd's config's.
+        const std::string dir = std::filesystem::path(path).parent_path().string();
+        resolve_trace_files(j, dir.empty() ? "." : dir);
+        if (j.is_object() && j.contains("classes") && j["classes"].is_array())
+            for (auto& c : j["classes"])
+                resolve_trace_files(c, dir.empty() ? "." : dir);
+        cfg->file = class_file_from_json(j, flags, 1);
+    } catch (const nlohmann::json::exception& e) {
+        throw UsageError("--classes", path + ": not valid JSON: " + e.what());
+    } catch (const ParamError& e) {
+        throw UsageError("--classes", path + ": " + e.what());
+    }
+    o.classes_path = path;
+    o.classes = cfg;
+}
+
 // --scenario: compiled over the link parameters, the run follows the chosen direction's
 // track.
 void read_scenario(const std::string& name, CliOptions& o) {
@@ -383,6 +434,10 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError("", std::string(e.what()) + " (see --help)");
     }
 
+    if (auto v = raw.get("--classes")) {
+        read_classes(raw, *v, o);
+        return o;
+    }
     SimConfig& c = o.cfg;
     c.link.mean_delay = 10 * kNsPerMs;
     c.link.seed = 1;
@@ -473,6 +528,15 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
 }
 
+int run_classes_cli(const CliOptions& o, std::ostream& out) {
+    const ClassRunResult r = run_classes(*o.classes);
+    if (o.json)
+        out << class_report_json(*o.classes, r).dump(2) << "\n";
+    else
+        print_class_table(out, *o.classes, r, o.classes_path);
+    return 0;
+}
+
 int run_sweep_cli(const CliOptions& o, std::ostream& out, std::ostream& err) {
     std::string csv_path = o.csv_path;
     if (o.from_csv.empty()) {
@@ -520,6 +584,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         return 0;
     }
     try {
+        if (o.classes) return run_classes_cli(o, out);
         return o.sweep.empty() ? run_single(o, out, err) : run_sweep_cli(o, out, err);
     } catch (const std::exception& e) {
         err << "linkem-sim: " << e.what() << "\n";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "class_sim.hpp"
 #include "simulator.hpp"
 
 namespace linkem::sim {
@@ -47,6 +48,10 @@ struct CliOptions {
     std::string scenario_name;
     unsigned direction = 0;                               // --direction: 0 a_to_b, 1 b_to_a
     std::shared_ptr<const std::vector<TimeNs>> arrivals;  // --arrivals; cfg.arrivals points here
+
+    // --classes: the class file read and checked (link, classes, flows) and --duration.
+    std::string classes_path;
+    std::shared_ptr<const ClassSimConfig> classes;
 
     bool help = false;
     std::string help_text;
