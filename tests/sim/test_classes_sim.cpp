@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -361,6 +363,54 @@ TEST(ClassSimCli, RefusesTrafficFlagsAndBadFilesWithExitCode2) {
     EXPECT_EQ(run_cli(3, argv2, out, err), 2);
     EXPECT_NE(err.str().find("field 'flows[0].rate_bps': flow 'x': required"), std::string::npos)
         << err.str();
+}
+
+std::string read_text(const char* path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Every key linkem-sim --classes writes (a flow, the report's entries) and every value a
+// flow's keys take by name is in docs/glossary.md, in backticks.
+TEST(ClassSimDocs, TheGlossaryNamesEveryFlowAndReportKey) {
+    const std::string text = read_text(LINKEM_GLOSSARY_PATH);
+    std::set<std::string> glossary;
+    const std::regex tick("`([^`]+)`");
+    for (std::sregex_iterator it(text.begin(), text.end(), tick), end; it != end; ++it)
+        glossary.insert((*it)[1]);
+    json file = voip_ssh_file();
+    file["flows"][0]["vlan"] = 1;
+    ClassSimConfig cfg{class_file_from_json(file), kNsPerSec};
+    const json report = class_report_json(cfg, run_classes(cfg));
+    std::set<std::string> names = {"flows", "both", "a_to_b", "b_to_a"};
+    for (const auto& [k, v] : report.items())
+        names.insert(k);
+    for (const char* part : {"classes", "flows"})
+        for (const json& entry : report[part])
+            for (const auto& [k, v] : entry.items())
+                names.insert(k);
+    for (const auto& [k, v] : report["directions"]["a_to_b"].items())
+        names.insert(k);
+    const json flow_json = to_json(cfg.file.flows[0]);
+    for (const auto& [k, v] : flow_json.items())
+        names.insert(k);
+    for (const std::string& k : names)
+        EXPECT_TRUE(glossary.count(k) || link_param_field(k))
+            << "linkem-sim --classes writes `" << k << "`, which is not in docs/glossary.md";
+}
+
+// docs/simulation.md's class file is examples/classes/voip-ssh.json, and both read.
+TEST(ClassSimDocs, TheExampleFileIsTheDocsAndReads) {
+    const std::string doc = read_text(LINKEM_SIMULATION_DOC_PATH);
+    const std::string example = read_text(LINKEM_CLASSES_EXAMPLE_PATH);
+    ASSERT_FALSE(example.empty());
+    EXPECT_NE(doc.find(example), std::string::npos)
+        << "docs/simulation.md does not show examples/classes/voip-ssh.json as it is";
+    const ClassFile f = class_file_from_json(json::parse(example));
+    EXPECT_EQ(f.classes.size(), 3u);
+    EXPECT_EQ(f.flows.size(), 4u);
 }
 
 }  // namespace
