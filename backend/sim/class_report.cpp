@@ -108,7 +108,7 @@ std::string link_line(const LinkParams& p) {
     if (p.limiter == Limiter::spacer || p.limiter == Limiter::policer)
         s += " " + format_rate(p.rate_bps);
     if (p.loss_model != LossModel::none) s += ", loss " + std::string(to_string(p.loss_model));
-    return s;
+    return s + ", seed " + (p.seed ? std::to_string(p.seed) : std::string("random"));
 }
 
 void print_classes(std::ostream& os, const ClassRunResult& r) {
