@@ -17,7 +17,12 @@ using nlohmann::json;
 constexpr const char* kFlowKeys =
     "'name', 'direction', 'pattern', 'rate_bps', 'frame_size_bytes', 'period_us', 'ethertype', "
     "'protocol', 'a_addr', 'b_addr', 'a_port', 'b_port', 'vlan', 'dscp'";
-constexpr const char* kDirections = "'a_to_b', 'b_to_a', 'both'";
+constexpr const char* kBoth = "both";
+
+// A flow direction's name: kDirectionKeys' two, then `both`.
+const char* direction_name(FlowDirection d) {
+    return d == FlowDirection::both ? kBoth : kDirectionKeys[static_cast<int>(d)];
+}
 
 // Where a flow is, for its errors: its index and, once read, its name.
 struct FlowPlace {
@@ -57,11 +62,10 @@ std::string read_flow_name(const json& j, const FlowPlace& at) {
 }
 
 FlowDirection read_direction(const json& v, const FlowPlace& at) {
-    for (auto [name, d] : {std::pair{"a_to_b", FlowDirection::a_to_b},
-                           {"b_to_a", FlowDirection::b_to_a},
-                           {"both", FlowDirection::both}})
-        if (v.is_string() && v.get<std::string>() == name) return d;
-    at.fail("direction", v.dump() + " is not allowed; allowed " + std::string(kDirections));
+    for (FlowDirection d : {FlowDirection::a_to_b, FlowDirection::b_to_a, FlowDirection::both})
+        if (v.is_string() && v.get<std::string>() == direction_name(d)) return d;
+    at.fail("direction", v.dump() + " is not allowed; allowed '" + kDirectionKeys[0] + "', '" +
+                             kDirectionKeys[1] + "', '" + kBoth + "'");
 }
 
 // An address: IPv4 or IPv6, without a length.
@@ -229,9 +233,8 @@ std::vector<Flow> flows_from_json(const json& j) {
 }
 
 json to_json(const Flow& f) {
-    static constexpr const char* kDir[] = {"a_to_b", "b_to_a", "both"};
     json j = {{"name", f.name},
-              {"direction", kDir[static_cast<int>(f.direction)]},
+              {"direction", direction_name(f.direction)},
               {"pattern", std::string(to_string(f.traffic.pattern))},
               {"rate_bps", f.traffic.rate_bps},
               {"frame_size_bytes", f.traffic.frame_bytes}};
