@@ -378,15 +378,18 @@ void read_classes(const RawOptions& raw, const std::string& path, CliOptions& o)
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);
-        // Trace files are found from the file's own directory, as linkemd's config's.
-        const std::string dir = std::filesystem::path(path).parent_path().string();
-        resolve_trace_files(j, dir.empty() ? "." : dir);
-        if (j.is_object() && j.contains("classes") && j["classes"].is_array())
-            for (auto& c : j["classes"])
-                resolve_trace_files(c, dir.empty() ? "." : dir);
-        cfg->file = class_file_from_json(j, flags, 1);
     } catch (const nlohmann::json::exception& e) {
         throw UsageError("--classes", path + ": not valid JSON: " + e.what());
+    }
+    // Trace files are found from the file's own directory, as linkemd's config's.
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string dir = parent.empty() ? "." : parent.string();
+    resolve_trace_files(j, dir);
+    if (j.is_object() && j.contains("classes") && j["classes"].is_array())
+        for (auto& c : j["classes"])
+            resolve_trace_files(c, dir);
+    try {
+        cfg->file = class_file_from_json(j, flags, 1);
     } catch (const ParamError& e) {
         throw UsageError("--classes", path + ": " + e.what());
     }
