@@ -420,6 +420,9 @@ TEST(ClassesJson, ReadsTheIssuesExample) {
     EXPECT_EQ(voip.link.b_to_a.mean_delay, 80 * kNsPerMs);
     EXPECT_EQ(voip.link.a_to_b.loss_probability, 0);
     EXPECT_EQ(voip.link.b_to_a.loss_probability, 0.02);
+    // a loss probability without a model is Bernoulli loss (docs/parameters.md)
+    EXPECT_EQ(voip.link.b_to_a.loss_model, LossModel::bernoulli);
+    EXPECT_EQ(voip.link.a_to_b.loss_model, LossModel::none);
     EXPECT_EQ(voip.link.a_to_b.jitter, LinkParams{}.jitter);  // from the defaults
     EXPECT_FALSE(voip.shares_link_limiter);
     const TrafficClass& ssh = classes[1];
@@ -428,7 +431,8 @@ TEST(ClassesJson, ReadsTheIssuesExample) {
     EXPECT_EQ(ssh.link, LinkConfig{});
     const json written = classes_to_json(classes);
     EXPECT_EQ(classes_from_json(written), classes) << written.dump();
-    EXPECT_EQ(written[0]["b_to_a"], (json{{"loss_probability", 0.02}}));
+    EXPECT_EQ(written[0]["b_to_a"],
+              (json{{"loss_model", "bernoulli"}, {"loss_probability", 0.02}}));
     EXPECT_EQ(written[0]["mean_delay_us"], 80000);
     EXPECT_EQ(written[1], json::parse(R"({"name": "ssh", "action": "pass",
         "match": {"protocol": "tcp", "b_port": 22}})"));

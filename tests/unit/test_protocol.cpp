@@ -151,6 +151,30 @@ TEST(ProtocolSetLink, KeysNotGivenKeepTheirValue) {
     EXPECT_EQ(next.b_to_a, cur.b_to_a);
 }
 
+// A loss model's own keys on a link without loss choose that model; a model given or
+// already chosen stays (docs/parameters.md).
+TEST(ProtocolSetLink, ALossKeyWithoutAModelChoosesItsModel) {
+    const LinkConfig none = two_ways();
+    ASSERT_EQ(none.a_to_b.loss_model, LossModel::none);
+    LinkConfig next =
+        proto::apply_link_update(json{{"b_to_a", {{"loss_probability", 0.02}}}}, none, 2);
+    EXPECT_EQ(next.b_to_a.loss_model, LossModel::bernoulli);
+    EXPECT_EQ(next.b_to_a.loss_probability, 0.02);
+    EXPECT_EQ(next.a_to_b.loss_model, LossModel::none);
+    next = proto::apply_link_update(json{{"ge_p", 0.01}, {"ge_r", 0.2}}, none, 2);
+    EXPECT_EQ(next.a_to_b.loss_model, LossModel::gilbert_elliott);
+    EXPECT_EQ(next.b_to_a.loss_model, LossModel::gilbert_elliott);
+    // given: kept, even none
+    next =
+        proto::apply_link_update(json{{"loss_model", "none"}, {"loss_probability", 0.02}}, none, 2);
+    EXPECT_EQ(next.a_to_b.loss_model, LossModel::none);
+    // chosen before: kept
+    LinkConfig ge = none;
+    ge.a_to_b.loss_model = LossModel::gilbert_elliott;
+    next = proto::apply_link_update(json{{"a_to_b", {{"loss_probability", 0.1}}}}, ge, 2);
+    EXPECT_EQ(next.a_to_b.loss_model, LossModel::gilbert_elliott);
+}
+
 std::string bad_field(const json& params, unsigned dirs = 2) {
     try {
         proto::apply_link_update(params, two_ways(), dirs);

@@ -63,6 +63,24 @@ json to_json(const LinkParams& p) {
     return j;
 }
 
+namespace {
+// A loss model's own keys given without `loss_model`, on parameters without loss, choose that
+// model: {"loss_probability": 0.02} is 2 % Bernoulli loss, not a key without effect. A
+// loss_model given, or a model already chosen, stays.
+void imply_loss_model(const json& j, LinkParams& p) {
+    if (j.contains("loss_model") || p.loss_model != LossModel::none) return;
+    if (j.contains("loss_probability")) {
+        p.loss_model = LossModel::bernoulli;
+        return;
+    }
+    for (const char* key : {"ge_p", "ge_r", "ge_loss_good", "ge_loss_bad"})
+        if (j.contains(key)) {
+            p.loss_model = LossModel::gilbert_elliott;
+            return;
+        }
+}
+}  // namespace
+
 LinkParams link_params_from_json(const json& j, const LinkParams& base, TraceFiles traces) {
     LinkParams p = link_param_values_from_json(j, base, traces);
     validate(p);
@@ -93,6 +111,7 @@ LinkParams link_param_values_from_json(const json& j, const LinkParams& base, Tr
         }
         field->set(p, v);
     }
+    imply_loss_model(j, p);
     return p;
 }
 
