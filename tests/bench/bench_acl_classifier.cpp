@@ -3,9 +3,9 @@
 // packet, classifying 32-frame bursts of a pool of 4096 frames (in cache), half the bursts
 // each way, for class lists of 0, 16, 256 and 1024 match objects and IPv4, IPv6 and mixed
 // traffic; and the time to build each list. Random lists and packets as in the tests
-// (tests/support/class_generators.hpp), every key drawn ("random"), and lists of protocol,
-// port and net as users write them ("typical"); most packets made to hold on one match
-// object.
+// (tests/support/class_generators.hpp), every key drawn ("random"), lists of protocol,
+// port and net as users write them ("typical") and of protocol and port only ("ports"); most
+// packets made to hold on one match object.
 //   bench_acl_classifier [seconds per figure, default 0.3] [most match objects, default 1024]
 //                        [EAL options...]
 #include <unistd.h>
@@ -46,6 +46,16 @@ std::vector<TrafficClass> typical_classes(Random& r, const Pools& pools, std::si
             if (r.chance(50)) m.b_net = r.pick(pools.nets[f]);
             if (r.chance(20)) m.a_net = r.pick(pools.nets[f]);
         }
+    return classes;
+}
+
+// A list of protocols and ports only (the SSH or VoIP class): no nets.
+std::vector<TrafficClass> port_classes(Random& r, const Pools& pools, std::size_t n_classes,
+                                       std::size_t n_matches) {
+    std::vector<TrafficClass> classes = typical_classes(r, pools, n_classes, n_matches);
+    for (TrafficClass& c : classes)
+        for (ClassMatch& m : c.match)
+            m.a_net = m.b_net = std::nullopt;
     return classes;
 }
 
@@ -143,6 +153,7 @@ int main(int argc, char** argv) {
     run("none", {}, r, pools, seconds);
     for (const auto& [classes, matches] : kLists)
         if (matches <= most) {
+            run("ports", port_classes(r, pools, classes, matches), r, pools, seconds);
             run("typical", typical_classes(r, pools, classes, matches), r, pools, seconds);
             run("random", random_classes(r, pools, classes, matches, 2), r, pools, seconds);
         }

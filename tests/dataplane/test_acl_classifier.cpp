@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -147,6 +148,42 @@ TEST(AclClassifier, AgreesWithThePortableClassifierAndTheOracle) {
     EXPECT_GT(largest.in_a_class, largest.packets / 2);
     EXPECT_GE(largest.classes_hit.size(), 60u) << "the packets reach too few of the classes";
     EXPECT_GT(all.not_ip, all.packets / 20);
+}
+
+// Lists that use a few of the keys, as users write them (most fields wildcards in every
+// rule), agree as the lists of every key do.
+TEST(AclClassifier, ListsOfAFewKeysAgree) {
+    Random r{std::mt19937_64(61206)};
+    const Pools pools = make_pools(r);
+    using Keep = std::function<void(ClassMatch&)>;
+    const std::vector<std::pair<const char*, Keep>> subsets = {
+        {"protocol", [](ClassMatch& m) { m = ClassMatch{.protocol = m.protocol}; }},
+        {"protocol and ports",
+         [](ClassMatch& m) {
+             m = ClassMatch{.protocol = m.protocol, .a_port = m.a_port, .b_port = m.b_port};
+         }},
+        {"B's net", [](ClassMatch& m) { m = ClassMatch{.b_net = m.b_net}; }},
+        {"A's net and B's port",
+         [](ClassMatch& m) { m = ClassMatch{.a_net = m.a_net, .b_port = m.b_port}; }},
+        {"dscp", [](ClassMatch& m) { m = ClassMatch{.dscp = m.dscp}; }},
+        {"vlan and ethertype",
+         [](ClassMatch& m) { m = ClassMatch{.ethertype = m.ethertype, .vlan = m.vlan}; }},
+    };
+    for (const auto& [what, keep] : subsets) {
+        SCOPED_TRACE(what);
+        Agreement a;
+        for (int set = 0; set < 6; ++set) {
+            std::vector<TrafficClass> classes =
+                random_classes(r, pools, 1 + r.below(16), 32, static_cast<int>(r.below(4)));
+            for (TrafficClass& c : classes)
+                for (ClassMatch& m : c.match) {
+                    keep(m);
+                    if (m.protocol && !protocol_has_ports(*m.protocol)) m.a_port = m.b_port = {};
+                }
+            agree(r, pools, classes, 3'000, a);
+        }
+        EXPECT_GT(a.in_a_class, a.packets / 4);
+    }
 }
 
 TEST(AclClassifier, NoClassesIsDefault) {
