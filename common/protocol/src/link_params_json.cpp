@@ -66,16 +66,14 @@ json to_json(const LinkParams& p) {
 namespace {
 // A loss model's own keys given without `loss_model`, on parameters without loss, choose that
 // model: {"loss_probability": 0.02} is 2 % Bernoulli loss, not a key without effect. A
-// loss_model given, or a model already chosen, stays.
+// loss_model given, or a model already chosen, stays. A key's model is the one its field
+// applies under (the field table's `applies`); the first such key in the table's order wins.
 void imply_loss_model(const json& j, LinkParams& p) {
     if (j.contains("loss_model") || p.loss_model != LossModel::none) return;
-    if (j.contains("loss_probability")) {
-        p.loss_model = LossModel::bernoulli;
-        return;
-    }
-    for (const char* key : {"ge_p", "ge_r", "ge_loss_good", "ge_loss_bad"})
-        if (j.contains(key)) {
-            p.loss_model = LossModel::gilbert_elliott;
+    const LinkParamField* model = link_param_field("loss_model");
+    for (const LinkParamField& f : link_param_fields())
+        if (f.applies.key == model->key && f.applies.values.size() == 1 && j.contains(f.key)) {
+            model->set(p, FieldValue(f.applies.values[0]));
             return;
         }
 }
