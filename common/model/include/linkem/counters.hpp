@@ -13,7 +13,7 @@
 namespace linkem {
 
 /// Why the emulator dropped a packet; kDropCauses below describes each.
-enum class DropCause : std::uint8_t { loss, policer, spacer, buffer_full };
+enum class DropCause : std::uint8_t { loss, policer, spacer, buffer_full, class_action };
 
 /// One drop cause as every surface shows it.
 struct DropCauseInfo {
@@ -40,6 +40,8 @@ inline constexpr DropCauseInfo kDropCauses[] = {
      "the spacer's backlog passed the spacer limit"},
     {DropCause::buffer_full, "buffer_full", "drops_buffer_full", "buffer full",
      "no room: the buffer limit or the mbuf pool"},
+    {DropCause::class_action, "class", "drops_class", "class drop",
+     "its traffic class's action is drop"},
 };
 inline constexpr std::size_t kDropCauseCount = std::size(kDropCauses);
 

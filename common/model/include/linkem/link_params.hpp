@@ -91,9 +91,15 @@ struct LinkParams {
 };
 
 /// Parameters of both directions of a link (b_to_a is unused in single-port mode).
+struct TrafficClass;  // linkem/classes.hpp, included at the end of this header
+
+/// A link: the parameters of its `default` class, per direction, and its traffic classes
+/// (docs/classes.md), tried in order; empty: every packet is `default`'s. A class's own
+/// `link` never holds classes.
 struct LinkConfig {
     LinkParams a_to_b;
     LinkParams b_to_a;
+    std::vector<TrafficClass> classes{};
     /// Direction d's parameters: 0 a_to_b, 1 b_to_a (the order of kDirectionKeys).
     LinkParams& direction(unsigned d) { return d == 0 ? a_to_b : b_to_a; }
     const LinkParams& direction(unsigned d) const { return d == 0 ? a_to_b : b_to_a; }
@@ -295,3 +301,6 @@ struct ParamLimits {
 };
 
 }  // namespace linkem
+
+// TrafficClass, complete wherever LinkConfig is used.
+#include "linkem/classes.hpp"

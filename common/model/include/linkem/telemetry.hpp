@@ -70,6 +70,7 @@ struct DelaySample {
     DurationNs delay_ns = 0;      // the delay the emulator drew for it (>= 0)
     DurationNs scheduled_ns = 0;  // scheduled departure - arrival (delay + spacer + order)
     DurationNs actual_ns = 0;     // departure - arrival, as the data plane measured them
+    std::uint8_t class_id = 0;    // its traffic class: 0 `default`, i + 1 the list's class i
 };
 
 /// What one direction's lcore reports every interval (~50 ms): a consistent copy of its

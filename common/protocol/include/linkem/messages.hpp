@@ -95,6 +95,11 @@ struct LinkState {
 struct LinkUpdate {
     std::map<std::string, FieldValue> both;
     std::array<std::map<std::string, FieldValue>, 2> dir;  // a_to_b, b_to_a
+    /// `class`: the keys above are that class's (docs/classes.md), not `default`'s; the
+    /// class must exist (after `classes`, when both are given).
+    std::optional<std::string> class_name;
+    /// `classes`: the whole list, replacing the one in force in the same change.
+    std::optional<std::vector<TrafficClass>> classes;
 
     /// Sets one key for one direction (0, 1) or both (-1). Newest wins: a key set for both
     /// removes the directions' own values of it; a direction's own value wins over an older

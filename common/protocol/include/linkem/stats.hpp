@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -54,10 +55,21 @@ struct PortStats {
     std::uint32_t speed_mbps = 0;
 };
 
+/// One traffic class's counters (docs/classes.md): its packets of each direction. A `pass`
+/// class's packets go out untouched (in = out), a `drop` class's are drops_class.
+struct ClassStats {
+    std::string name;  // "default" or the class's name
+    ClassAction action = ClassAction::emulate;
+    CounterSnapshot dir[2];  // a_to_b, b_to_a
+};
+
 struct LinkStats {
     TimeNs t_ns = 0;  // the data plane's clock when taken
     unsigned directions = 1;
-    DirectionStats dir[2];  // a_to_b, b_to_a
+    DirectionStats dir[2];  // a_to_b, b_to_a (all classes together)
+    /// With traffic classes: `default` first, then the link's classes in order (a
+    /// direction's counters are their sums); empty without classes.
+    std::vector<ClassStats> classes;
     unsigned ports = 1;
     PortStats port[2];  // a, b
 };
