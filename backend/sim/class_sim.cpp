@@ -153,19 +153,6 @@ struct Lane {
     std::vector<std::string> flows;
 };
 
-// The limiter keys of a LinkParams (is_limiter_key), from the link's.
-void copy_limiter(const LinkParams& from, LinkParams& to) {
-    to.limiter = from.limiter;
-    to.rate_bps = from.rate_bps;
-    to.spacer_limit_bytes = from.spacer_limit_bytes;
-    to.policer_burst_bytes = from.policer_burst_bytes;
-    to.byte_accounting = from.byte_accounting;
-}
-
-bool shareable(Limiter l) {
-    return l == Limiter::spacer || l == Limiter::policer;
-}
-
 class ClassSim {
   public:
     explicit ClassSim(const ClassSimConfig& cfg);
@@ -216,11 +203,7 @@ ClassSim::ClassSim(const ClassSimConfig& cfg)
 LinkParams ClassSim::lane_params(ClassId id, unsigned d) const {
     const LinkParams& link = file_.link.direction(d);
     if (id == kDefaultClass) return link;
-    const TrafficClass& c = file_.classes[id - 1];
-    LinkParams p = c.link.direction(d);
-    if (p.seed == 0) p.seed = link.seed;
-    if (c.shares_link_limiter) copy_limiter(link, p);
-    return p;
+    return class_params(file_.classes[id - 1], link, d);
 }
 
 Lane& ClassSim::lane_for(ClassId id, unsigned d) {

@@ -59,13 +59,16 @@ class EalEnvironment : public ::testing::Environment {
 // flow tag.
 constexpr std::size_t kSeqOff = 14, kTimeOff = 22, kTagOff = 30;
 
-void write_frame(std::span<std::uint8_t> f, std::uint64_t seq, TimeNs sent, std::uint32_t tag) {
+constexpr std::uint16_t kExperimental = 0x88B5;  // local experimental EtherType
+
+void write_frame(std::span<std::uint8_t> f, std::uint64_t seq, TimeNs sent, std::uint32_t tag,
+                 std::uint16_t ethertype = kExperimental) {
     std::memset(f.data(), 0, 14);
     f[0] = 0x02;  // locally administered unicast
     f[6] = 0x02;
     std::memcpy(f.data() + 7, &tag, 4);
-    f[12] = 0x88;  // 0x88B5: local experimental
-    f[13] = 0xB5;
+    f[12] = static_cast<std::uint8_t>(ethertype >> 8);
+    f[13] = static_cast<std::uint8_t>(ethertype);
     std::memcpy(f.data() + kSeqOff, &seq, 8);
     std::memcpy(f.data() + kTimeOff, &sent, 8);
     std::memcpy(f.data() + kTagOff, &tag, 4);
@@ -97,6 +100,7 @@ struct Flow {
     std::uint64_t count;  // frames to send
     double pps;
     std::size_t length;
+    std::uint16_t ethertype = kExperimental;  // what a traffic class can tell flows apart by
     std::uint64_t sent = 0;
     std::vector<Probe> got;
 };
@@ -295,7 +299,7 @@ Gaps run_flows(std::vector<Flow*> flows, DurationNs drain_time,
             if (f->sent < due) {
                 const std::size_t n = f->in->send_burst(
                     due - f->sent, f->length, [&](std::size_t i, std::span<std::uint8_t> b) {
-                        write_frame(b, f->sent + i, now, f->tag);
+                        write_frame(b, f->sent + i, now, f->tag, f->ethertype);
                     });
                 f->sent += n;
                 last_progress = now;
@@ -1147,6 +1151,214 @@ TEST(Dataplane, ApplyRejectsInvalidParameters) {
         EXPECT_EQ(e.field(), "b_to_a.loss_probability");
     }
     EXPECT_EQ(dp.link().b_to_a.loss_probability, 0.0);
+}
+
+// ------------------------------------------------------------------------ classes
+// Classes told apart by EtherType: the tests' frames are not IP, and a match object without IP
+// keys holds them.
+TrafficClass ethertype_class(const std::string& name, std::uint16_t ethertype,
+                             ClassAction action = ClassAction::emulate, DurationNs delay = 0) {
+    TrafficClass c;
+    c.name = name;
+    ClassMatch m;
+    m.ethertype = ethertype;
+    c.match = {m};
+    c.action = action;
+    if (action == ClassAction::emulate) {
+        c.link.a_to_b.distribution = c.link.b_to_a.distribution = Distribution::constant;
+        c.link.a_to_b.mean_delay = c.link.b_to_a.mean_delay = delay;
+    }
+    return c;
+}
+
+LinkParams constant_delay(DurationNs d) {
+    LinkParams p;
+    p.distribution = Distribution::constant;
+    p.mean_delay = d;
+    return p;
+}
+
+// The frames of a flow whose delay is below `least` (ms): never on a correct data plane.
+std::size_t early(const Flow& f, double least_ms) {
+    return static_cast<std::size_t>(std::count_if(
+        f.got.begin(), f.got.end(), [&](const Probe& p) { return p.delay_ms() < least_ms; }));
+}
+
+// Each flow gets its class's conditions: `default` 2 ms, `slow` 20 ms, `fast` passes
+// untouched, `gone` drops; each class's counters count its own packets.
+TEST(DataplaneClasses, EachFlowGetsItsClass) {
+    VirtualPort a(*g_eal, "cls_a"), b(*g_eal, "cls_b");
+    DataplaneConfig cfg = two_port(a, b, constant_delay(2 * kNsPerMs));
+    cfg.link.classes = {ethertype_class("slow", 0x88B6, ClassAction::emulate, 20 * kNsPerMs),
+                        ethertype_class("fast", 0x88B7, ClassAction::pass),
+                        ethertype_class("gone", 0x88B8, ClassAction::drop)};
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    Disturbance dist(dp);
+    Flow plain(&a, &b, 2000, 5000), slow(&a, &b, 2000, 5000), fast(&a, &b, 2000, 5000),
+        gone(&a, &b, 1000, 5000), back(&b, &a, 1000, 5000);
+    slow.ethertype = back.ethertype = 0x88B6;
+    fast.ethertype = 0x88B7;
+    gone.ethertype = 0x88B8;
+    gone.count = 1000;
+    const Gaps gaps = run_flows({&plain, &slow, &fast, &back}, 300 * kNsPerMs, {}, &dp);
+    dist.finish(gaps);
+    run_flows({&gone}, 50 * kNsPerMs);
+    ASSERT_TRUE(wait_ingested(dp, 0, plain.sent + slow.sent + fast.sent + gone.sent));
+    dp.stop();
+    EXPECT_EQ(test::pool_check(dp), "");
+    EXPECT_EQ(plain.got.size(), plain.count);
+    EXPECT_EQ(slow.got.size(), slow.count);
+    EXPECT_EQ(fast.got.size(), fast.count);
+    EXPECT_EQ(back.got.size(), back.count);
+    EXPECT_EQ(gone.got.size(), 0u);
+    EXPECT_TRUE(in_order(plain.got) && in_order(slow.got) && in_order(fast.got));
+    EXPECT_EQ(early(plain, 2.0), 0u);
+    EXPECT_EQ(early(slow, 20.0), 0u);
+    EXPECT_EQ(early(back, 20.0), 0u);
+    const DataplaneStats s = dp.stats();
+    expect_conservation(s, 2);
+    ASSERT_EQ(s.classes.size(), 4u);
+    EXPECT_EQ(s.classes[0].name, "default");
+    EXPECT_EQ(s.classes[1].name, "slow");
+    EXPECT_EQ(s.classes[0].dir[0].packets_in, plain.sent);
+    EXPECT_EQ(s.classes[1].dir[0].packets_in, slow.sent);
+    EXPECT_EQ(s.classes[1].dir[1].packets_in, back.sent);
+    EXPECT_EQ(s.classes[2].action, ClassAction::pass);
+    EXPECT_EQ(s.classes[2].dir[0].packets_in, fast.sent);
+    EXPECT_EQ(s.classes[2].dir[0].packets_out, fast.sent);
+    EXPECT_EQ(s.classes[3].dir[0].packets_in, gone.sent);
+    EXPECT_EQ(s.classes[3].dir[0].drops[DropCause::class_action], gone.sent);
+    EXPECT_EQ(s.dir[0].counters.packets_in, plain.sent + slow.sent + fast.sent + gone.sent);
+    EXPECT_EQ(s.dir[0].counters.drops[DropCause::class_action], gone.sent);
+    // The medians: `default` 2 ms, `fast` (passed) at once.
+    std::vector<double> d_plain, d_fast;
+    for (const Probe& p : plain.got)
+        d_plain.push_back(p.delay_ms());
+    for (const Probe& p : fast.got)
+        d_fast.push_back(p.delay_ms());
+    std::printf("median delay: default %.3f ms (2 ms), pass %.3f ms\n", quantile(d_plain, 0.5),
+                quantile(d_fast, 0.5));
+    TIMING_BOUND_OR_SKIP("the classes' median delays", dist.reason(0.02, Disturbance::Bound::centre));
+    EXPECT_LT(quantile(d_plain, 0.5), 3.0);
+    EXPECT_LT(quantile(d_fast, 0.5), 1.0);
+}
+
+// A swap storm: the class list is replaced hundreds of times while traffic flows, in forms that
+// move each class to another place and slot (ClassId) and add classes no flow hits, while each
+// flow's conditions stay the same. A packet classified by one list and handled by another
+// list's actions or parameters would come out early or be lost; none may.
+TEST(DataplaneClasses, SwapStormUnderTraffic) {
+    VirtualPort a(*g_eal, "swap_a"), b(*g_eal, "swap_b");
+    DataplaneConfig cfg = two_port(a, b, constant_delay(1 * kNsPerMs));
+    const TrafficClass slow = ethertype_class("slow", 0x88B6, ClassAction::emulate, 12 * kNsPerMs);
+    const TrafficClass mid = ethertype_class("mid", 0x88B7, ClassAction::emulate, 6 * kNsPerMs);
+    TrafficClass mid_too = mid;  // the same conditions under another name: another slot
+    mid_too.name = "mid2";
+    const std::vector<std::vector<TrafficClass>> lists = {
+        {slow, mid},
+        {mid, ethertype_class("x", 0x9000, ClassAction::drop), slow},
+        {ethertype_class("y", 0x9001, ClassAction::pass), slow, mid_too},
+        {mid_too, slow},
+    };
+    cfg.link.classes = lists[0];
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    Flow f0(&a, &b, 6000, 10000), f1(&a, &b, 6000, 10000), f2(&a, &b, 6000, 10000);
+    f1.ethertype = 0x88B6;
+    f2.ethertype = 0x88B7;
+    std::size_t swaps = 0;
+    TimeNs next = 0;
+    run_flows(
+        {&f0, &f1, &f2}, 300 * kNsPerMs,
+        [&](TimeNs now) {
+            if (now < next) return;
+            next = now + kNsPerMs;
+            LinkConfig l = dp.link();
+            l.classes = lists[++swaps % lists.size()];
+            dp.apply(l);
+        },
+        &dp);
+    dp.stop();
+    std::printf("%zu list replacements while 18000 frames flowed\n", swaps);
+    EXPECT_GT(swaps, 100u);
+    EXPECT_EQ(test::pool_check(dp), "");
+    EXPECT_EQ(f0.got.size(), f0.count);
+    EXPECT_EQ(f1.got.size(), f1.count);
+    EXPECT_EQ(f2.got.size(), f2.count);
+    EXPECT_EQ(early(f0, 1.0), 0u);
+    EXPECT_EQ(early(f1, 12.0), 0u);
+    EXPECT_EQ(early(f2, 6.0), 0u);
+    const DataplaneStats s = dp.stats();
+    expect_conservation(s, 2);
+    EXPECT_EQ(s.dir[0].counters.drops.total(), 0u);
+}
+
+// Classes with "limiter": "link" share the default class's spacer: together they keep its
+// rate, each with its own delay.
+TEST(DataplaneClasses, SharedLinkLimiterKeepsTheRateForAll) {
+    VirtualPort a(*g_eal, "shl_a"), b(*g_eal, "shl_b");
+    LinkParams p = constant_delay(1 * kNsPerMs);
+    p.limiter = Limiter::spacer;
+    p.rate_bps = 40e6;
+    p.spacer_limit_bytes = std::uint64_t{64} << 20;
+    DataplaneConfig cfg = two_port(a, b, p);
+    TrafficClass bulk = ethertype_class("bulk", 0x88B6, ClassAction::emulate, 5 * kNsPerMs);
+    bulk.shares_link_limiter = true;
+    cfg.link.classes = {bulk};
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    Disturbance dist(dp);
+    Flow f0(&a, &b, 1500, 1e9, 1000), f1(&a, &b, 1500, 1e9, 1000);  // all at once
+    f1.ethertype = 0x88B6;
+    const Gaps gaps = run_flows({&f0, &f1}, 2000 * kNsPerMs, {}, &dp);
+    dist.finish(gaps);
+    dp.stop();
+    ASSERT_EQ(f0.got.size(), f0.count);
+    ASSERT_EQ(f1.got.size(), f1.count);
+    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
+    for (const Flow* f : {&f0, &f1})
+        for (const Probe& pr : f->got) {
+            first_sent = std::min(first_sent, pr.sent);
+            last_out = std::max(last_out, pr.received);
+        }
+    const double link_ns = 1004 * 8 / 40e6 * 1e9;  // a 1000-byte frame with its FCS
+    const double took = static_cast<double>(last_out - first_sent);
+    const double least = static_cast<double>(f0.count + f1.count - 1) * link_ns;
+    std::printf("3000 frames of two classes through one 40 Mbit/s spacer in %.1f ms (the link's "
+                "time for them: %.1f ms)\n",
+                took / 1e6, least / 1e6);
+    EXPECT_GE(took, least - 2000);
+    EXPECT_EQ(early(f1, 5.0), 0u);
+    EXPECT_EQ(test::pool_check(dp), "");
+    TIMING_BOUND_OR_SKIP("two classes share one spacer's rate to 0.5 %",
+                         dist.reason(0.002, Disturbance::Bound::centre));
+    EXPECT_LE(took, 1.005 * (least + link_ns) + 5e6);
+}
+
+// A bad class list is refused with the class and key named, and nothing changes.
+TEST(DataplaneClasses, ApplyRefusesABadListAndKeepsTheOld) {
+    VirtualPort a(*g_eal, "clsbad_a"), b(*g_eal, "clsbad_b");
+    DataplaneConfig cfg = two_port(a, b, LinkParams{});
+    cfg.link.classes = {ethertype_class("voip", 0x88B6, ClassAction::emulate, kNsPerMs)};
+    Dataplane dp(*g_eal, cfg);
+    const std::uint64_t gen = dp.generation();
+    LinkConfig bad = dp.link();
+    bad.classes.push_back(ethertype_class("voip", 0x88B7));
+    try {
+        dp.apply(bad);
+        FAIL() << "no ParamError";
+    } catch (const ParamError& e) {
+        EXPECT_EQ(e.field(), "classes[1].name");
+    }
+    LinkConfig trace_shared = dp.link();
+    trace_shared.a_to_b.limiter = Limiter::spacer;
+    trace_shared.a_to_b.rate_bps = 1e6;
+    trace_shared.classes[0].shares_link_limiter = true;
+    EXPECT_NO_THROW(dp.apply(trace_shared));
+    EXPECT_EQ(dp.link().classes.size(), 1u);
+    EXPECT_EQ(dp.link().classes[0].name, "voip");
+    EXPECT_EQ(dp.generation(), gen + 1);
 }
 
 }  // namespace

@@ -37,26 +37,8 @@ IntervalReport merge_reports(const std::vector<const IntervalReport*>& r) {
     if (r.size() == 1) return m;
     double alpha = m.counters.alpha;
     for (std::size_t i = 1; i < r.size(); ++i) {
-        const IntervalReport& x = *r[i];
-        const CounterSnapshot& c = x.counters;
-        CounterSnapshot& s = m.counters;
-        m.start_ns = std::min(m.start_ns, x.start_ns);
-        m.end_ns = std::max(m.end_ns, x.end_ns);
-        s.packets_in += c.packets_in;
-        s.bytes_in += c.bytes_in;
-        s.packets_out += c.packets_out;
-        s.bytes_out += c.bytes_out;
-        s.drops += c.drops;
-        s.delays_clamped += c.delays_clamped;
-        s.waited += c.waited;
-        s.in_flight += c.in_flight;
-        s.rate_pps += c.rate_pps;
-        s.rate_intervals = std::max(s.rate_intervals, c.rate_intervals);
-        alpha += c.alpha;
-        m.params_generation = std::min(m.params_generation, x.params_generation);
-        m.delay.merge(x.delay);
-        m.lateness.merge(x.lateness);
-        m.samples_dropped += x.samples_dropped;
+        merge_into(m, *r[i]);
+        alpha += r[i]->counters.alpha;
     }
     m.counters.alpha = alpha / static_cast<double>(r.size());
     return m;
@@ -101,6 +83,31 @@ struct Dataplane::Impl {
     mutable std::array<std::vector<std::deque<IntervalReport>>, 2> unmerged;
     mutable TelemetryBatch backlog;
     static constexpr std::size_t kMaxBacklog = 256;  // reports per direction: ~13 s
+    // Each lane's newest counters per slot (its slot_reports).
+    mutable std::array<std::vector<SlotReport>, 2> latest_slots;
+
+    // Traffic classes (lane.hpp, "Traffic classes"): the slot each name has had, the
+    // classifier of the classes in force (null: none) and the ClassId each slot now has
+    // (kNoClass: its name left the list).
+    static constexpr std::uint8_t kNoClass = 0xff;
+    std::array<std::string, kSlots> slot_names{kDefaultClassName};
+    unsigned slots_named = 0;
+    std::shared_ptr<const AclClassifier> classifier;
+    std::array<std::uint8_t, kSlots> slot_class{};
+    // What a change of classes publishes: the classifier, and per direction each class's
+    // block (its parameters before lane_params()).
+    struct ClassPlan {
+        std::shared_ptr<const AclClassifier> classifier;
+        std::array<std::vector<ClassBlock>, 2> dir;
+        std::array<bool, 2> default_shares{};
+        std::array<std::string, kSlots> slot_names;
+        unsigned slots = 0;
+    };
+    ClassPlan plan_classes(const LinkConfig& next) const;
+    void check_classes(const LinkConfig& next) const;
+    void make_slot_emulators(const ClassPlan& plan);
+    void make_slot_emulator(Lane& d, unsigned s, const LinkParams& stored);
+    std::vector<ClassStats> class_stats(bool live) const;
 
     // Set-up, in the order the Dataplane constructor calls them.
     void check_burst_and_workers() const;
@@ -124,6 +131,8 @@ struct Dataplane::Impl {
                 while ((n = lanes[k][q]->reports->pop(r, 16)) > 0) {
                     latest[k][q] = r[n - 1];
                     waiting.insert(waiting.end(), r, r + n);
+                }
+                while (lanes[k][q]->slot_reports->pop(&latest_slots[k][q], 1) > 0) {
                 }
                 while (waiting.size() > kMaxBacklog)
                     waiting.pop_front();
@@ -195,7 +204,10 @@ struct Dataplane::Impl {
                     // Before the counters: an interval whose two ends show the same
                     // generation was spent entirely under that parameter block.
                     r.params_generation = d.acked.load(std::memory_order_acquire);
-                    r.counters = d.emu->snapshot();
+                    const SlotReport c = slot_counts(d, slots_named);
+                    r.counters = c.c[0];
+                    for (unsigned s = 1; s <= c.slots; ++s)
+                        add_counters(r.counters, c.c[s]);
                     r.samples_dropped = d.emu->samples_dropped();
                 }
                 generation = std::min(generation, r.params_generation);
@@ -215,6 +227,7 @@ struct Dataplane::Impl {
                 ds.counters.packets_out > ds.tx_sent ? ds.counters.packets_out - ds.tx_sent : 0;
             ds.buffer_exchange = lanes[k][0]->exchange;
         }
+        s.classes = class_stats(live);
         s.ports = static_cast<unsigned>(ports.size());
         for (unsigned k = 0; k < ports.size(); ++k)
             s.port[k] = ports[k]->stats();
@@ -226,12 +239,18 @@ struct Dataplane::Impl {
     // or none) to every lane of direction k; the blocks replaced retire until the lanes
     // acknowledged gen.
     void publish(unsigned k, std::uint64_t gen, const LinkParams& p, const DelayTables& tables,
-                 const ScenarioTrack* track = nullptr, TimeNs origin = 0) {
+                 const ClassPlan& plan, const ScenarioTrack* track = nullptr, TimeNs origin = 0) {
         auto& blocks = lane_blocks[k];
         for (unsigned q = 0; q < n_queues; ++q) {
             Lane& d = *lanes[k][q];
             auto block = std::make_unique<ParamBlock>(
                 ParamBlock{gen, lane_params(p, d), tables, nullptr, 0});
+            block->classifier = plan.classifier;
+            block->default_shares = plan.default_shares[k];
+            block->slots = plan.slots;
+            block->classes = plan.dir[k];
+            for (ClassBlock& c : block->classes)
+                c.params = lane_params(c.params, d);
             if (track) {
                 // Each lane follows its own copy, with the lane's buffer limit in every piece.
                 auto t = std::make_shared<ScenarioTrack>(*track);
@@ -348,16 +367,153 @@ void Dataplane::Impl::set_up_direction(unsigned k) {
     if (n_queues > 1 && user.limiter != Limiter::none)
         log("direction %u: %u workers share one %s", k, n_queues,
             user.limiter == Limiter::spacer ? "spacer" : "policer");
-    if (n_queues > 1) links[k] = std::make_unique<SharedLink>();
+    links[k] = std::make_unique<SharedLink>();  // the workers' and classes' limiter
     latest[k].resize(n_queues);
     unmerged[k].resize(n_queues);
+    latest_slots[k].resize(n_queues);
     const DelayTables tables = MbufEmulator::prepare(stored);
     for (unsigned q = 0; q < n_queues; ++q) {
         std::unique_ptr<Lane> d = make_lane(k, q, rx, tx);
         make_lane_emulator(*d, stored, tables);
+        d->link = links[k].get();
         lanes[k].push_back(std::move(d));
     }
-    publish(k, 0, stored, tables);
+    publish(k, 0, stored, tables, ClassPlan{.default_shares = {n_queues > 1, n_queues > 1}});
+}
+
+// ------------------------------------------------------------------------ classes
+// The rules the data plane adds to the classes' own (validate()): a class sharing the link's
+// limiter needs one that can be shared, and a trace cannot run on several workers.
+void Dataplane::Impl::check_classes(const LinkConfig& next) const {
+    validate(next.classes);
+    for (std::size_t i = 0; i < next.classes.size(); ++i) {
+        const TrafficClass& c = next.classes[i];
+        if (c.action != ClassAction::emulate) continue;
+        for (unsigned k = 0; k < n_dirs; ++k) {
+            const LinkParams& link_k = next.direction(k);
+            if (c.shares_link_limiter && link_k.limiter == Limiter::trace)
+                throw ClassError(i, c.name, "limiter",
+                                 "'link' with the link's trace limiter (" +
+                                     std::string(kDirectionKeys[k]) +
+                                     ") cannot be shared; allowed with the link's limiter "
+                                     "none, spacer or policer");
+            try {
+                refuse_unshared(class_params(c, link_k, k), n_queues);
+            } catch (const ParamError& e) {
+                throw ClassError(i, c.name, std::string(kDirectionKeys[k]) + "." + e.field(),
+                                 e.message());
+            }
+        }
+    }
+}
+
+// The slots, classifier and blocks of `next`'s classes. A classifier is built (rte_acl,
+// milliseconds to seconds for large lists) only when the matches changed. Changes nothing.
+Dataplane::Impl::ClassPlan Dataplane::Impl::plan_classes(const LinkConfig& next) const {
+    ClassPlan plan;
+    plan.slot_names = slot_names;
+    plan.slots = slots_named;
+    const std::vector<TrafficClass>& list = next.classes;
+    if (!list.empty()) {
+        bool same = classifier && list.size() == link.classes.size();
+        for (std::size_t i = 0; same && i < list.size(); ++i)
+            same = list[i].match == link.classes[i].match;
+        plan.classifier = same ? classifier : std::make_shared<const AclClassifier>(list);
+    }
+    auto named = [&](const std::string& n) {
+        return std::any_of(list.begin(), list.end(), [&](const auto& c) { return c.name == n; });
+    };
+    std::array<bool, kSlots> taken{};
+    std::vector<unsigned> slot(list.size(), 0);
+    for (std::size_t i = 0; i < list.size(); ++i)  // names that had a slot keep it
+        for (unsigned s = 1; s <= plan.slots; ++s)
+            if (plan.slot_names[s] == list[i].name) {
+                slot[i] = s;
+                taken[s] = true;
+            }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (slot[i]) continue;
+        unsigned s = plan.slots < kMaxClasses ? ++plan.slots : 0;
+        for (unsigned t = 1; s == 0 && t <= kMaxClasses; ++t)  // all named: one whose name left
+            if (!taken[t] && !named(plan.slot_names[t])) s = t;
+        slot[i] = s;
+        taken[s] = true;
+        plan.slot_names[s] = list[i].name;
+    }
+    for (unsigned k = 0; k < 2; ++k) {
+        const LinkParams& link_k = next.direction(k);
+        plan.default_shares[k] = n_queues > 1;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const TrafficClass& c = list[i];
+            ClassBlock b;
+            b.action = c.action;
+            b.slot = static_cast<std::uint8_t>(slot[i]);
+            if (c.action == ClassAction::emulate) {
+                b.params = class_params(c, link_k, k);
+                b.shares = n_queues > 1 || (c.shares_link_limiter && shareable(link_k.limiter));
+                if (c.shares_link_limiter && shareable(link_k.limiter))
+                    plan.default_shares[k] = true;
+                b.tables = MbufEmulator::prepare(b.params);
+            }
+            plan.dir[k].push_back(std::move(b));
+        }
+    }
+    return plan;
+}
+
+// Every lane gets an Emulator for each slot the plan names first (for every action, so that
+// a lane never sees a slot's Emulator appear under it), and the plan's slots are taken.
+void Dataplane::Impl::make_slot_emulators(const ClassPlan& plan) {
+    for (unsigned s = slots_named + 1; s <= plan.slots; ++s)
+        for (unsigned k = 0; k < n_dirs; ++k)
+            for (auto& d : lanes[k])
+                make_slot_emulator(*d, s, link.direction(k));
+    slots_named = plan.slots;
+    slot_names = plan.slot_names;
+    classifier = plan.classifier;
+    slot_class.fill(kNoClass);
+    slot_class[0] = kDefaultClass;
+    for (std::size_t i = 0; i < plan.dir[0].size(); ++i)
+        slot_class[plan.dir[0][i].slot] = static_cast<std::uint8_t>(i + 1);
+}
+
+// Slot s's Emulator in lane d, as make_lane_emulator makes `default`'s: both queue kinds
+// reserved for the lane's buffer cap, its own random streams, telemetry into its own ring.
+void Dataplane::Impl::make_slot_emulator(Lane& d, unsigned s, const LinkParams& stored) {
+    const LinkParams p = lane_params(stored, d);
+    LinkParams other = p;
+    other.strategy = p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
+    auto e = std::make_unique<MbufEmulator>(other, d.index + 2 * (d.queue + n_queues * s));
+    e->reserve(d.buffer_cap + kMaxBurst);
+    e->set_params(p, MbufEmulator::prepare(p));
+    e->set_prefetch_ahead(!d.exchange);
+    e->reserve(d.buffer_cap + kMaxBurst);
+    if (cfg.telemetry) {
+        const unsigned per_s = std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS) / n_queues;
+        d.slot_samples[s] = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
+        e->set_telemetry(per_s ? kNsPerSec / per_s : 0, 16384, d.slot_samples[s].get());
+    }
+    d.slot_emu[s] = std::move(e);
+}
+
+// Each class's counters, `default` first: the sums over the direction's lanes of their newest
+// slot reports (`live`), or of the Emulators' counters.
+std::vector<ClassStats> Dataplane::Impl::class_stats(bool live) const {
+    std::vector<ClassStats> out;
+    if (link.classes.empty()) return out;
+    out.resize(link.classes.size() + 1);
+    out[0].name = kDefaultClassName;
+    for (std::size_t i = 0; i < link.classes.size(); ++i) {
+        out[i + 1].name = link.classes[i].name;
+        out[i + 1].action = link.classes[i].action;
+    }
+    for (unsigned k = 0; k < n_dirs; ++k)
+        for (unsigned q = 0; q < n_queues; ++q) {
+            const SlotReport r = live ? latest_slots[k][q] : slot_counts(*lanes[k][q], slots_named);
+            for (unsigned s = 0; s <= r.slots; ++s)
+                if (slot_class[s] != kNoClass) add_counters(out[slot_class[s]].dir[k], r.c[s]);
+        }
+    return out;
 }
 
 // Worker q of direction k, receiving on rx and sending on tx, with its buffers and its
@@ -367,6 +523,7 @@ std::unique_ptr<Lane> Dataplane::Impl::make_lane(unsigned k, unsigned q, const E
     auto d = std::make_unique<Lane>();
     d->index = k;
     d->queue = q;
+    d->adopted = ~std::uint64_t{0};  // adopts generation 0's block at its first loop
     d->rx_port = rx.id();
     d->tx_port = tx.id();
     d->burst = static_cast<std::uint16_t>(cfg.burst);
@@ -378,6 +535,7 @@ std::unique_ptr<Lane> Dataplane::Impl::make_lane(unsigned k, unsigned q, const E
         !cfg.workers.shared ? std::max<unsigned>(cfg.burst, per_reservation) : cfg.burst);
     size_lane_buffers(*d, k, rx, tx);
     d->reports = std::make_unique<SpscRing<IntervalReport>>(256);
+    d->slot_reports = std::make_unique<SpscRing<SlotReport>>(8);
     return d;
 }
 
@@ -428,7 +586,7 @@ void Dataplane::Impl::make_lane_emulator(Lane& d, const LinkParams& stored,
     d.emu->set_params(p, tables);
     d.emu->set_prefetch_ahead(!d.exchange);  // exchanged buffers are never read here
     d.emu->reserve(p.buffer_limit_packets + kMaxBurst);
-    if (links[k]) d.emu->share_limiter(links[k].get());
+    if (n_queues > 1) d.emu->share_limiter(links[k].get());
     if (cfg.telemetry) {
         // The control thread takes samples every 50 ms: room for ~0.5 s of them. The
         // direction's rate is split between its workers.
@@ -472,9 +630,18 @@ Dataplane::Dataplane(Eal& eal, DataplaneConfig config)
     m.ports.push_back(std::make_unique<EthPort>(spec_a));
     if (spec_b) m.ports.push_back(std::make_unique<EthPort>(*spec_b));
     m.make_pools();
+    m.check_classes(m.cfg.link);
     for (unsigned k = 0; k < m.n_dirs; ++k)
         m.set_up_direction(k);
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
+    if (!m.cfg.link.classes.empty()) {
+        // The classes from the start: generation 0's blocks again, with them.
+        m.link.classes = m.cfg.link.classes;
+        const Impl::ClassPlan plan = m.plan_classes(m.link);
+        m.make_slot_emulators(plan);
+        for (unsigned k = 0; k < m.n_dirs; ++k)
+            m.publish(k, 0, m.link.direction(k), m.lane_blocks[k][0]->tables, plan);
+    }
     m.cfg.link = m.link;
     log("the emulator holds at most %llu packets per direction%s (what the pool of %u mbufs "
         "allows; beyond: buffer_full drops; raise --mbufs for more)",
@@ -596,6 +763,7 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
     Impl& m = *impl_;
     std::lock_guard lock(m.mu);
     const LinkConfig link = f(m.link);
+    m.check_classes(link);
     std::array<LinkParams, 2> next{link.a_to_b, link.b_to_a};
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         try {
@@ -608,6 +776,10 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
         }
     }
     m.reclaim();
+    // What may still throw (the classifier's build), before anything changes.
+    const Impl::ClassPlan plan = m.plan_classes(link);
+    m.make_slot_emulators(plan);
+    m.link.classes = link.classes;
     const std::uint64_t gen = ++m.generation;
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         LinkParams& stored = m.link.direction(k);
@@ -616,7 +788,7 @@ std::pair<std::uint64_t, LinkConfig> Dataplane::update(
         if (stored.seed == 0) stored.seed = random_seed();
         // The costly part of adopting the parameters, done here on the control thread
         // (sharing the tables in use where they still fit).
-        m.publish(k, gen, stored, MbufEmulator::prepare(stored, m.lane_blocks[k][0]->tables),
+        m.publish(k, gen, stored, MbufEmulator::prepare(stored, m.lane_blocks[k][0]->tables), plan,
                   tracks ? &tracks->dir[k] : nullptr, origin_ns);
     }
     if (m.n_dirs == 1) m.link.b_to_a = m.link.a_to_b;
@@ -662,14 +834,22 @@ void Dataplane::take_telemetry(TelemetryBatch& out) {
         std::swap(out.reports[k], m.backlog.reports[k]);
         auto& samples = out.samples[k];
         for (const auto& d : m.lanes[k]) {
-            if (!d->samples) continue;
             DelaySample buf[256];
             std::size_t n;
-            while ((n = d->samples->pop(buf, 256)) > 0)
-                samples.insert(samples.end(), buf, buf + n);
+            for (unsigned s = 0; s <= m.slots_named; ++s) {
+                SpscRing<DelaySample>* ring = s == 0 ? d->samples.get() : d->slot_samples[s].get();
+                if (!ring) continue;
+                while ((n = ring->pop(buf, 256)) > 0)
+                    for (std::size_t i = 0; i < n; ++i)
+                        if (m.slot_class[s] != Impl::kNoClass) {  // not of a class since removed
+                            buf[i].class_id = m.slot_class[s];
+                            samples.push_back(buf[i]);
+                        }
+            }
         }
-        // Each worker's samples come in order of their departure; all of them: by arrival.
-        if (m.n_queues > 1)
+        // Each worker's and class's samples come in order of their departure; all of them: by
+        // arrival.
+        if (m.n_queues > 1 || m.slots_named > 0)
             std::sort(samples.begin(), samples.end(),
                       [](const DelaySample& a, const DelaySample& b) {
                           return a.arrival_ns < b.arrival_ns;

@@ -73,7 +73,9 @@ inline void release(Lane& d, HeldPacket p) {
         rte_pktmbuf_free(unhold(d, p));
 }
 
-inline void ingest(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+// Hands n received packets to `emu` (the lane's Emulator, or its class's).
+inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16_t n,
+                        TimeNs now) {
     LINKEM_STAGE_START(t_exchange);
     HeldPacket held[kMaxBurst];
     std::uint16_t k = 0;
@@ -118,26 +120,27 @@ inline void ingest(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
         // Single-segment direct mbufs with reference count 1: in the state the pool keeps.
         if (n_spare) rte_mempool_put_bulk(d.pool, reinterpret_cast<void**>(spare), n_spare);
         if (n_refused) {
-            d.emu->refuse(n_refused, refused_bytes, DropCause::buffer_full);
+            emu.refuse(n_refused, refused_bytes, DropCause::buffer_full);
             rte_pktmbuf_free_bulk(refused, n_refused);
         }
     }
     HeldPacket dropped[kMaxBurst];
     LINKEM_STAGE_END(d, exchange, t_exchange);
     LINKEM_STAGE_START(t_ingest);
-    const std::size_t nd = d.emu->ingest(held, k, now, dropped);
+    const std::size_t nd = emu.ingest(held, k, now, dropped);
     LINKEM_STAGE_END(d, ingest, t_ingest);
     LINKEM_STAGE_COUNT(d, k);
     for (std::size_t j = 0; j < nd; ++j)
         release(d, dropped[j]);
 }
 
-// Drains up to max due packets as mbufs ready to transmit.
-inline std::size_t drain(Lane& d, TimeNs now, rte_mbuf** out, std::size_t max) {
+// Drains up to max due packets of `emu` as mbufs ready to transmit.
+inline std::size_t drain(Lane& d, MbufEmulator& emu, TimeNs now, rte_mbuf** out,
+                         std::size_t max) {
     HeldPacket held[kMaxBurst];
     if (!d.exchange) {
         LINKEM_STAGE_START(t_drain);
-        const std::size_t n = d.emu->drain(now, held, max);
+        const std::size_t n = emu.drain(now, held, max);
         LINKEM_STAGE_END(d, drain, t_drain);
         for (std::size_t i = 0; i < n; ++i)
             out[i] = held[i].as_mbuf();
@@ -166,7 +169,7 @@ inline std::size_t drain(Lane& d, TimeNs now, rte_mbuf** out, std::size_t max) {
     }
     LINKEM_STAGE_END(d, headers, t_stash);
     LINKEM_STAGE_START(t_drain);
-    const auto [drained, n] = d.emu->drain_view(now, held, max);
+    const auto [drained, n] = emu.drain_view(now, held, max);
     LINKEM_STAGE_END(d, drain, t_drain);
     LINKEM_STAGE_START(t_headers);
     const std::uintptr_t base = d.buf_base;

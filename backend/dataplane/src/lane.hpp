@@ -11,8 +11,11 @@
 #include <memory>
 #include <vector>
 
+#include "acl_classifier.hpp"
 #include "dpdk.hpp"
+#include "linkem/classes.hpp"
 #include "linkem/dataplane/dataplane.hpp"
+#include "linkem/shared_link.hpp"
 #include "linkem/spsc_ring.hpp"
 #include "linkem/telemetry.hpp"
 
@@ -62,6 +65,31 @@ struct StageProfile {
 #endif
 
 // ------------------------------------------------------------------------------ lanes
+// Traffic classes (docs/classes.md). Every class of the list has a slot in each lane, by its
+// name: slot 0 is `default` (the lane's `emu`), slots 1 .. kMaxClasses the classes'. A name
+// keeps its slot while it stays in the list (its queued packets, counters and random streams
+// with it); a new name takes a slot never used, or one whose name left the list. An emulate
+// class's slot has its own Emulator, made by the control thread before the first block that
+// names the slot is published and kept until stop: packets queued in a class that was
+// removed or changed leave as scheduled.
+inline constexpr unsigned kSlots = kMaxClasses + 1;
+
+// One class of a parameter block.
+struct ClassBlock {
+    ClassAction action = ClassAction::emulate;
+    std::uint8_t slot = 0;
+    bool shares = false;  // emulate: through the direction's shared link (the link's limiter)
+    LinkParams params;    // emulate: as lane_params() makes them
+    DelayTables tables;
+};
+
+// A lane's counters per slot, cumulative: an emulate class's Emulator's counters plus what
+// passed or was dropped by its action; c[0] is `default`'s.
+struct SlotReport {
+    unsigned slots = 0;  // c[0 .. slots] are valid
+    std::array<CounterSnapshot, kSlots> c{};
+};
+
 // Made by the control thread, immutable once published. `tables`: what the parameters need
 // that is costly to derive (MbufEmulator::prepare: smooth's gamma quantile table, up to ~5
 // ms), built here so that the lane only adopts it; shared by the blocks of a direction's
@@ -74,6 +102,12 @@ struct ParamBlock {
     // likewise), or none: the parameters stay.
     std::shared_ptr<const ScenarioTrack> track;
     TimeNs origin = 0;
+    // Traffic classes: the classifier (null: none, every packet is `default`'s) and class i
+    // of the list at classes[i] (ClassId i + 1); slots 1 .. slots have been named so far.
+    std::shared_ptr<const AclClassifier> classifier;
+    std::vector<ClassBlock> classes;
+    bool default_shares = false;  // `default` goes through the direction's shared link
+    unsigned slots = 0;
 };
 
 struct alignas(64) Lane {
@@ -95,10 +129,27 @@ struct alignas(64) Lane {
     alignas(64) std::atomic<std::uint64_t> acked{0};
     std::uint64_t adopted = 0;
 
-    // Transmit (owner: the lane's lcore).
+    // Traffic classes (owner: the lane's lcore, from the adopted block; slot_emu and
+    // slot_samples are made by the control thread, see ClassBlock above).
+    alignas(64) const AclClassifier* classifier = nullptr;
+    unsigned slots = 0;  // slots 1 .. slots may hold packets
+    std::array<ClassAction, kSlots> action{};      // by ClassId
+    std::array<std::uint8_t, kSlots> slot_of{};    // by ClassId
+    SharedLink* link = nullptr;                    // the direction's shared limiter
+    std::array<std::unique_ptr<MbufEmulator>, kSlots> slot_emu;  // [0] unused: emu
+    std::array<std::unique_ptr<SpscRing<DelaySample>>, kSlots> slot_samples;
+    struct PlainCounts {  // pass and drop classes' packets, by slot
+        std::uint64_t in = 0, in_bytes = 0, out = 0, out_bytes = 0;
+        std::uint64_t dropped = 0, dropped_bytes = 0;  // drop: all; pass: no room to send
+    };
+    std::array<PlainCounts, kSlots> plain{};
+    std::unique_ptr<SpscRing<SlotReport>> slot_reports;
+
+    // Transmit (owner: the lane's lcore). Room for a drain's burst and a burst of packets
+    // that pass (their class's action) behind what the TX queue has not taken yet.
     alignas(64) std::atomic<std::uint64_t> tx_sent{0};
     std::uint32_t pend_head = 0, pend_n = 0;
-    rte_mbuf* pending[kMaxBurst];
+    rte_mbuf* pending[2 * kMaxBurst];
 
     // Stalls: poll gaps of kStallNs or more.
     alignas(64) TimeNs last_rx_poll = 0;
@@ -130,12 +181,86 @@ struct alignas(64) Lane {
 #endif
 };
 
+// Adds c's counters to s (sums; the rate estimates summed; the correlation weight s's).
+// merge_into: adds x's counters and statistics to m (a direction's workers, or a lane's classes): sums,
+// the delay and lateness statistics merged, the oldest generation. The correlation weight
+// stays m's (merge_reports averages it over workers).
+inline void add_counters(CounterSnapshot& s, const CounterSnapshot& c) {
+    s.packets_in += c.packets_in;
+    s.bytes_in += c.bytes_in;
+    s.packets_out += c.packets_out;
+    s.bytes_out += c.bytes_out;
+    s.drops += c.drops;
+    s.delays_clamped += c.delays_clamped;
+    s.waited += c.waited;
+    s.in_flight += c.in_flight;
+    s.rate_pps += c.rate_pps;
+    s.rate_intervals = std::max(s.rate_intervals, c.rate_intervals);
+}
+
+inline void merge_into(IntervalReport& m, const IntervalReport& x) {
+    add_counters(m.counters, x.counters);
+    m.start_ns = std::min(m.start_ns, x.start_ns);
+    m.end_ns = std::max(m.end_ns, x.end_ns);
+    m.params_generation = std::min(m.params_generation, x.params_generation);
+    m.delay.merge(x.delay);
+    m.lateness.merge(x.lateness);
+    m.samples_dropped += x.samples_dropped;
+}
+
+// What slot s's pass or drop action did, added to its counters.
+inline void add_plain(CounterSnapshot& c, const Lane::PlainCounts& p) {
+    c.packets_in += p.in;
+    c.bytes_in += p.in_bytes;
+    c.packets_out += p.out;
+    c.bytes_out += p.out_bytes;
+    c.drops[DropCause::class_action] += p.dropped;
+}
+
+inline MbufEmulator* slot_emulator(const Lane& d, unsigned s) {
+    return s == 0 ? d.emu.get() : d.slot_emu[s].get();
+}
+
+// The lane's counters of slots 0 .. slots as they are now (on the control thread: before the
+// lcores start or after they stopped).
+inline SlotReport slot_counts(const Lane& d, unsigned slots) {
+    SlotReport r;
+    r.slots = slots;
+    for (unsigned s = 0; s <= slots; ++s) {
+        if (const MbufEmulator* e = slot_emulator(d, s)) r.c[s] = e->snapshot();
+        add_plain(r.c[s], d.plain[s]);
+    }
+    return r;
+}
+
+// The interval report of a lane with classes: every slot's Emulator's, merged, with what
+// passed and was dropped by class actions; each slot's counters go to slot_reports.
+inline IntervalReport take_class_report(Lane& d, TimeNs now) {
+    IntervalReport m = d.emu->take_report(now, d.adopted);
+    SlotReport sr;
+    sr.slots = d.slots;
+    sr.c[0] = m.counters;
+    for (unsigned s = 1; s <= d.slots; ++s) {
+        CounterSnapshot& c = sr.c[s];
+        if (MbufEmulator* e = d.slot_emu[s].get()) {
+            const IntervalReport r = e->take_report(now, d.adopted);
+            merge_into(m, r);
+            c = r.counters;
+        }
+        add_plain(c, d.plain[s]);
+        add_plain(m.counters, d.plain[s]);
+    }
+    d.slot_reports->try_push(sr);  // cumulative: a report the ring has no room for is not missed
+    return m;
+}
+
 // The lanes of a direction report at the same instants (the multiples of kReportPeriod), so
 // that their reports cover the same intervals and add up.
 [[gnu::noinline, gnu::cold]] inline void report(Lane& d, TimeNs now) {
-    if (d.next_report != 0 && !d.reports->try_push(d.emu->take_report(now, d.adopted)))
+    const IntervalReport r = d.slots ? take_class_report(d, now) : d.emu->take_report(now, d.adopted);
+    // The first report only starts the first interval.
+    if (d.next_report != 0 && !d.reports->try_push(r))
         d.reports_dropped.fetch_add(1, std::memory_order_relaxed);
-    if (d.next_report == 0) d.emu->take_report(now, d.adopted);  // starts the first interval
     d.next_report = (now / kReportPeriod + 1) * kReportPeriod;
 }
 
@@ -157,6 +282,18 @@ inline void adopt_params(Lane& d) {
     const ParamBlock* b = d.block.load(std::memory_order_acquire);
     d.emu->set_params(b->params, b->tables);
     d.emu->follow(b->track.get(), b->origin);
+    d.emu->share_limiter(b->default_shares ? d.link : nullptr);
+    d.classifier = b->classifier.get();
+    d.slots = std::max(d.slots, b->slots);
+    for (std::size_t i = 0; i < b->classes.size(); ++i) {
+        const ClassBlock& c = b->classes[i];
+        d.action[i + 1] = c.action;
+        d.slot_of[i + 1] = c.slot;
+        if (c.action != ClassAction::emulate) continue;
+        MbufEmulator& e = *d.slot_emu[c.slot];
+        e.set_params(c.params, c.tables);
+        e.share_limiter(c.shares ? d.link : nullptr);
+    }
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
 }

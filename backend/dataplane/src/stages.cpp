@@ -1,6 +1,7 @@
 #include "stages.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include <rte_ethdev.h>
@@ -39,18 +40,123 @@ inline bool send_pending(Lane& d, std::uint32_t m) {
     return false;
 }
 
-inline void drain_to_port(Lane& d, TimeNs now) {
-    if (!flush_pending(d)) return;
+// Sends emu's due packets; false when the TX queue left some pending.
+inline bool drain_emulator(Lane& d, MbufEmulator& emu, TimeNs now) {
     // A few bursts per visit so that a backlog of due packets (after a pause or a rate
     // change) is worked off faster than new ones arrive. After the first, only whole ones:
     // a remainder waits for the next visit (a loop later) and leaves with the packets due
     // by then, instead of costing a drain and a TX call of its own.
     for (int round = 0; round < 4; ++round) {
-        if (round > 0 && !d.emu->due_at_least(now, d.burst)) return;
-        const std::size_t m = drain(d, now, d.pending, d.burst);
-        if (m == 0) return;
-        if (!send_pending(d, static_cast<std::uint32_t>(m))) return;
-        if (m < d.burst) return;
+        if (round > 0 && !emu.due_at_least(now, d.burst)) return true;
+        const std::size_t m = drain(d, emu, now, d.pending, d.burst);
+        if (m == 0) return true;
+        if (!send_pending(d, static_cast<std::uint32_t>(m))) return false;
+        if (m < d.burst) return true;
+    }
+    return true;
+}
+
+inline void drain_to_port(Lane& d, TimeNs now) {
+    if (!flush_pending(d)) return;
+    if (!drain_emulator(d, *d.emu, now)) return;
+    // The classes' Emulators (slots 1 .. slots), those that hold packets, in slot order.
+    for (unsigned s = 1; s <= d.slots; ++s) {
+        MbufEmulator* e = d.slot_emu[s].get();
+        if (e && e->in_flight() != 0 && !drain_emulator(d, *e, now)) return;
+    }
+}
+
+// Packets whose class passes them: out at once, behind what the TX queue has not taken yet
+// (in order with it); what finds no room there is freed and counted as the class's drops.
+[[gnu::noinline]] void send_passed(Lane& d, rte_mbuf** pkts, const std::uint8_t* slot,
+                                   unsigned n) {
+    unsigned sent = 0;
+    if (flush_pending(d)) {
+        const std::uint16_t s = rte_eth_tx_burst(d.tx_port, d.queue, pkts, static_cast<std::uint16_t>(n));
+        count_sent(d, s);
+        sent = s;
+    } else if (d.pend_head != 0) {
+        std::memmove(d.pending, d.pending + d.pend_head, d.pend_n * sizeof(rte_mbuf*));
+        d.pend_head = 0;
+    }
+    for (unsigned i = sent; i < n; ++i) {
+        if (d.pend_head + d.pend_n < std::size(d.pending)) {
+            d.pending[d.pend_head + d.pend_n++] = pkts[i];
+            continue;
+        }
+        Lane::PlainCounts& c = d.plain[slot[i]];
+        --c.out;
+        c.out_bytes -= pkts[i]->pkt_len + RTE_ETHER_CRC_LEN;
+        ++c.dropped;
+        c.dropped_bytes += pkts[i]->pkt_len + RTE_ETHER_CRC_LEN;
+        rte_pktmbuf_free(pkts[i]);
+    }
+}
+
+// Ingests a burst on a lane with classes: each packet's class (the classifier), then each
+// class's packets in the order they arrived: `emulate` into its slot's Emulator, `pass` out
+// at once, `drop` freed. Counted per slot.
+[[gnu::noinline]] void ingest_classes(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+    ClassId id[kMaxBurst];
+    d.classifier->classify_burst(pkts, n, static_cast<int>(d.index), id);
+    rte_mbuf* emulated[kMaxBurst];
+    std::uint8_t emulated_slot[kMaxBurst];
+    rte_mbuf* passed[kMaxBurst];
+    std::uint8_t passed_slot[kMaxBurst];
+    rte_mbuf* dropped[kMaxBurst];
+    unsigned ne = 0, np = 0, nd = 0;
+    std::uint8_t first = 0;
+    bool one_slot = true;
+    for (std::uint16_t i = 0; i < n; ++i) {
+        rte_mbuf* m = pkts[i];
+        const std::uint8_t s = d.slot_of[id[i]];
+        const std::uint64_t bytes = m->pkt_len + RTE_ETHER_CRC_LEN;
+        switch (d.action[id[i]]) {
+            case ClassAction::emulate:
+                if (ne == 0) first = s;
+                one_slot = one_slot && s == first;
+                emulated_slot[ne] = s;
+                emulated[ne++] = m;
+                break;
+            case ClassAction::pass: {
+                Lane::PlainCounts& c = d.plain[s];
+                ++c.in;
+                c.in_bytes += bytes;
+                ++c.out;
+                c.out_bytes += bytes;
+                passed_slot[np] = s;
+                passed[np++] = m;
+                break;
+            }
+            case ClassAction::drop: {
+                Lane::PlainCounts& c = d.plain[s];
+                ++c.in;
+                c.in_bytes += bytes;
+                ++c.dropped;
+                c.dropped_bytes += bytes;
+                dropped[nd++] = m;
+                break;
+            }
+        }
+    }
+    if (nd) rte_pktmbuf_free_bulk(dropped, nd);
+    if (np) send_passed(d, passed, passed_slot, np);
+    if (ne == 0) return;
+    if (one_slot) {
+        ingest_into(d, *slot_emulator(d, first), emulated, static_cast<std::uint16_t>(ne), now);
+        return;
+    }
+    // Several classes in the burst: each one's packets in turn, in their order.
+    rte_mbuf* mine[kMaxBurst];
+    std::uint64_t done[(kSlots + 63) / 64] = {};
+    for (unsigned i = 0; i < ne; ++i) {
+        const std::uint8_t s = emulated_slot[i];
+        if (done[s / 64] >> (s % 64) & 1) continue;
+        done[s / 64] |= std::uint64_t{1} << (s % 64);
+        std::uint16_t k = 0;
+        for (unsigned j = i; j < ne; ++j)
+            if (emulated_slot[j] == s) mine[k++] = emulated[j];
+        ingest_into(d, *slot_emulator(d, s), mine, k, now);
     }
 }
 
@@ -80,7 +186,11 @@ inline std::uint16_t poll_rx_gathered(Lane& d, rte_mbuf** pkts) {
 // Ingests the n packets of a poll_rx() made before `now` was read (and notes the poll).
 inline void ingest_polled(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
     note_poll(d, d.last_rx_poll, now);
-    if (n) ingest(d, pkts, n, now);
+    if (n == 0) return;
+    if (d.classifier) [[unlikely]]
+        ingest_classes(d, pkts, n, now);
+    else
+        ingest_into(d, *d.emu, pkts, n, now);
 }
 
 // The timestamp is taken after rx_burst returns: taken before, a preemption between the
@@ -139,9 +249,11 @@ void free_all(Lane& d) {
     d.pend_n = d.pend_head = 0;
     HeldPacket held[256];
     std::size_t n;
-    while ((n = d.emu->drain(std::numeric_limits<TimeNs>::max(), held, 256)) > 0)
-        for (std::size_t i = 0; i < n; ++i)
-            release(d, held[i]);
+    for (unsigned s = 0; s <= d.slots; ++s)
+        if (MbufEmulator* e = slot_emulator(d, s))
+            while ((n = e->drain(std::numeric_limits<TimeNs>::max(), held, 256)) > 0)
+                for (std::size_t i = 0; i < n; ++i)
+                    release(d, held[i]);
     teardown_exchange(d);
 }
 

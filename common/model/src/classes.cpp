@@ -152,6 +152,24 @@ bool is_limiter_key(std::string_view key) {
     return f && f->applies.key == "limiter";
 }
 
+bool shareable(Limiter l) {
+    return l == Limiter::spacer || l == Limiter::policer;
+}
+
+LinkParams class_params(const TrafficClass& c, const LinkParams& link, unsigned d) {
+    LinkParams p = c.link.direction(d);
+    if (p.seed == 0) p.seed = link.seed;
+    if (c.shares_link_limiter) {
+        p.limiter = link.limiter;
+        p.rate_bps = link.rate_bps;
+        p.spacer_limit_bytes = link.spacer_limit_bytes;
+        p.policer_burst_bytes = link.policer_burst_bytes;
+        p.trace = link.trace;
+        p.byte_accounting = link.byte_accounting;
+    }
+    return p;
+}
+
 // ----------------------------------------------------------------------------- checks
 
 namespace {

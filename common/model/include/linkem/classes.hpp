@@ -197,6 +197,13 @@ inline constexpr const char* kClassNameRule =
 /// policer_burst_bytes, trace_file, byte_accounting. A class that shares the link's limiter
 /// leaves them at their defaults.
 bool is_limiter_key(std::string_view key);
+/// Whether a limiter can be shared by several Emulators (SharedLink): the spacer and the
+/// policer (a trace is each Emulator's own).
+bool shareable(Limiter l);
+/// The parameters class `c` (emulate) runs with in direction d of a link whose `default`
+/// class has `link` there: its own, a seed of 0 taking the link's, and with "limiter": "link"
+/// the link's limiter keys (is_limiter_key).
+LinkParams class_params(const TrafficClass& c, const LinkParams& link, unsigned d);
 
 /// Checks one match object of class `index` (named `name`), `key` its path in the class
 /// ("match", "match[2]"): values in range, prefixes without host bits, and no combination of
