@@ -94,6 +94,8 @@ struct Dataplane::Impl {
     unsigned slots_named = 0;
     std::shared_ptr<const AclClassifier> classifier;
     std::array<std::uint8_t, kSlots> slot_class{};
+    // With several workers, each slot's own limiter per direction, shared by the workers.
+    std::array<std::array<std::unique_ptr<SharedLink>, kSlots>, 2> slot_links;
     // What a change of classes publishes: the classifier, and per direction each class's
     // block (its parameters before lane_params()).
     struct ClassPlan {
@@ -368,6 +370,9 @@ void Dataplane::Impl::set_up_direction(unsigned k) {
         log("direction %u: %u workers share one %s", k, n_queues,
             user.limiter == Limiter::spacer ? "spacer" : "policer");
     links[k] = std::make_unique<SharedLink>();  // the workers' and classes' limiter
+    if (n_queues > 1)
+        for (unsigned s = 1; s < kSlots; ++s)
+            slot_links[k][s] = std::make_unique<SharedLink>();
     latest[k].resize(n_queues);
     unmerged[k].resize(n_queues);
     latest_slots[k].resize(n_queues);
@@ -450,9 +455,12 @@ Dataplane::Impl::ClassPlan Dataplane::Impl::plan_classes(const LinkConfig& next)
             b.slot = static_cast<std::uint8_t>(slot[i]);
             if (c.action == ClassAction::emulate) {
                 b.params = class_params(c, link_k, k);
-                b.shares = n_queues > 1 || (c.shares_link_limiter && shareable(link_k.limiter));
-                if (c.shares_link_limiter && shareable(link_k.limiter))
+                if (c.shares_link_limiter && shareable(link_k.limiter)) {
+                    b.limiter = links[k].get();
                     plan.default_shares[k] = true;
+                } else if (n_queues > 1) {
+                    b.limiter = slot_links[k][slot[i]].get();
+                }
                 b.tables = MbufEmulator::prepare(b.params);
             }
             plan.dir[k].push_back(std::move(b));

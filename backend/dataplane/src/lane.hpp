@@ -78,8 +78,10 @@ inline constexpr unsigned kSlots = kMaxClasses + 1;
 struct ClassBlock {
     ClassAction action = ClassAction::emulate;
     std::uint8_t slot = 0;
-    bool shares = false;  // emulate: through the direction's shared link (the link's limiter)
-    LinkParams params;    // emulate: as lane_params() makes them
+    // emulate: the limiter's shared link: the direction's (`"limiter": "link"`), the class's
+    // own one of the direction's workers (several workers), or none (the Emulator's own).
+    SharedLink* limiter = nullptr;
+    LinkParams params;  // emulate: as lane_params() makes them
     DelayTables tables;
 };
 
@@ -292,7 +294,7 @@ inline void adopt_params(Lane& d) {
         if (c.action != ClassAction::emulate) continue;
         MbufEmulator& e = *d.slot_emu[c.slot];
         e.set_params(c.params, c.tables);
-        e.share_limiter(c.shares ? d.link : nullptr);
+        e.share_limiter(c.limiter);
     }
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
