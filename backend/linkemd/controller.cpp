@@ -161,7 +161,8 @@ json Controller::hello() const {
                       .load_config = !options_.config_path.empty(),
                       .shutdown = options_.control.allow_remote_shutdown,
                       .traffic = generator_ != nullptr,
-                      .scenario = true};
+                      .scenario = true,
+                      .classes = true};
     return proto::to_json(h);
 }
 

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "linkem/classes_json.hpp"
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/link_params.hpp"
@@ -93,8 +94,8 @@ void add_port_flags(CLI::App& app, CommandLine& cl) {
 void add_config_flags(CLI::App& app, CommandLine& cl) {
     app.add_option("--config", cl.config,
                    "JSON config file: the flags' names as JSON keys (mean_delay_us, ...; at the "
-                   "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one); flags "
-                   "override it")
+                   "top level for both directions, in \"a_to_b\"/\"b_to_a\" for one) and the "
+                   "link's \"classes\" (docs/classes.md); flags override it")
         ->type_name("FILE")
         ->group("Config");
     app.add_option("--scenario", cl.scenario,
@@ -327,6 +328,7 @@ json read_config_file(const CommandLine& cl, const std::string& src) {
                                        "insecure_listen",
                                        "allow_remote_shutdown",
                                        "scenario",
+                                       "classes",
                                        kDirectionKeys[0],
                                        kDirectionKeys[1]};
             if (std::find_if(known.begin(), known.end(), [&](const char* k) { return key == k; }) ==
@@ -605,6 +607,14 @@ void link_section(const CommandLine& cl, const json& file, const std::string& sr
         }
     }
     if (n_dirs == 1) dc.link.b_to_a = dc.link.a_to_b;
+    // The traffic classes (docs/classes.md): the file's list, checked whole.
+    if (file.contains("classes")) {
+        try {
+            dc.link.classes = link_classes_from_json(file["classes"], n_dirs);
+        } catch (const ParamError& e) {
+            throw UsageError(src + ": " + e.field() + ": " + e.message());
+        }
+    }
 }
 
 }  // namespace
@@ -678,6 +688,7 @@ json to_json(const Options& o) {
     if (!o.scenario.empty()) j["scenario"] = o.scenario;
     j[kDirectionKeys[0]] = to_json(dc.link.a_to_b);
     if (!dc.port_b.empty()) j[kDirectionKeys[1]] = to_json(dc.link.b_to_a);
+    if (!dc.link.classes.empty()) j["classes"] = classes_to_json(dc.link.classes);
     return j;
 }
 

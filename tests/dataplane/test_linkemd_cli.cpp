@@ -249,6 +249,66 @@ TEST(LinkemdCli, ConfigFileErrorsNameTheKey) {
     }
 }
 
+// The config file's traffic classes (docs/classes.md): read, shown by --print-config in
+// their own format, and read back to the same; a bad list is refused at start, naming the
+// class and key.
+TEST(LinkemdCli, ConfigFileTakesTrafficClasses) {
+    const std::string path = write_config("classes.json", R"({
+        "port_a": "net_null0", "port_b": "net_null1", "mean_delay_us": 10000,
+        "classes": [
+          {"name": "voip", "match": {"protocol": "udp", "b_port": "5060-5061"},
+           "mean_delay_us": 80000, "b_to_a": {"loss_probability": 0.02}},
+          {"name": "ssh", "match": {"protocol": "tcp", "b_port": 22}, "action": "pass"}]})");
+    const Result r = run("--config " + path + " --print-config");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j["classes"].size(), 2u);
+    EXPECT_EQ(j["classes"][0]["name"], "voip");
+    EXPECT_EQ(j["classes"][0]["mean_delay_us"], 80000.0);
+    EXPECT_EQ(j["classes"][0]["b_to_a"]["loss_probability"], 0.02);
+    EXPECT_EQ(j["classes"][1]["action"], "pass");
+    EXPECT_EQ(j["a_to_b"]["mean_delay_us"], 10000.0);
+    const std::string again = write_config("classes_again.json", r.out);
+    const Result second = run("--config " + again + " --print-config");
+    std::remove(path.c_str());
+    std::remove(again.c_str());
+    ASSERT_EQ(second.code, 0) << second.err;
+    EXPECT_EQ(json::parse(second.out), j);
+    // Without classes, none are shown.
+    const Result plain = run("--port-a net_null0 --print-config");
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    EXPECT_FALSE(json::parse(plain.out).contains("classes"));
+}
+
+TEST(LinkemdCli, ABadClassListIsRefusedAtStartNamingTheField) {
+    struct {
+        const char* text;
+        const char* mentions;
+    } cases[] = {
+        {R"({"port_a": "net_null0", "port_b": "net_null1", "classes": [
+            {"name": "voip", "match": {"protocol": "udp", "b_port": 70000}}]})",
+         "classes[0].match.b_port: class 'voip'"},
+        {R"({"port_a": "net_null0", "port_b": "net_null1", "classes": [
+            {"name": "a", "match": {}}, {"name": "a", "match": {}}]})",
+         "classes[1].name"},
+        {R"({"port_a": "net_null0", "port_b": "net_null1", "classes": [
+            {"name": "ssh", "match": {"b_port": 22}, "action": "pass", "jitter_us": 5}]})",
+         "classes[0].jitter_us"},
+        {R"({"port_a": "net_null0", "port_b": "net_null1", "classes": {"name": "x"}})",
+         "classes: expected a list of classes"},
+        {R"({"port_a": "net_null0", "classes": [
+            {"name": "voip", "match": {}, "b_to_a": {"jitter_us": 5}}]})",
+         "classes[0].b_to_a: class 'voip': there is no port B"},
+    };
+    for (const auto& c : cases) {
+        const std::string path = write_config("bad_classes.json", c.text);
+        const Result r = run("--config " + path + " --print-config");
+        std::remove(path.c_str());
+        EXPECT_EQ(r.code, 2) << c.text;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.text << " -> " << r.err;
+    }
+}
+
 // The binary on two net_null ports for 2 s: JSON lines on stdout, the last one final.
 TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
     const Result r =

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/classes_json.hpp"
 #include "linkem/emulator.hpp"
 #include "linkem/gilbert_elliott.hpp"
 #include "linkem/link_flags.hpp"
@@ -477,6 +478,40 @@ TEST(LinkFile, ErrorsNameTheDottedField) {
     expect_link_file_error(json::array(), 2, "", "expected a JSON object");
     EXPECT_THROW((void)link_file_from_json(json::object(), 0), std::invalid_argument);
     EXPECT_THROW((void)link_file_from_json(json::object(), 3), std::invalid_argument);
+}
+
+// Traffic classes in a link file and a preset's link: written when the link has some, read
+// back to the same; a base's old list never survives a link without one; a bad list names
+// the class and key.
+TEST(LinkFile, CarriesTheLinksTrafficClasses) {
+    const json list = json::parse(R"([
+        {"name": "voip", "match": {"protocol": "udp", "b_port": "5060-5061"},
+         "mean_delay_us": 80000, "b_to_a": {"loss_probability": 0.02}},
+        {"name": "ssh", "match": {"protocol": "tcp", "b_port": 22}, "action": "pass"}])");
+    LinkConfig link;
+    link.a_to_b.mean_delay = link.b_to_a.mean_delay = 10 * kNsPerMs;
+    link.classes = classes_from_json(list);
+    const json base = {{"port_a", "veth-a"}, {"classes", json::array({list[1]})}};
+    const json out = link_file_to_json(link, 2, base);
+    EXPECT_EQ(out["classes"], classes_to_json(link.classes));
+    EXPECT_EQ(link_file_from_json(json::parse(out.dump()), 2), link);
+    EXPECT_FALSE(link_file_to_json(LinkConfig{}, 2, base).contains("classes"));
+    Preset p;
+    p.id = "classy";
+    p.name = "Classy";
+    p.category = "User";
+    p.link = link;
+    const std::vector<Preset> back = presets_from_json(json::parse(presets_to_json({p}).dump()));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].link, link);
+    json bad = list;
+    bad[0]["match"]["b_port"] = 70000;
+    expect_link_file_error({{"classes", bad}}, 2, "classes[0].match.b_port", "class 'voip'");
+    expect_link_file_error({{"classes", list}}, 1, "classes[0].b_to_a", "there is no port B");
+    // Single-port mode: a class's b_to_a is its a_to_b.
+    const LinkConfig one = link_file_from_json({{"classes", json::array({list[1]})}}, 1);
+    ASSERT_EQ(one.classes.size(), 1u);
+    EXPECT_EQ(one.classes[0].link.a_to_b, one.classes[0].link.b_to_a);
 }
 
 }  // namespace

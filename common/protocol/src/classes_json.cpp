@@ -348,6 +348,20 @@ std::vector<TrafficClass> classes_from_json(const json& j, TraceFiles traces) {
     return classes;
 }
 
+std::vector<TrafficClass> link_classes_from_json(const json& j, unsigned directions,
+                                                 TraceFiles traces) {
+    std::vector<TrafficClass> classes = classes_from_json(j, traces);
+    if (directions >= 2) return classes;
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+        if (j[i].contains(kDirectionKeys[1]))
+            throw ClassError(i, classes[i].name, kDirectionKeys[1],
+                             "there is no port B (single-port mode has only a_to_b); allowed: "
+                             "the class's keys at its top level or in a_to_b");
+        classes[i].link.b_to_a = classes[i].link.a_to_b;
+    }
+    return classes;
+}
+
 namespace {
 
 // The keys of a class's link parameters that differ from the defaults: top-level where both

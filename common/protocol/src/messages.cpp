@@ -51,9 +51,9 @@ void put(json& j, const char* key, const auto& v) {
 
 /// A `classes` list, its ClassError (field "classes[1].match.b_port") as the decoders'
 /// std::invalid_argument.
-std::vector<TrafficClass> read_classes(const json& v, TraceFiles traces) {
+std::vector<TrafficClass> read_classes(const json& v, unsigned directions, TraceFiles traces) {
     try {
-        return classes_from_json(v, traces);
+        return link_classes_from_json(v, directions, traces);
     } catch (const ParamError& e) {
         throw std::invalid_argument(e.field() + ": " + e.message());
     }
@@ -194,7 +194,8 @@ void decode(const json& j, LinkState& s) {
         });
     if (s.directions == 1) s.link.b_to_a = s.link.a_to_b;
     s.link.classes.clear();
-    if (r.has("classes")) s.link.classes = read_classes(r.need("classes"), TraceFiles::name_only);
+    if (r.has("classes"))
+        s.link.classes = read_classes(r.need("classes"), s.directions, TraceFiles::name_only);
     s.applied = r.opt_bool("applied");
     s.ignored.reset();
     if (r.has("ignored")) s.ignored = names(r, "ignored");
@@ -257,7 +258,7 @@ void decode(const json& j, LinkUpdate& u) {
     u = {};
     const Reader r(j, "");
     u.class_name = r.opt_str("class");
-    if (r.has("classes")) u.classes = read_classes(r.need("classes"), TraceFiles::name_only);
+    if (r.has("classes")) u.classes = read_classes(r.need("classes"), 2, TraceFiles::name_only);
     auto take = [&](const std::string& where, const std::string& key, const json& v) {
         const LinkParamField* f = link_param_field(key);
         if (!f) return std::optional<FieldValue>();  // a later protocol's parameter

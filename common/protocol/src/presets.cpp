@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/classes_json.hpp"
 #include "linkem/link_params_json.hpp"
 #include "linkem/stats.hpp"
 
@@ -24,6 +25,7 @@ bool is_link_key(std::string_view key) {
 bool is_dir_key(std::string_view key) {
     return key == kDirectionKeys[0] || key == kDirectionKeys[1];
 }
+constexpr const char* kClassesKey = "classes";
 
 constexpr std::array<std::string_view, 6> kPresetKeys = {"id",          "name",   "category",
                                                          "description", "source", "link"};
@@ -57,10 +59,10 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
                 throw ParamError(key,
                                  "there is no port B (single-port mode has only a_to_b); "
                                  "remove b_to_a");
-        } else if (strict && !is_link_key(key)) {
+        } else if (strict && !is_link_key(key) && key != kClassesKey) {
             throw ParamError(key,
                              "unknown key; allowed: the link parameters (as in a config "
-                             "file, for both directions) and 'a_to_b', 'b_to_a'");
+                             "file, for both directions), 'a_to_b', 'b_to_a' and 'classes'");
         }
     }
     LinkConfig link;
@@ -80,7 +82,15 @@ LinkConfig read_link(const json& obj, unsigned directions, bool strict) {
         }
     }
     if (directions == 1) link.b_to_a = link.a_to_b;
+    // Its traffic classes: a ClassError names "classes[1].match.b_port".
+    if (obj.contains(kClassesKey))
+        link.classes = link_classes_from_json(obj[kClassesKey], directions);
     return link;
+}
+
+// "classes" beside the link's parameters, when it has some.
+void put_classes(json& out, const LinkConfig& link) {
+    if (!link.classes.empty()) out[kClassesKey] = classes_to_json(link.classes);
 }
 
 bool valid_id(const std::string& id) {
@@ -175,9 +185,12 @@ json presets_to_json(const std::vector<Preset>& presets) {
                         {"category", p.category},
                         {"description", p.description},
                         {"source", p.source},
-                        {"link",
-                         {{kDirectionKeys[0], to_json(p.link.a_to_b)},
-                          {kDirectionKeys[1], to_json(p.link.b_to_a)}}}});
+                        {"link", [&p] {
+                             json link = {{kDirectionKeys[0], to_json(p.link.a_to_b)},
+                                          {kDirectionKeys[1], to_json(p.link.b_to_a)}};
+                             put_classes(link, p.link);
+                             return link;
+                         }()}});
     return {{"presets", list}};
 }
 
@@ -191,9 +204,10 @@ json link_file_to_json(const LinkConfig& link, unsigned directions, const json& 
     json out = json::object();
     if (base.is_object())
         for (const auto& [key, value] : base.items())
-            if (!is_link_key(key) && !is_dir_key(key)) out[key] = value;
+            if (!is_link_key(key) && !is_dir_key(key) && key != kClassesKey) out[key] = value;
     out[kDirectionKeys[0]] = to_json(link.a_to_b);
     if (directions == 2) out[kDirectionKeys[1]] = to_json(link.b_to_a);
+    put_classes(out, link);
     return out;
 }
 

@@ -199,7 +199,9 @@ LinkConfig link_from_json(const json& j, TraceFiles traces) {
     link.b_to_a = j.contains(kDirectionKeys[1])
                       ? link_params_from_json(j[kDirectionKeys[1]], {}, traces)
                       : link.a_to_b;
-    if (j.contains("classes")) link.classes = classes_from_json(j["classes"], traces);
+    if (j.contains("classes"))
+        link.classes =
+            link_classes_from_json(j["classes"], j.contains(kDirectionKeys[1]) ? 2 : 1, traces);
     return link;
 }
 
@@ -324,7 +326,8 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
         }
     }
     LinkConfig next = current;
-    if (params.contains(kClassesKey)) next.classes = classes_from_json(params[kClassesKey], traces);
+    if (params.contains(kClassesKey))
+        next.classes = link_classes_from_json(params[kClassesKey], directions, traces);
     const std::string cls =
         params.contains(kClassKey) ? params[kClassKey].get<std::string>() : kDefaultClassName;
     if (cls == kDefaultClassName) {

@@ -74,9 +74,16 @@ void resolve_trace_files(nlohmann::json& link, const std::string& dir) {
         if (name.empty() || std::filesystem::path(name).is_absolute()) return;
         obj["trace_file"] = (std::filesystem::path(dir) / name).lexically_normal().string();
     };
-    resolve(link);
-    for (const char* d : kDirectionKeys)
-        if (link.is_object() && link.contains(d)) resolve(link[d]);
+    auto resolve_link = [&resolve](nlohmann::json& obj) {
+        resolve(obj);
+        for (const char* d : kDirectionKeys)
+            if (obj.is_object() && obj.contains(d)) resolve(obj[d]);
+    };
+    resolve_link(link);
+    // The traffic classes' own parameters, as the link's.
+    if (link.is_object() && link.contains("classes") && link["classes"].is_array())
+        for (nlohmann::json& c : link["classes"])
+            resolve_link(c);
 }
 
 }  // namespace linkem

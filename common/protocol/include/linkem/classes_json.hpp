@@ -35,6 +35,11 @@ nlohmann::json to_json(const ClassMatch& m);
 /// `b_to_a`. Trace files are read or only named as `traces` says (link_params_from_json).
 std::vector<TrafficClass> classes_from_json(const nlohmann::json& j,
                                             TraceFiles traces = TraceFiles::read);
+/// The `classes` of a link with `directions` directions (a config file, set_link, a link
+/// body): as classes_from_json, and in single-port mode (1) a class's `b_to_a` is refused
+/// (ClassError, key "b_to_a": there is no port B) and each class's b_to_a is its a_to_b.
+std::vector<TrafficClass> link_classes_from_json(const nlohmann::json& j, unsigned directions,
+                                                 TraceFiles traces = TraceFiles::read);
 /// One class of a list, `index` its place (for errors), checked alone (validate(c, index)).
 TrafficClass traffic_class_from_json(const nlohmann::json& j, std::size_t index,
                                      TraceFiles traces = TraceFiles::read);

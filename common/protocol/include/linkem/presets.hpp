@@ -13,7 +13,8 @@
 //       "description": "one line for the GUI's tooltip",
 //       "source": "where the figures come from (a tool's table, a paper, physics)",
 //       "link": {<link parameters for both directions, as in a config file>,
-//                "a_to_b": {<overrides for A->B>}, "b_to_a": {<overrides for B->A>}}},
+//                "a_to_b": {<overrides for A->B>}, "b_to_a": {<overrides for B->A>},
+//                "classes": [<traffic classes, optional: linkem/classes_json.hpp>]}},
 //      ...]}
 // Every preset is checked with link_params_from_json when loaded.
 #pragma once
@@ -48,15 +49,17 @@ std::vector<Preset> presets_from_json(const nlohmann::json& file);
 nlohmann::json presets_to_json(const std::vector<Preset>& presets);
 
 /// A link file's JSON (linkemd's --config format): the link parameters of both
-/// directions as "a_to_b"/"b_to_a" objects (every key; b_to_a only with two directions),
-/// on top of `base`'s other keys (port_a, lcores, ... are kept; top-level link keys of
-/// `base` are removed, since the objects now say everything).
+/// directions as "a_to_b"/"b_to_a" objects (every key; b_to_a only with two directions)
+/// and the link's "classes" (when it has some), on top of `base`'s other keys (port_a,
+/// lcores, ... are kept; top-level link keys and "classes" of `base` are removed, since the
+/// link now says everything).
 nlohmann::json link_file_to_json(const LinkConfig& link, unsigned directions,
                                  const nlohmann::json& base);
 /// The link parameters of a link (config) file: top-level link keys for both
-/// directions, a_to_b/b_to_a objects for one, on top of the defaults; keys that are not
-/// link parameters (port_a, lcores, burst, ...) are ignored. Throws ParamError with the
-/// dotted field ("b_to_a.jitter_us") when a link parameter is wrong.
+/// directions, a_to_b/b_to_a objects for one, on top of the defaults, and its "classes";
+/// keys that are not link parameters (port_a, lcores, burst, ...) are ignored. Throws
+/// ParamError with the dotted field ("b_to_a.jitter_us", "classes[1].match.b_port") when a
+/// link parameter or class is wrong.
 LinkConfig link_file_from_json(const nlohmann::json& file, unsigned directions);
 
 }  // namespace linkem

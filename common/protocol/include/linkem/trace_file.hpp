@@ -29,8 +29,9 @@ DeliveryTrace parse_delivery_trace(std::istream& in, const std::string& name);
 std::shared_ptr<const DeliveryTrace> read_delivery_trace(const std::string& path);
 
 /// In an object of link parameters as a file holds them (top-level keys, and "a_to_b" /
-/// "b_to_a" objects), makes each relative trace_file name relative to `dir` instead: the
-/// directory of the file that names it. Other values are left for the reader to refuse.
+/// "b_to_a" objects, and the same in each class of a "classes" list), makes each relative
+/// trace_file name relative to `dir` instead: the directory of the file that names it.
+/// Other values are left for the reader to refuse.
 void resolve_trace_files(nlohmann::json& link, const std::string& dir);
 
 }  // namespace linkem
