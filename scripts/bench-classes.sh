@@ -8,13 +8,17 @@
 # run in alternation, N rounds, and printed as the rate of each against `off` of its round.
 #
 #   scripts/bench-classes.sh [--linkemd PATH] [--rounds 3] [--duration 5] [--warmup 2]
-#                            [--out DIR] [--eal "RAW EAL ARGS"]
+#                            [--source pcap|null] [--out DIR] [--eal "RAW EAL ARGS"]
 #
-# Port A is net_pcap replaying a capture of 4096 frames (4096 flows: A's address 10.1.x.y,
-# source port 1024 + i, B's port one of 5060, 22, 80, 443, 5201, 9000) from memory without
-# end (infinite_rx), port B net_null without receive (no-rx=1): one direction, a to b, on
-# the lcore. Rates: packets_out of a_to_b from linkemd's --stats-json counter deltas after
-# the warm-up. Needs root (DPDK EAL), no hugepages, no NIC.
+# --source pcap (default): port A is net_pcap replaying a capture of 4096 IPv4/UDP frames
+# (4096 flows: A's address 10.1.x.y, source port 1024 + i, B's port one of 5060, 22, 80, 443,
+# 5201, 9000) from memory without end (infinite_rx), so every frame goes through the rte_acl
+# lookup; net_pcap copies each frame into its mbuf, which costs the forwarding rate too.
+# --source null: port A is net_null, whose frames are all zero bytes (EtherType 0, no IP
+# header): only the classifier's parse and its non-IP path run. Port B is net_null without
+# receive (no-rx=1): one direction, a to b, on the lcore. Rates: packets_out of a_to_b from
+# linkemd's --stats-json counter deltas after the warm-up. Needs root (DPDK EAL), no
+# hugepages, no NIC.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -25,6 +29,7 @@ DURATION=5
 WARMUP=2
 OUT=""
 EAL=""
+SOURCE=pcap
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --linkemd) LINKEMD=$2; shift 2 ;;
@@ -33,7 +38,8 @@ while [[ $# -gt 0 ]]; do
         --warmup) WARMUP=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         --eal) EAL=$2; shift 2 ;;
-        -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+        --source) SOURCE=$2; shift 2 ;;
+        -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "bench-classes.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -44,6 +50,10 @@ if [[ -z "$LINKEMD" ]]; then
 fi
 [[ -x "$LINKEMD" ]] || { echo "bench-classes.sh: no linkemd (build it, or --linkemd PATH)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "bench-classes.sh: needs root (DPDK EAL)" >&2; exit 2; }
+case "$SOURCE" in
+    pcap | null) ;;
+    *) echo "bench-classes.sh: --source '$SOURCE': allowed pcap or null" >&2; exit 2 ;;
+esac
 [[ -n "$OUT" ]] || OUT=$(mktemp -d /tmp/linkem-bench-classes.XXXXXX)
 mkdir -p "$OUT"
 
@@ -67,7 +77,7 @@ with open(out + "/udp64.pcap", "wb") as f:
         frame = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + bytes(ip) + udp
         f.write(struct.pack("<IIII", 0, i, len(frame), len(frame)) + frame)
 link = {"strategy": "correlated", "mean_delay_us": 10000, "jitter_us": 3000,
-        "limiter": "spacer", "rate_bps": 1e12, "spacer_limit_bytes": 1 << 40}
+        "limiter": "spacer", "rate_bps": 1e12, "spacer_limit_bytes": 1 << 36}
 # 16 classes on protocol + B's port; a third of the frames (ports 5060, 22) land in two of them.
 c16 = [{"name": "c%d" % k, "match": {"protocol": "udp", "b_port": [5060, 22][k] if k < 2 else 7000 + k},
         "mean_delay_us": 10000, "jitter_us": 3000} for k in range(16)]
@@ -82,14 +92,19 @@ for name, classes in (("off", []), ("16", c16), ("256", c256)):
 EOF
 
 run_one() {  # CONFIG ROUND
-    local cfg=$1 round=$2 log="$OUT/$1-$2.log"
-    timeout -s TERM $((DURATION + WARMUP + 20)) "$LINKEMD" --no-control \
-        --port-a "net_pcap0,rx_pcap=$OUT/udp64.pcap,infinite_rx=1" --port-b "net_null0,no-rx=1" \
+    local cfg=$1 round=$2 log="$OUT/$1-$2.log" port_a="net_null0"
+    [[ $SOURCE == pcap ]] && port_a="net_pcap0,rx_pcap=$OUT/udp64.pcap,infinite_rx=1"
+    timeout -s TERM $((DURATION + WARMUP + 80)) "$LINKEMD" --no-control \
+        --port-a "$port_a" --port-b "net_null1,no-rx=1" \
         --workers shared --mbufs 1048576 --config "$OUT/$cfg.json" \
         --stats-json --stats-interval 1s -- --file-prefix "linkem-bench-classes-$$" $EAL \
         >"$log" 2>&1 &
-    local pid=$!
-    sleep $((DURATION + WARMUP + 3))
+    local pid=$! want=$((WARMUP + DURATION + 1)) waited=0
+    # Until the stats lines cover the warm-up and the measurement (start-up takes seconds).
+    while kill -0 "$pid" 2>/dev/null && [[ $(grep -c '^{' "$log") -lt $want && $waited -lt 600 ]]; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
     kill -TERM "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     "$PY" - "$log" "$WARMUP" "$cfg" "$round" <<'EOF' >>"$OUT/results.jsonl"
@@ -115,7 +130,7 @@ EOF
 }
 
 : >"$OUT/results.jsonl"
-echo "linkemd: $LINKEMD; logs in $OUT"
+echo "linkemd: $LINKEMD; source $SOURCE; logs in $OUT"
 for r in $(seq "$ROUNDS"); do
     for cfg in off 16 256; do run_one "$cfg" "$r"; done
 done

@@ -47,6 +47,7 @@ class EalEnvironment : public ::testing::Environment {
 };
 
 struct Agreement {
+    std::size_t port_tables = 0;  // lists classified by the port table
     std::size_t packets = 0, in_a_class = 0, cut = 0, not_ip = 0;
     std::set<int> classes_hit;
 };
@@ -97,6 +98,7 @@ void agree(Random& r, const Pools& pools, const std::vector<TrafficClass>& class
            Agreement& a) {
     const Classifier portable(classes);
     const AclClassifier acl(classes);
+    a.port_tables += acl.uses_port_table();
     for (std::size_t done = 0; done < n;) {
         const int direction = static_cast<int>(r.below(2));
         std::vector<Sample> burst(std::min<std::size_t>(1 + r.below(100), n - done));
@@ -162,6 +164,7 @@ TEST(AclClassifier, ListsOfAFewKeysAgree) {
          [](ClassMatch& m) {
              m = ClassMatch{.protocol = m.protocol, .a_port = m.a_port, .b_port = m.b_port};
          }},
+        {"ports", [](ClassMatch& m) { m = ClassMatch{.a_port = m.a_port, .b_port = m.b_port}; }},
         {"B's net", [](ClassMatch& m) { m = ClassMatch{.b_net = m.b_net}; }},
         {"A's net and B's port",
          [](ClassMatch& m) { m = ClassMatch{.a_net = m.a_net, .b_port = m.b_port}; }},
@@ -183,6 +186,10 @@ TEST(AclClassifier, ListsOfAFewKeysAgree) {
             agree(r, pools, classes, 3'000, a);
         }
         EXPECT_GT(a.in_a_class, a.packets / 4);
+        // Lists of protocols and ports take the port table (at most 64 match objects).
+        if (std::string_view(what).find("ports") != std::string_view::npos ||
+            std::string_view(what) == "protocol")
+            EXPECT_GT(a.port_tables, 0u);
     }
 }
 

@@ -1239,7 +1239,8 @@ TEST(DataplaneClasses, EachFlowGetsItsClass) {
         d_fast.push_back(p.delay_ms());
     std::printf("median delay: default %.3f ms (2 ms), pass %.3f ms\n", quantile(d_plain, 0.5),
                 quantile(d_fast, 0.5));
-    TIMING_BOUND_OR_SKIP("the classes' median delays", dist.reason(0.02, Disturbance::Bound::centre));
+    TIMING_BOUND_OR_SKIP("the classes' median delays",
+                         dist.reason(0.02, Disturbance::Bound::centre));
     EXPECT_LT(quantile(d_plain, 0.5), 3.0);
     EXPECT_LT(quantile(d_fast, 0.5), 1.0);
 }
@@ -1325,15 +1326,71 @@ TEST(DataplaneClasses, SharedLinkLimiterKeepsTheRateForAll) {
     const double link_ns = 1004 * 8 / 40e6 * 1e9;  // a 1000-byte frame with its FCS
     const double took = static_cast<double>(last_out - first_sent);
     const double least = static_cast<double>(f0.count + f1.count - 1) * link_ns;
-    std::printf("3000 frames of two classes through one 40 Mbit/s spacer in %.1f ms (the link's "
-                "time for them: %.1f ms)\n",
-                took / 1e6, least / 1e6);
+    std::printf(
+        "3000 frames of two classes through one 40 Mbit/s spacer in %.1f ms (the link's "
+        "time for them: %.1f ms)\n",
+        took / 1e6, least / 1e6);
     EXPECT_GE(took, least - 2000);
     EXPECT_EQ(early(f1, 5.0), 0u);
     EXPECT_EQ(test::pool_check(dp), "");
     TIMING_BOUND_OR_SKIP("two classes share one spacer's rate to 0.5 %",
                          dist.reason(0.002, Disturbance::Bound::centre));
     EXPECT_LE(took, 1.005 * (least + link_ns) + 5e6);
+}
+
+// With several workers a class's own spacer is one link for all of them, as default's is.
+TEST(DataplaneClasses, WorkersShareAClassSpacer) {
+    constexpr unsigned kWorkers = 3;
+    VirtualPort a(*g_eal, "wcs", 8192, 16383, VirtualPort::FramePool::rx_queue, kWorkers);
+    DataplaneConfig cfg;
+    cfg.port_a = a.name();
+    cfg.workers = Workers{false, kWorkers};
+    cfg.mbufs = 16384 * kWorkers;
+    cfg.hold_mbufs = g_hold_mbufs;
+    TrafficClass bulk = ethertype_class("bulk", 0x88B6, ClassAction::emulate, 0);
+    for (unsigned k = 0; k < 2; ++k) {
+        LinkParams& p = bulk.link.direction(k);
+        p.limiter = Limiter::spacer;
+        p.rate_bps = 40e6;
+        p.spacer_limit_bytes = std::uint64_t{64} << 20;
+    }
+    cfg.link.classes = {bulk};
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    Disturbance dist(dp);
+    std::vector<std::unique_ptr<Flow>> flows;
+    std::vector<Flow*> fs;
+    for (int i = 0; i < 12; ++i) {
+        flows.push_back(std::make_unique<Flow>(&a, &a, 250, 1e9, 1000));  // all at once
+        flows.back()->ethertype = 0x88B6;
+        fs.push_back(flows.back().get());
+    }
+    const Gaps gaps = run_flows(fs, 2000 * kNsPerMs, {}, &dp);
+    dist.finish(gaps);
+    dp.stop();
+    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
+    std::uint64_t frames = 0;
+    for (const Flow* f : fs) {
+        ASSERT_EQ(f->got.size(), f->count) << "flow " << f->tag;
+        EXPECT_TRUE(in_order(f->got));
+        frames += f->got.size();
+        for (const Probe& pr : f->got) {
+            first_sent = std::min(first_sent, pr.sent);
+            last_out = std::max(last_out, pr.received);
+        }
+    }
+    const double link_ns = 1004 * 8 / 40e6 * 1e9;
+    const double took = static_cast<double>(last_out - first_sent);
+    const double least = static_cast<double>(frames - 1) * link_ns;
+    std::printf(
+        "%llu frames of one class on %u workers through its 40 Mbit/s spacer in %.1f ms "
+        "(the link's time for them: %.1f ms)\n",
+        static_cast<unsigned long long>(frames), kWorkers, took / 1e6, least / 1e6);
+    EXPECT_GE(took, least - 2000);
+    const DataplaneStats s = dp.stats();
+    ASSERT_EQ(s.classes.size(), 2u);
+    EXPECT_EQ(s.classes[1].dir[0].packets_out, frames);
+    EXPECT_EQ(test::pool_check(dp), "");
 }
 
 // A bad class list is refused with the class and key named, and nothing changes.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -233,8 +234,54 @@ struct AclClassifier::Chunk {
     unsigned count[2];
 };
 
+std::unique_ptr<AclClassifier::PortTable> AclClassifier::make_port_table(
+    const std::vector<TrafficClass>& classes) {
+    std::vector<std::pair<ClassId, const ClassMatch*>> matches;
+    for (std::size_t i = 0; i < classes.size(); ++i)
+        for (const ClassMatch& m : classes[i].match) {
+            if (m.ethertype || m.a_net || m.b_net || m.vlan || m.dscp) return nullptr;
+            matches.emplace_back(static_cast<ClassId>(i + 1), &m);
+        }
+    if (matches.empty() || matches.size() > 64) return nullptr;
+    auto t = std::make_unique<PortTable>();
+    for (std::size_t j = 0; j < matches.size(); ++j) {
+        const ClassMatch& m = *matches[j].second;
+        const std::uint64_t bit = std::uint64_t{1} << j;
+        t->id.push_back(matches[j].first);
+        for (unsigned p = 0; p < 256; ++p)
+            if (!m.protocol || *m.protocol == p) t->proto[p] |= bit;
+        if (m.a_port || m.b_port) t->needs_ports |= bit;
+    }
+    for (unsigned side = 0; side < 2; ++side) {
+        auto range_of = [side](const ClassMatch& m) { return side == 0 ? m.a_port : m.b_port; };
+        std::vector<std::uint32_t> starts = {0};  // where an interval of equal masks begins
+        for (const auto& [id, m] : matches)
+            if (const auto r = range_of(*m)) {
+                starts.push_back(r->lo);
+                starts.push_back(std::uint32_t{r->hi} + 1);
+            }
+        std::sort(starts.begin(), starts.end());
+        starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+        if (starts.back() == 65536) starts.pop_back();
+        t->interval[side].resize(65536);
+        t->mask[side].resize(starts.size());
+        for (std::size_t k = 0; k < starts.size(); ++k) {
+            const std::uint32_t lo = starts[k];
+            const std::uint32_t end = k + 1 < starts.size() ? starts[k + 1] : 65536;
+            for (std::uint32_t port = lo; port < end; ++port)
+                t->interval[side][port] = static_cast<std::uint8_t>(k);
+            for (std::size_t j = 0; j < matches.size(); ++j) {
+                const auto r = range_of(*matches[j].second);
+                if (!r || (r->lo <= lo && lo <= r->hi)) t->mask[side][k] |= std::uint64_t{1} << j;
+            }
+        }
+    }
+    return t;
+}
+
 AclClassifier::AclClassifier(const std::vector<TrafficClass>& classes) : classes_(classes.size()) {
     validate(classes);
+    ports_ = make_port_table(classes);
     std::vector<AclRule> rules[2];
     const IpFamily families[2] = {IpFamily::ipv4, IpFamily::ipv6};
     for (std::size_t i = 0; i < classes.size(); ++i) {
@@ -291,6 +338,19 @@ void AclClassifier::classify_burst(const std::uint8_t* const* frames, const std:
         for (unsigned i = 0; i < m; ++i) {
             std::uint32_t word;
             const unsigned kind = parse(frames[base + i], lengths[base + i], dir, c.in[i], word);
+            if (kind != kL2 && ports_) {
+                const PortTable& t = *ports_;
+                const AclInput& in = c.in[i];
+                std::uint64_t m = t.proto[in.proto];
+                if (in.flags & kHasPorts)
+                    m &= t.mask[0][t.interval[0][read16(in.a_port)]] &
+                         t.mask[1][t.interval[1][read16(in.b_port)]];
+                else
+                    m &= ~t.needs_ports;
+                out[base + i] =
+                    m ? t.id[static_cast<unsigned>(std::countr_zero(m))] : kDefaultClass;
+                continue;
+            }
             if (kind != kL2) {
                 const unsigned k = c.count[kind]++;
                 c.data[kind][k] = &c.in[i].proto;

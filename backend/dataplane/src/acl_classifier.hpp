@@ -28,6 +28,7 @@
 // destructor (rte_acl_free) never runs on a lane and no burst sees a context freed under it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -67,6 +68,8 @@ class AclClassifier {
     std::size_t ipv4_rules() const { return rules_[0]; }
     std::size_t ipv6_rules() const { return rules_[1]; }
     std::size_t l2_rules() const { return l2_.size(); }
+    /// Whether IP frames are classified by the port table instead of rte_acl (see PortTable).
+    bool uses_port_table() const { return ports_ != nullptr; }
 
     /// One match object without IP keys: holds when (word & mask) == value, word being
     /// ethertype << 16 | has_ethertype << 15 | tagged << 12 | vlan id.
@@ -75,14 +78,29 @@ class AclClassifier {
         ClassId id = kDefaultClass;
     };
 
+    /// The lists most classes come in: at most 64 match objects, each with no key but
+    /// `protocol`, `a_port` and `b_port`. An IP frame's class is then a few table lookups
+    /// instead of an rte_acl trie walk: a bit per match object, set in the mask of the frame's
+    /// protocol, of the interval its A port falls in and of its B port's; the lowest bit left
+    /// is the first match object that holds (they are in class order).
+    struct PortTable {
+        std::array<std::uint64_t, 256> proto{};  // match objects whose protocol key admits it
+        std::uint64_t needs_ports = 0;           // match objects with a port key
+        std::array<std::vector<std::uint8_t>, 2> interval;  // [side] port -> its interval
+        std::array<std::vector<std::uint64_t>, 2> mask;     // [side] interval -> match objects
+        std::vector<ClassId> id;                            // match object -> its class
+    };
+
   private:
     struct Chunk;
     void classify_chunk(Chunk& c, ClassId* out) const;
+    static std::unique_ptr<PortTable> make_port_table(const std::vector<TrafficClass>& classes);
 
     std::size_t classes_ = 0;
     rte_acl_ctx* ctx_[2] = {nullptr, nullptr};  // [0] IPv4, [1] IPv6; null: no rules
     std::size_t rules_[2] = {0, 0};
     std::vector<L2Rule> l2_;
+    std::unique_ptr<PortTable> ports_;  // null: rte_acl
 };
 
 }  // namespace linkem::dp

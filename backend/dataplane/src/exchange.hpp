@@ -74,8 +74,7 @@ inline void release(Lane& d, HeldPacket p) {
 }
 
 // Hands n received packets to `emu` (the lane's Emulator, or its class's).
-inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16_t n,
-                        TimeNs now) {
+inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
     LINKEM_STAGE_START(t_exchange);
     HeldPacket held[kMaxBurst];
     std::uint16_t k = 0;
@@ -135,8 +134,7 @@ inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16
 }
 
 // Drains up to max due packets of `emu` as mbufs ready to transmit.
-inline std::size_t drain(Lane& d, MbufEmulator& emu, TimeNs now, rte_mbuf** out,
-                         std::size_t max) {
+inline std::size_t drain(Lane& d, MbufEmulator& emu, TimeNs now, rte_mbuf** out, std::size_t max) {
     HeldPacket held[kMaxBurst];
     if (!d.exchange) {
         LINKEM_STAGE_START(t_drain);

@@ -134,10 +134,10 @@ struct alignas(64) Lane {
     // Traffic classes (owner: the lane's lcore, from the adopted block; slot_emu and
     // slot_samples are made by the control thread, see ClassBlock above).
     alignas(64) const AclClassifier* classifier = nullptr;
-    unsigned slots = 0;  // slots 1 .. slots may hold packets
-    std::array<ClassAction, kSlots> action{};      // by ClassId
-    std::array<std::uint8_t, kSlots> slot_of{};    // by ClassId
-    SharedLink* link = nullptr;                    // the direction's shared limiter
+    unsigned slots = 0;                          // slots 1 .. slots may hold packets
+    std::array<ClassAction, kSlots> action{};    // by ClassId
+    std::array<std::uint8_t, kSlots> slot_of{};  // by ClassId
+    SharedLink* link = nullptr;                  // the direction's shared limiter
     std::array<std::unique_ptr<MbufEmulator>, kSlots> slot_emu;  // [0] unused: emu
     std::array<std::unique_ptr<SpscRing<DelaySample>>, kSlots> slot_samples;
     struct PlainCounts {  // pass and drop classes' packets, by slot
@@ -184,8 +184,8 @@ struct alignas(64) Lane {
 };
 
 // Adds c's counters to s (sums; the rate estimates summed; the correlation weight s's).
-// merge_into: adds x's counters and statistics to m (a direction's workers, or a lane's classes): sums,
-// the delay and lateness statistics merged, the oldest generation. The correlation weight
+// merge_into: adds x's counters and statistics to m (a direction's workers, or a lane's classes):
+// sums, the delay and lateness statistics merged, the oldest generation. The correlation weight
 // stays m's (merge_reports averages it over workers).
 inline void add_counters(CounterSnapshot& s, const CounterSnapshot& c) {
     s.packets_in += c.packets_in;
@@ -259,7 +259,8 @@ inline IntervalReport take_class_report(Lane& d, TimeNs now) {
 // The lanes of a direction report at the same instants (the multiples of kReportPeriod), so
 // that their reports cover the same intervals and add up.
 [[gnu::noinline, gnu::cold]] inline void report(Lane& d, TimeNs now) {
-    const IntervalReport r = d.slots ? take_class_report(d, now) : d.emu->take_report(now, d.adopted);
+    const IntervalReport r =
+        d.slots ? take_class_report(d, now) : d.emu->take_report(now, d.adopted);
     // The first report only starts the first interval.
     if (d.next_report != 0 && !d.reports->try_push(r))
         d.reports_dropped.fetch_add(1, std::memory_order_relaxed);

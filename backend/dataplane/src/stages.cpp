@@ -68,11 +68,11 @@ inline void drain_to_port(Lane& d, TimeNs now) {
 
 // Packets whose class passes them: out at once, behind what the TX queue has not taken yet
 // (in order with it); what finds no room there is freed and counted as the class's drops.
-[[gnu::noinline]] void send_passed(Lane& d, rte_mbuf** pkts, const std::uint8_t* slot,
-                                   unsigned n) {
+[[gnu::noinline]] void send_passed(Lane& d, rte_mbuf** pkts, const std::uint8_t* slot, unsigned n) {
     unsigned sent = 0;
     if (flush_pending(d)) {
-        const std::uint16_t s = rte_eth_tx_burst(d.tx_port, d.queue, pkts, static_cast<std::uint16_t>(n));
+        const std::uint16_t s =
+            rte_eth_tx_burst(d.tx_port, d.queue, pkts, static_cast<std::uint16_t>(n));
         count_sent(d, s);
         sent = s;
     } else if (d.pend_head != 0) {
