@@ -154,7 +154,7 @@ QList<QXYSeries*> DelayChart::parts(const QString& part) const {
 DelayChart::Points DelayChart::points(const RedrawFrame& f, int d, std::int64_t a,
                                       std::int64_t b) const {
     Points P;
-    const ChartStore::Direction& R = f.store->dir(d);
+    const ChartStore::Direction& R = f.store->shown(d);
     R.actual_cols.visit(
         a, b, [&](std::int64_t t, float v) { P.samples.push_back(QPointF(f.seconds(t), v)); });
     R.measured_cols.visit(
@@ -217,7 +217,7 @@ void DelayChart::drawAll(const RedrawFrame& f) {
     };
     for (int d = 0; d < 2; ++d) {
         if (!shown(f, d)) continue;
-        const ChartStore::Direction& R = f.store->dir(d);
+        const ChartStore::Direction& R = f.store->shown(d);
         P[d][kBody] = points(f, d, f.lo, f.split - 1);
         P[d][kHead] = points(f, d, f.split, f.hi);
         // Target and band: a step function over the targets in force.
