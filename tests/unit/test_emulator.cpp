@@ -546,11 +546,12 @@ TEST(Emulator, DrainViewReturnsWhatDrainReturns) {
 TEST(Emulator, SnapshotJsonHasEveryCounter) {
     Emulator<Packet> e;
     const nlohmann::json j = to_json(e.snapshot());
-    for (const char* k : {"packets_in", "bytes_in", "packets_out", "bytes_out", "drops_loss",
-                          "drops_policer", "drops_spacer", "drops_buffer_full", "delays_clamped",
-                          "waited", "in_flight", "alpha", "rate_pps", "rate_intervals"})
+    for (const char* k :
+         {"packets_in", "bytes_in", "packets_out", "bytes_out", "drops_loss", "drops_policer",
+          "drops_spacer", "drops_buffer_full", "drops_class", "delays_clamped", "waited",
+          "in_flight", "alpha", "rate_pps", "rate_intervals"})
         EXPECT_TRUE(j.contains(k)) << k;
-    EXPECT_EQ(j.size(), 14u);
+    EXPECT_EQ(j.size(), 15u);
 }
 
 }  // namespace

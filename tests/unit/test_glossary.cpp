@@ -117,10 +117,11 @@ std::set<std::string> protocol_keys() {
     stats.stats.dir[0].traffic.present = true;
     stats.stats.dir[0].traffic.delay.add(5);
     stats.scenario = proto::ScenarioPosition{};
+    stats.stats.classes.push_back(ClassStats{"default", ClassAction::emulate, {}});
     keys_of(proto::to_json(stats), keys);
     proto::DelayMessage delay;
     DirectionDelay& d = delay.dir[0];
-    d.samples.push_back({1, 2, 3, 4});
+    d.samples.push_back({1, 2, 3, 4, 1});  // class_id: with traffic classes
     d.delay.add(5);
     d.delay.add(7);
     d.lateness.add(1);
@@ -147,6 +148,10 @@ std::set<std::string> protocol_keys() {
     keys_of(proto::to_json(scenario), keys);
     // what clients send
     keys_of(proto::to_json(proto::HelloParams{"linkemctl"}), keys);
+    proto::LinkUpdate update;
+    update.class_name = "voip";
+    update.classes = std::vector<TrafficClass>{};
+    keys_of(proto::to_json(update), keys);
     keys_of(proto::to_json(proto::LoadScenario{full_scenario(), "/x.json", "step-response"}), keys);
     keys_of(proto::to_json(proto::ScenarioPositionParams{1.0}), keys);
     keys_of(proto::to_json(proto::TrafficUpdate::whole(TrafficConfig{})), keys);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "json_read.hpp"
+#include "linkem/classes_json.hpp"
 #include "linkem/scenario_file.hpp"
 #include "linkem/telemetry_json.hpp"
 #include "linkem/traffic_json.hpp"
@@ -48,6 +49,16 @@ void put(json& j, const char* key, const auto& v) {
     if (v) j[key] = *v;
 }
 
+/// A `classes` list, its ClassError (field "classes[1].match.b_port") as the decoders'
+/// std::invalid_argument.
+std::vector<TrafficClass> read_classes(const json& v, TraceFiles traces) {
+    try {
+        return classes_from_json(v, traces);
+    } catch (const ParamError& e) {
+        throw std::invalid_argument(e.field() + ": " + e.message());
+    }
+}
+
 }  // namespace
 
 // --------------------------------------------------------------------------------- hello
@@ -78,11 +89,8 @@ const std::string kCapSave(name(Method::save_config)), kCapLoad(name(Method::loa
     kCapShutdown(name(Method::shutdown));
 
 json capabilities_json(const Capabilities& c) {
-    return {{kCapSave, c.save_config},
-            {kCapLoad, c.load_config},
-            {kCapShutdown, c.shutdown},
-            {"traffic", c.traffic},
-            {"scenario", c.scenario}};
+    return {{kCapSave, c.save_config}, {kCapLoad, c.load_config}, {kCapShutdown, c.shutdown},
+            {"traffic", c.traffic},    {"scenario", c.scenario},  {"classes", c.classes}};
 }
 
 }  // namespace
@@ -162,12 +170,14 @@ void decode(const json& j, Hello& h) {
         k.shutdown = c->opt_bool(kCapShutdown.c_str()).value_or(false);
         k.traffic = c->opt_bool("traffic").value_or(false);
         k.scenario = c->opt_bool("scenario").value_or(false);
+        k.classes = c->opt_bool("classes").value_or(false);
     }
 }
 
 // ------------------------------------------------------------------------------ the link
 json to_json(const LinkState& s) {
     json j = link_to_json(s.link, s.directions);
+    j["classes"] = classes_to_json(s.link.classes);  // [] without classes
     j["params_generation"] = s.params_generation;
     put(j, "applied", s.applied);
     put(j, "ignored", s.ignored);
@@ -183,6 +193,8 @@ void decode(const json& j, LinkState& s) {
             return link_params_from_json(r.need(kDirectionKeys[d]), {}, TraceFiles::name_only);
         });
     if (s.directions == 1) s.link.b_to_a = s.link.a_to_b;
+    s.link.classes.clear();
+    if (r.has("classes")) s.link.classes = read_classes(r.need("classes"), TraceFiles::name_only);
     s.applied = r.opt_bool("applied");
     s.ignored.reset();
     if (r.has("ignored")) s.ignored = names(r, "ignored");
@@ -236,12 +248,16 @@ json to_json(const LinkUpdate& u) {
             own[key] = linkem::to_json(v);
         j[kDirectionKeys[d]] = std::move(own);
     }
+    if (u.classes) j["classes"] = classes_to_json(*u.classes);
+    if (u.class_name) j["class"] = *u.class_name;
     return j;
 }
 
 void decode(const json& j, LinkUpdate& u) {
     u = {};
     const Reader r(j, "");
+    u.class_name = r.opt_str("class");
+    if (r.has("classes")) u.classes = read_classes(r.need("classes"), TraceFiles::name_only);
     auto take = [&](const std::string& where, const std::string& key, const json& v) {
         const LinkParamField* f = link_param_field(key);
         if (!f) return std::optional<FieldValue>();  // a later protocol's parameter
@@ -253,6 +269,8 @@ void decode(const json& j, LinkUpdate& u) {
             const Reader own(v, key + ".");
             for (const auto& [k, x] : v.items())
                 if (auto fv = take(key, k, x)) u.dir[static_cast<std::size_t>(d)][k] = *fv;
+        } else if (key == "class" || key == "classes") {
+            continue;
         } else if (auto fv = take("", key, v)) {
             u.both[key] = *fv;
         }
@@ -455,8 +473,13 @@ void decode(const json& j, StatsMessage& m) {
 
 json to_json(const DelayMessage& m) {
     json body = json::object();
+    // class_id in both directions when any sample of the message has one (a link with
+    // classes); a message of default's samples only reads as before classes.
+    bool class_ids = false;
     for (unsigned d = 0; d < m.directions && d < 2; ++d)
-        body[kDirectionKeys[d]] = linkem::to_json(m.dir[d]);
+        class_ids = class_ids || has_class_ids(m.dir[d]);
+    for (unsigned d = 0; d < m.directions && d < 2; ++d)
+        body[kDirectionKeys[d]] = linkem::to_json(m.dir[d], class_ids);
     return with_header(std::move(body), m.header);
 }
 

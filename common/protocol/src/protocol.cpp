@@ -1,7 +1,10 @@
 #include "linkem/protocol.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
+
+#include "linkem/classes_json.hpp"
 
 namespace linkem::proto {
 
@@ -186,22 +189,121 @@ Reply parse_reply(std::string_view body) {
 json link_to_json(const LinkConfig& link, unsigned directions) {
     json j = {{kDirectionKeys[0], to_json(link.a_to_b)}};
     if (directions == 2) j[kDirectionKeys[1]] = to_json(link.b_to_a);
+    if (!link.classes.empty()) j["classes"] = classes_to_json(link.classes);
     return j;
 }
 
-LinkConfig link_from_json(const json& j) {
+LinkConfig link_from_json(const json& j, TraceFiles traces) {
     LinkConfig link;
-    link.a_to_b = link_params_from_json(j.at(kDirectionKeys[0]));
-    link.b_to_a =
-        j.contains(kDirectionKeys[1]) ? link_params_from_json(j[kDirectionKeys[1]]) : link.a_to_b;
+    link.a_to_b = link_params_from_json(j.at(kDirectionKeys[0]), {}, traces);
+    link.b_to_a = j.contains(kDirectionKeys[1])
+                      ? link_params_from_json(j[kDirectionKeys[1]], {}, traces)
+                      : link.a_to_b;
+    if (j.contains("classes")) link.classes = classes_from_json(j["classes"], traces);
     return link;
 }
 
-LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsigned directions) {
+namespace {
+
+constexpr const char* kClassKey = "class";
+constexpr const char* kClassesKey = "classes";
+
+// The names of a link's classes, `default` first: "default, voip, ssh".
+std::string class_names(const std::vector<TrafficClass>& classes) {
+    std::string s = kDefaultClassName;
+    for (const TrafficClass& c : classes)
+        s += ", " + c.name;
+    return s;
+}
+
+// The link keys of set_link's params, as dotted paths ("mean_delay_us", "a_to_b.jitter_us"),
+// in the order they are given.
+std::vector<std::string> link_key_paths(const json& params) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : params.items()) {
+        if (direction_of_key(key) >= 0) {
+            for (const auto& [k, v] : value.items())
+                out.push_back(key + "." + k);
+        } else if (link_param_field(key)) {
+            out.push_back(key);
+        }
+    }
+    return out;
+}
+
+std::string leaf(const std::string& path) {
+    const std::size_t dot = path.rfind('.');
+    return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+// Applies the link keys of `params` to the parameters of `link`'s directions: top-level keys
+// for both, a direction's object for one; a bad key throws ParamError named by direction.
+void apply_keys(const json& params, const LinkConfig& from, LinkConfig& to, unsigned directions,
+                TraceFiles traces) {
+    for (unsigned d = 0; d < directions; ++d) {
+        const char* name = kDirectionKeys[d];
+        try {
+            to.direction(d) =
+                link_params_from_json(layered_link_keys({&params}, d), from.direction(d), traces);
+        } catch (const ParamError& e) {
+            throw ParamError(std::string(name) + (e.field().empty() ? "" : "." + e.field()),
+                             e.message());
+        }
+    }
+    if (directions < 2) to.b_to_a = to.a_to_b;
+}
+
+// The keys of set_link's `class` update on class `c` (index `i`): refused for a pass or drop
+// class, and for a class sharing the link's limiter its limiter keys (`"limiter": "link"`
+// alone, which it already does, is allowed). `"limiter": "link"` on a class with a limiter
+// of its own makes it share the link's: its limiter keys go back to their defaults.
+void apply_class_keys(json params, TrafficClass& c, unsigned directions, TraceFiles traces) {
+    const std::vector<std::string> keys = link_key_paths(params);
+    if (keys.empty()) return;
+    if (c.action != ClassAction::emulate)
+        throw ParamError(keys.front(), "class '" + c.name + "' has action '" +
+                                           std::string(to_string(c.action)) +
+                                           "', which takes no link parameters; allowed only "
+                                           "for a class with action 'emulate'");
+    const bool to_share = params.contains("limiter") && params["limiter"] == "link";
+    for (const char* dir : kDirectionKeys)
+        if (params.contains(dir) && params[dir].contains("limiter") &&
+            params[dir]["limiter"] == "link")
+            throw ParamError(std::string(dir) + ".limiter",
+                             "'link' (share the link's limiter) is allowed at the top level "
+                             "only, for both directions");
+    if (to_share) params.erase("limiter");
+    const bool shares = c.shares_link_limiter || to_share;
+    if (shares)
+        for (const std::string& k : link_key_paths(params))
+            if (is_limiter_key(leaf(k)))
+                throw ParamError(k, "class '" + c.name +
+                                        "' shares the link's limiter ('limiter': 'link'); "
+                                        "allowed: its own limiter keys left out");
+    LinkConfig link = c.link;
+    if (to_share && !c.shares_link_limiter)
+        for (unsigned d = 0; d < 2; ++d)
+            for (const LinkParamField& f : link_param_fields())
+                if (is_limiter_key(f.key)) f.set(link.direction(d), f.get(LinkParams{}));
+    apply_keys(params, link, link, directions, traces);
+    c.link = std::move(link);
+    c.shares_link_limiter = shares;
+}
+
+}  // namespace
+
+LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsigned directions,
+                             TraceFiles traces) {
     if (!params.is_object())
         throw ParamError("params", "expected an object of link parameters, got " +
                                        std::string(params.type_name()));
     for (const auto& [key, value] : params.items()) {
+        if (key == kClassKey) {
+            if (!value.is_string())
+                throw ParamError(key, "expected a class name (a string), got " + value.dump());
+            continue;
+        }
+        if (key == kClassesKey) continue;  // classes_from_json checks it
         if (direction_of_key(key) >= 0) {
             if (!value.is_object())
                 throw ParamError(key, "expected an object of link parameters, got " +
@@ -217,21 +319,25 @@ LinkConfig apply_link_update(const json& params, const LinkConfig& current, unsi
             for (const LinkParamField& f : link_param_fields())
                 known += (known.empty() ? "" : ", ") + f.key;
             throw ParamError(key, "unknown parameter; known: the link parameters (" + known +
-                                      ") and 'a_to_b', 'b_to_a' objects of them");
+                                      "), 'a_to_b', 'b_to_a' objects of them, 'class' and "
+                                      "'classes'");
         }
     }
     LinkConfig next = current;
-    for (unsigned d = 0; d < directions; ++d) {
-        const char* name = kDirectionKeys[d];
-        LinkParams& out = next.direction(d);
-        try {
-            out = link_params_from_json(layered_link_keys({&params}, d), current.direction(d));
-        } catch (const ParamError& e) {
-            throw ParamError(std::string(name) + (e.field().empty() ? "" : "." + e.field()),
-                             e.message());
-        }
+    if (params.contains(kClassesKey)) next.classes = classes_from_json(params[kClassesKey], traces);
+    const std::string cls =
+        params.contains(kClassKey) ? params[kClassKey].get<std::string>() : kDefaultClassName;
+    if (cls == kDefaultClassName) {
+        apply_keys(params, current, next, directions, traces);
+        return next;
     }
-    if (directions < 2) next.b_to_a = next.a_to_b;
+    auto it = std::find_if(next.classes.begin(), next.classes.end(),
+                           [&](const TrafficClass& c) { return c.name == cls; });
+    if (it == next.classes.end())
+        throw ParamError(
+            kClassKey, "no class '" + cls + "'; the link's classes: " + class_names(next.classes));
+    apply_class_keys(params, *it, directions, traces);
+    validate(*it, static_cast<std::size_t>(it - next.classes.begin()));
     return next;
 }
 

@@ -1,6 +1,8 @@
 #include "linkem/stats.hpp"
 
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +51,16 @@ json to_json(const LinkStats& s, bool final) {
                                 {"speed_mbps", ps.speed_mbps}};
     }
     j["ports"] = std::move(ports);
+    if (!s.classes.empty()) {
+        json classes = json::array();
+        for (const ClassStats& c : s.classes) {
+            json o = {{"name", c.name}, {"action", std::string(to_string(c.action))}};
+            for (unsigned d = 0; d < s.directions && d < 2; ++d)
+                o[kDirectionKeys[d]] = to_json(c.dir[d]);
+            classes.push_back(std::move(o));
+        }
+        j["classes"] = std::move(classes);
+    }
     return j;
 }
 
@@ -73,6 +85,30 @@ double real(const json& j, const char* key, const std::string& where) {
     return v.get<double>();
 }
 
+// The counters of a direction (of the link or of a class). Keys added within protocol
+// version 1 are optional: an older linkemd does not send them.
+void read_counters(const json& c, const std::string& where, CounterSnapshot& k) {
+    k.packets_in = u64(c, "packets_in", where);
+    k.bytes_in = u64(c, "bytes_in", where);
+    k.packets_out = u64(c, "packets_out", where);
+    k.bytes_out = u64(c, "bytes_out", where);
+    for (const DropCauseInfo& dc : kDropCauses)
+        if (dc.cause != DropCause::class_action || c.contains(dc.key))
+            k.drops[dc.cause] = u64(c, dc.key, where);
+    k.delays_clamped = u64(c, "delays_clamped", where);
+    if (c.contains("waited")) k.waited = u64(c, "waited", where);
+    k.in_flight = u64(c, "in_flight", where);
+    k.alpha = real(c, "alpha", where);
+    k.rate_pps = real(c, "rate_pps", where);
+    k.rate_intervals = u64(c, "rate_intervals", where);
+}
+
+std::string text(const json& j, const char* key, const std::string& where) {
+    const json& v = need(j, key, where);
+    if (!v.is_string()) throw std::invalid_argument(where + key + ": expected a string");
+    return v.get<std::string>();
+}
+
 }  // namespace
 
 LinkStats link_stats_from_json(const json& j) {
@@ -85,20 +121,7 @@ LinkStats link_stats_from_json(const json& j) {
         const std::string where = std::string(kDirectionKeys[d]) + ".";
         const json& c = need(j, kDirectionKeys[d], "");
         DirectionStats& ds = s.dir[d];
-        CounterSnapshot& k = ds.counters;
-        k.packets_in = u64(c, "packets_in", where);
-        k.bytes_in = u64(c, "bytes_in", where);
-        k.packets_out = u64(c, "packets_out", where);
-        k.bytes_out = u64(c, "bytes_out", where);
-        for (const DropCauseInfo& dc : kDropCauses)
-            k.drops[dc.cause] = u64(c, dc.key, where);
-        k.delays_clamped = u64(c, "delays_clamped", where);
-        // Optional, as delay_samples_dropped: older linkemd builds do not send it.
-        if (c.contains("waited")) k.waited = u64(c, "waited", where);
-        k.in_flight = u64(c, "in_flight", where);
-        k.alpha = real(c, "alpha", where);
-        k.rate_pps = real(c, "rate_pps", where);
-        k.rate_intervals = u64(c, "rate_intervals", where);
+        read_counters(c, where, ds.counters);
         ds.tx_queued = u64(c, "tx_queued", where);
         ds.params_generation = u64(c, "params_generation", where);
         ds.stalls = u64(c, "stalls", where);
@@ -145,6 +168,27 @@ LinkStats link_stats_from_json(const json& j) {
             if (o.contains("speed_mbps"))
                 ps.speed_mbps = static_cast<std::uint32_t>(u64(o, "speed_mbps", where));
             s.ports = p + 1;
+        }
+    }
+    // With traffic classes only (absent: none, or an older linkemd).
+    if (j.contains("classes")) {
+        const json& classes = j["classes"];
+        if (!classes.is_array()) throw std::invalid_argument("classes: expected a list");
+        for (std::size_t i = 0; i < classes.size(); ++i) {
+            const std::string where = "classes[" + std::to_string(i) + "].";
+            const json& o = classes[i];
+            ClassStats c;
+            c.name = text(o, "name", where);
+            const std::string action = text(o, "action", where);
+            const std::optional<ClassAction> a = class_action_from_string(action);
+            if (!a)
+                throw std::invalid_argument(where + "action: '" + action +
+                                            "' is not one; expected emulate, pass or drop");
+            c.action = *a;
+            for (unsigned d = 0; d < s.directions; ++d)
+                read_counters(need(o, kDirectionKeys[d], where), where + kDirectionKeys[d] + ".",
+                              c.dir[d]);
+            s.classes.push_back(std::move(c));
         }
     }
     return s;

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "linkem/classes.hpp"
+
 namespace linkem {
 
 using nlohmann::json;
@@ -42,14 +44,25 @@ json to_json(const WaitSums& w) {
     return j;
 }
 
+bool has_class_ids(const DirectionDelay& d) {
+    for (const DelaySample& s : d.samples)
+        if (s.class_id != kDefaultClass) return true;
+    return false;
+}
+
 json to_json(const DirectionDelay& d) {
+    return to_json(d, has_class_ids(d));
+}
+
+json to_json(const DirectionDelay& d, bool class_ids) {
     json arrival = json::array(), delay = json::array(), scheduled = json::array(),
-         actual = json::array();
+         actual = json::array(), class_id = json::array();
     for (const DelaySample& s : d.samples) {
         arrival.push_back(s.arrival_ns);
         delay.push_back(s.delay_ns);
         scheduled.push_back(s.scheduled_ns);
         actual.push_back(s.actual_ns);
+        if (class_ids) class_id.push_back(s.class_id);
     }
     json j = {{"start_ns", d.start_ns},
               {"end_ns", d.end_ns},
@@ -62,6 +75,7 @@ json to_json(const DirectionDelay& d) {
               {"lateness", to_json(d.lateness)},
               {"wait", to_json(d.wait)},
               {"samples_dropped", d.samples_dropped}};
+    if (class_ids) j["samples"]["class_id"] = std::move(class_id);
     if (d.params_generation) j["params_generation"] = *d.params_generation;
     if (d.has_measured) {
         json send = json::array(), delay_ns = json::array();
@@ -147,6 +161,19 @@ DirectionDelay direction_delay_from_json(const json& j) {
         d.samples[i] = DelaySample{
             s["arrival_ns"][i].get<TimeNs>(), s["delay_ns"][i].get<DurationNs>(),
             s["scheduled_ns"][i].get<DurationNs>(), s["actual_ns"][i].get<DurationNs>()};
+    }
+    // class_id: only from a link with traffic classes; absent, every sample is `default`'s.
+    if (s.contains("class_id")) {
+        const json& c = s["class_id"];
+        if (!c.is_array() || c.size() != n)
+            throw std::invalid_argument(
+                "samples.class_id: expected a list as long as samples.arrival_ns");
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!c[i].is_number_unsigned() || c[i].get<std::uint64_t>() > kMaxClasses)
+                throw std::invalid_argument("samples.class_id: expected integers 0 to " +
+                                            std::to_string(kMaxClasses));
+            d.samples[i].class_id = static_cast<ClassId>(c[i].get<std::uint64_t>());
+        }
     }
     if (!j.contains("delay") || !j.contains("lateness"))
         throw std::invalid_argument("delay/lateness: missing");

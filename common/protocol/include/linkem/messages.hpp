@@ -58,6 +58,7 @@ struct TelemetryInfo {
 struct Capabilities {
     bool save_config = false, load_config = false, shutdown = false, traffic = false,
          scenario = false;
+    bool classes = false;  // traffic classes: the link's `classes`, set_link's `class`
     bool operator==(const Capabilities&) const = default;
 };
 
@@ -79,7 +80,8 @@ struct Hello {
 };
 
 // ------------------------------------------------------------------------------ the link
-/// The result of get_link, set_link and load_config: the parameters in force.
+/// The result of get_link, set_link and load_config: the parameters in force, the link's
+/// traffic classes with them (`classes`; decoded as empty when absent, from an older linkemd).
 struct LinkState {
     std::uint64_t params_generation = 0;
     unsigned directions = 1;  // b_to_a is a_to_b's copy with one

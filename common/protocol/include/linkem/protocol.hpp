@@ -161,19 +161,30 @@ std::string encode_error(const nlohmann::json& id, const Error& e);
 Reply parse_reply(std::string_view body);
 
 // ------------------------------------------------------------------------ link parameters
-/// {"a_to_b": {...every key...}, "b_to_a": {...}} (b_to_a only with two directions).
+/// {"a_to_b": {...every key...}, "b_to_a": {...}, "classes": [...]} (b_to_a only with two
+/// directions, classes only when the link has some; LinkState's JSON writes them always).
 nlohmann::json link_to_json(const LinkConfig& link, unsigned directions);
-/// Its inverse: b_to_a is a_to_b's parameters when the object has none (one direction).
-/// Throws ParamError (or std::out_of_range without a_to_b) when the object is not one.
-LinkConfig link_from_json(const nlohmann::json& j);
+/// Its inverse: b_to_a is a_to_b's parameters when the object has none (one direction);
+/// `classes` is optional (none: no classes). Throws ParamError (or std::out_of_range without
+/// a_to_b) when the object is not one.
+LinkConfig link_from_json(const nlohmann::json& j, TraceFiles traces = TraceFiles::read);
 
 /// set_link's update (section 3): top-level link keys for both directions, "a_to_b" /
 /// "b_to_a" objects for one, on top of `current`; keys not given keep their value. Checks
 /// the whole update and throws ParamError whose field is the dotted path of the first bad
 /// one ("a_to_b.jitter_us", "b_to_a" in single-port mode, "seed" ...); `current` is never
 /// changed. A seed of 0 is kept as 0 (the caller draws a new one: "0 = a new random seed").
+///
+/// Traffic classes (docs/classes.md): "classes" replaces the whole list first (checked with
+/// classes_from_json: a ClassError whose field is "classes[1].match.b_port"); then "class"
+/// names the class whose parameters the link keys change instead of `default`'s ("default"
+/// is the same as no class). Refused, with field "class", a name that is not in the list
+/// (after "classes"); with the key's path, link keys for a `pass` or `drop` class and limiter
+/// keys for a class sharing the link's limiter (`"limiter": "link"`, which the update may also
+/// set: the class's own limiter keys then go back to their defaults). Trace files are read or
+/// only named as `traces` says.
 LinkConfig apply_link_update(const nlohmann::json& params, const LinkConfig& current,
-                             unsigned directions);
+                             unsigned directions, TraceFiles traces = TraceFiles::read);
 
 /// A fresh instance id: 16 hex digits from the system's random source.
 std::string new_instance_id();

@@ -75,10 +75,12 @@ struct LinkStats {
 };
 
 /// {"t_ns":..,"final":..,"a_to_b":{...},"b_to_a":{...},"ports":{"a":{...},"b":{...}}}: the
-/// keys of docs/protocol.md's `stats` topic (without its header keys).
+/// keys of docs/protocol.md's `stats` topic (without its header keys), and with traffic
+/// classes "classes": [{"name":..,"action":..,"a_to_b":{counters},"b_to_a":{...}}, ...].
 nlohmann::json to_json(const LinkStats& s, bool final);
 /// The inverse, for clients; throws std::invalid_argument naming the key that is missing or
-/// of the wrong type. Keys it does not know are ignored.
+/// of the wrong type. Keys it does not know are ignored; `classes` and `drops_class` are
+/// optional (an older linkemd sends neither).
 LinkStats link_stats_from_json(const nlohmann::json& j);
 
 }  // namespace linkem

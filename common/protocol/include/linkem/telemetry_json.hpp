@@ -18,7 +18,12 @@ nlohmann::json to_json(const CounterSnapshot& c);
 nlohmann::json to_json(const RunningStats& s);
 /// {"count":..,"mean_ns":..,"spacer_mean_ns":..,"order_mean_ns":..} (only count when empty).
 nlohmann::json to_json(const WaitSums& w);
+/// A direction's `delay` body. Its samples carry `class_id` (their traffic class: 0 `default`,
+/// i + 1 the link's class i) when `class_ids`; without it, when some sample's is not 0.
 nlohmann::json to_json(const DirectionDelay& d);
+nlohmann::json to_json(const DirectionDelay& d, bool class_ids);
+/// Whether some sample of `d` is not `default`'s.
+bool has_class_ids(const DirectionDelay& d);
 /// The inverse of to_json (RunningStats comes back with shift = mean, so that mean(), jitter(),
 /// min and max are those sent). Throws std::invalid_argument naming a missing or wrong key.
 RunningStats running_stats_from_json(const nlohmann::json& j);
