@@ -13,7 +13,7 @@
 namespace linkem::gui {
 
 namespace {
-const char* kHeaders[ClassesPanel::kColumns] = {"Name", "Match", "Action", "Limiter", "Parameters"};
+const char* kHeaders[ClassesPanel::kColumns] = {"Name", "Match", "Action", "Limiter"};
 const char* kActions[] = {"emulate", "pass", "drop"};
 const QColor kErrorBackground(255, 205, 205);
 const QColor kErrorText(120, 0, 0);
@@ -45,10 +45,6 @@ ClassesPanel::ClassesPanel(QWidget* parent) : QGroupBox("Classes", parent) {
     table_->horizontalHeaderItem(kLimiter)->setToolTip(
         "own: the class's own limiter; link: it shares the default class's limiter (one "
         "bottleneck for every class sharing it)");
-    table_->horizontalHeaderItem(kParameters)
-        ->setToolTip(
-            "the class's link parameters that differ from the defaults: choose its row and set "
-            "them with the sliders");
     table_->verticalHeader()->hide();
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -64,9 +60,16 @@ ClassesPanel::ClassesPanel(QWidget* parent) : QGroupBox("Classes", parent) {
     h->setSectionResizeMode(kMatch, QHeaderView::Stretch);
     h->setSectionResizeMode(kAction, QHeaderView::ResizeToContents);
     h->setSectionResizeMode(kLimiter, QHeaderView::ResizeToContents);
-    h->setSectionResizeMode(kParameters, QHeaderView::Stretch);
     h->setMinimumSectionSize(40);
     v->addWidget(table_);
+    params_ = new QLabel(this);
+    params_->setObjectName("classes_parameters");
+    params_->setWordWrap(true);
+    params_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    params_->setToolTip(
+        "the chosen class's link parameters that differ from the defaults: set "
+        "them with the sliders below");
+    v->addWidget(params_);
 
     // two rows of buttons: the pane stays as narrow as a direction's column
     auto* buttons = new QHBoxLayout;
@@ -186,10 +189,11 @@ void ClassesPanel::setSliderClass(const std::string& name) {
 }
 
 void ClassesPanel::setEditable(bool on) {
+    if (on == editable_) return;
     editable_ = on;
     add_->setEnabled(on);
     setEdited(edited_);
-    onCurrentRow();
+    rebuild();  // the cells' editors follow
 }
 
 void ClassesPanel::setEdited(bool on) {
@@ -216,7 +220,6 @@ void ClassesPanel::rebuild() {
     table_->setItem(0, kMatch, fixed("every other packet"));
     table_->setItem(0, kAction, fixed("emulate"));
     table_->setItem(0, kLimiter, fixed("own"));
-    table_->setItem(0, kParameters, fixed("the link's"));
     for (int c = 0; c < kColumns; ++c)
         table_->removeCellWidget(0, c);
     for (std::size_t i = 0; i < rows_.size(); ++i) {
@@ -224,7 +227,8 @@ void ClassesPanel::rebuild() {
         const int row = static_cast<int>(i) + 1;
         auto* name = new QTableWidgetItem(QString::fromStdString(r.name));
         auto* match = new QTableWidgetItem(QString::fromStdString(r.match));
-        match->setToolTip(table_->horizontalHeaderItem(kMatch)->toolTip());
+        match->setToolTip(QString::fromStdString(r.match) + "\n\n" +
+                          table_->horizontalHeaderItem(kMatch)->toolTip());
         table_->setItem(row, kName, name);
         table_->setItem(row, kMatch, match);
         table_->setItem(row, kAction, fixed({}));
@@ -260,18 +264,6 @@ void ClassesPanel::rebuild() {
             rows_[static_cast<std::size_t>(row - 1)].shares_link_limiter = index == 1;
             setEdited(true);
         });
-        QString params;
-        if (r.action == "pass")
-            params = "none: forwarded untouched";
-        else if (r.action == "drop")
-            params = "none: dropped";
-        else {
-            TrafficClass t;
-            t.link = r.link;
-            params = QString::fromStdString(parametersText(t));
-            if (params.isEmpty()) params = "the defaults";
-        }
-        table_->setItem(row, kParameters, fixed(params));
         if (!editable_) {
             name->setFlags(name->flags() & ~Qt::ItemIsEditable);
             match->setFlags(match->flags() & ~Qt::ItemIsEditable);
@@ -286,6 +278,32 @@ void ClassesPanel::rebuild() {
     if (current >= 0) table_->setCurrentCell(std::min(current, table_->rowCount() - 1), 0);
     building_ = false;
     onCurrentRow();
+}
+
+void ClassesPanel::showParameters() {
+    const int row = table_->currentRow();
+    QString text;
+    if (row <= 0) {
+        text = "<b>default</b>: the link's own parameters (the sliders below)";
+    } else if (row <= static_cast<int>(rows_.size())) {
+        const ClassRow& r = rows_[static_cast<std::size_t>(row - 1)];
+        QString params;
+        if (r.action == "pass")
+            params = "none: its packets are forwarded at once, untouched";
+        else if (r.action == "drop")
+            params = "none: its packets are dropped (drops_class)";
+        else {
+            TrafficClass t;
+            t.link = r.link;
+            t.shares_link_limiter = r.shares_link_limiter;
+            params = QString::fromStdString(parametersText(t)).toHtmlEscaped();
+            if (params.isEmpty()) params = "the defaults";
+        }
+        text = "<b>" + QString::fromStdString(r.name).toHtmlEscaped() + "</b>: " + params;
+        if (params_error_ == std::to_string(row))
+            text += "<br><span style='color:#b00000'>" + error_->text().toHtmlEscaped() + "</span>";
+    }
+    if (params_->text() != text) params_->setText(text);
 }
 
 void ClassesPanel::onItemChanged(int row, int column) {
@@ -311,6 +329,7 @@ void ClassesPanel::onCurrentRow() {
     remove_->setEnabled(editable_ && row >= 1);
     up_->setEnabled(editable_ && row >= 2);
     down_->setEnabled(editable_ && row >= 1 && row < n);
+    showParameters();
     if (building_) return;
     std::string name = kDefaultClassName;
     if (row >= 1 && row <= n) {
@@ -348,6 +367,8 @@ void ClassesPanel::clearErrors() {
         }
     error_->clear();
     error_->hide();
+    params_error_.clear();
+    showParameters();
 }
 
 void ClassesPanel::showError(std::size_t index, const std::string& column, const QString& text) {
@@ -360,6 +381,10 @@ void ClassesPanel::showError(std::size_t index, const std::string& column, const
     error_->setText(text);
     error_->show();
     if (row >= table_->rowCount()) return;
+    if (c == kParameters) {
+        params_error_ = std::to_string(row);
+        showParameters();
+    }
     const QSignalBlocker block(table_);
     if (QTableWidgetItem* it = table_->item(row, c)) {
         it->setData(Qt::UserRole, text);
@@ -369,10 +394,14 @@ void ClassesPanel::showError(std::size_t index, const std::string& column, const
     }
     if (QWidget* w = table_->cellWidget(row, c))
         w->setStyleSheet("background: #ffcdcd; color: #780000;");
-    table_->setCurrentCell(row, c);
+    // shown, not chosen: the row chosen stays the class the sliders set
+    if (QTableWidgetItem* it = table_->item(row, std::min(c, kColumns - 1)))
+        table_->scrollToItem(it);
 }
 
 QString ClassesPanel::cellError(int row, int column) const {
+    if (column == kParameters)
+        return params_error_ == std::to_string(row) ? error_->text() : QString();
     const QTableWidgetItem* it = table_->item(row, column);
     return it ? it->data(Qt::UserRole).toString() : QString();
 }

@@ -24,7 +24,8 @@ namespace linkem::gui {
 class ClassesPanel : public QGroupBox {
     Q_OBJECT
   public:
-    enum Column { kName, kMatch, kAction, kLimiter, kParameters, kColumns };
+    /// The link parameters are not a column: the row chosen shows them under the table.
+    enum Column { kName, kMatch, kAction, kLimiter, kColumns, kParameters = kColumns };
 
     explicit ClassesPanel(QWidget* parent = nullptr);
 
@@ -44,9 +45,12 @@ class ClassesPanel : public QGroupBox {
     QTableWidget* table() const { return table_; }
     /// "add", "remove", "up", "down", "apply", "revert".
     QPushButton* button(const QString& name) const;
-    /// The error shown at a cell (row 0 is `default`), empty if none.
+    /// The error shown at a cell (row 0 is `default`; column kParameters: the parameters
+    /// line's error for that row), empty if none.
     QString cellError(int row, int column) const;
     QLabel* errorLabel() const { return error_; }
+    /// The chosen class's link parameters (those that differ from the defaults).
+    QLabel* parametersLabel() const { return params_; }
 
     /// Checks the table and, when it is right, asks for it to be applied.
     void apply();
@@ -72,6 +76,9 @@ class ClassesPanel : public QGroupBox {
     QPushButton *add_ = nullptr, *remove_ = nullptr, *up_ = nullptr, *down_ = nullptr,
                 *apply_ = nullptr, *revert_ = nullptr;
     QLabel* error_ = nullptr;
+    QLabel* params_ = nullptr;
+    std::string params_error_;  // an error of the parameters: the row's index + 1, or empty
+    void showParameters();
     std::vector<TrafficClass> in_force_;
     std::vector<ClassRow> rows_;
     std::vector<std::string> origin_;  // each row's class in force ("" for a new one)

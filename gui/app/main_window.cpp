@@ -362,6 +362,8 @@ void MainWindow::onHello(const proto::Hello& hello, bool restarted) {
     sync_.clear();
     sync_.reload();
     traffic_->setAvailable(hello.capabilities.traffic);
+    // an older linkemd has no traffic classes: no Classes box
+    controls_->classes()->setVisible(hello.capabilities.classes);
     refresh();
 }
 
@@ -450,7 +452,13 @@ void MainWindow::setSliderClass(const std::string& name) {
     const QString qname = QString::fromStdString(name);
     controls_->setSliderClass(qname, why);
     controls_->classes()->setSliderClass(name);
-    strip_->setSliderClass(qname, why);
+    int id = -1;  // the class's id in the charts' store: its own figures on the stage
+    if (sync_.valid() && !sync_.applied().classes.empty()) {
+        id = 0;
+        for (std::size_t i = 0; i < sync_.applied().classes.size(); ++i)
+            if (sync_.applied().classes[i].name == name) id = static_cast<int>(i) + 1;
+    }
+    strip_->setSliderClass(qname, why, id);
     if (const LinkConfig* shown = sliderLink()) {
         const std::string cls = sliderClassKey();
         auto pending = [this, cls](int d, const std::string& key) {

@@ -6,6 +6,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
+#include <limits>
+
 #include "chart_style.hpp"
 #include "param_control.hpp"
 #include "param_rules.hpp"
@@ -169,8 +171,9 @@ void StageStrip::setClasses(const std::vector<TrafficClass>& classes) {
     class_->setVisible(!classes.empty());
 }
 
-void StageStrip::setSliderClass(const QString& name, const QString& disabled_why) {
+void StageStrip::setSliderClass(const QString& name, const QString& disabled_why, int id) {
     disabled_why_ = disabled_why;
+    class_id_ = id;
     {
         const QSignalBlocker block(class_);
         const int i = class_->findData(name);
@@ -222,14 +225,45 @@ void StageStrip::applyRules() {
     applyParamRules(controls_, sets);
 }
 
+// A class's figure since its parameters last changed (its target in the charts' store):
+// its packets' actual delay, its rate out, its loss model's drops over its packets in; α is
+// the direction's.
+QString StageStrip::classFigure(const std::string& key, int d) const {
+    const ChartStore& S = readouts_.store();
+    if (class_id_ < 0 || static_cast<std::size_t>(class_id_) > S.classCount())
+        return figure(key, readouts_.get(d));
+    const ChartStore::Direction& C = S.classDir(d, static_cast<std::size_t>(class_id_));
+    const std::int64_t since =
+        C.targets.empty() ? std::numeric_limits<std::int64_t>::min() : C.targets.back().since_ns;
+    if (key == "mean_delay_us" || key == "jitter_us") {
+        const RunningStats a = C.samples.actual(since, std::numeric_limits<std::int64_t>::max());
+        if (a.count == 0) return "…";
+        return QString::number((key == "jitter_us" ? a.jitter() : a.mean()) / 1e6, 'f', 2) + " ms";
+    }
+    if (key == "rate_bps")
+        return C.rates.empty()
+                   ? "…"
+                   : QString::number(C.rates.back().out_bps / 1e6, 'f', 1) + " Mbit/s out";
+    if (key == "loss_probability") {
+        double in = 0, lost = 0;
+        for (const RatePoint& r : C.rates)
+            if (r.t_ns >= since) {
+                in += r.in_pps;
+                lost += r.drops_per_s[cause_index(DropCause::loss)];
+            }
+        return in > 0 ? QString::number(lost / in * 100, 'f', 2) + " %" : "…";
+    }
+    return figure(key, readouts_.get(d));
+}
+
 void StageStrip::refresh() {
     const int t = target();
     for (auto& [key, l] : since_change_) {
         QString text;
         if (t >= 0 || directions_ < 2) {
-            text = figure(key, readouts_.get(std::max(t, 0)));
+            text = classFigure(key, std::max(t, 0));
         } else {
-            text = figure(key, readouts_.get(0)) + "  |  " + figure(key, readouts_.get(1));
+            text = classFigure(key, 0) + "  |  " + classFigure(key, 1);
         }
         if (l->text() != text) l->setText(text);
     }

@@ -37,8 +37,10 @@ class StageStrip : public QWidget {
     void setTarget(int direction);
     /// The link's classes (the class box shows them; hidden without classes).
     void setClasses(const std::vector<TrafficClass>& classes);
-    /// The class the sliders set and why they are disabled for it (empty: they are not).
-    void setSliderClass(const QString& name, const QString& disabled_why);
+    /// The class the sliders set and why they are disabled for it (empty: they are not);
+    /// `id` its class id in the charts' store (0 `default`, i + 1 class i; -1: the link has
+    /// no classes), whose own samples and counters the figures then come from.
+    void setSliderClass(const QString& name, const QString& disabled_why, int id = -1);
     QComboBox* classBox() const { return class_; }
     QLabel* classNote() const { return class_note_; }
     /// The parameters the sliders show: the class's (the chosen direction's, A→B's for both
@@ -68,6 +70,8 @@ class StageStrip : public QWidget {
     QComboBox* class_ = nullptr;
     QLabel* class_note_ = nullptr;
     QString disabled_why_;
+    int class_id_ = -1;
+    QString classFigure(const std::string& key, int d) const;
     QLabel* keys_hint_ = nullptr;
     std::map<std::string, ParamControl*> controls_;
     std::map<std::string, QLabel*> names_, since_change_;

@@ -70,10 +70,17 @@ ChartsPanel::ChartsPanel(ChartStore& store, QWidget* parent)
     bar->addWidget(show_label);
     bar->addWidget(show_combo_);
     bar->addSpacing(12);
+    class_key_ = new QLabel(bar_);
+    class_key_->setObjectName("charts_class_key");
+    class_key_->setToolTip(
+        tr("Each class's colour: its delay (B→A a darker shade) and, with all "
+           "classes, its throughput out (dotted)"));
     bar->addWidget(class_label_);
     bar->addWidget(class_combo_);
+    bar->addWidget(class_key_);
     class_label_->hide();
     class_combo_->hide();
+    class_key_->hide();
     bar->addSpacing(12);
     bar->addWidget(unit_label);
     bar->addWidget(unit_combo_);
@@ -239,8 +246,15 @@ void ChartsPanel::setClasses(const std::vector<TrafficClass>& classes) {
             class_combo_->addItem(QIcon(swatch), names[id], id);
             class_combo_->setItemData(id + 1, names[id], Qt::UserRole + 1);
         }
+        QString key;
+        for (int id = 0; id < names.size(); ++id)
+            key += QString("<span style='color:%1'>■</span>&nbsp;%2&nbsp;&nbsp;")
+                       .arg(classColor(static_cast<std::size_t>(id)).name(),
+                            names[id].toHtmlEscaped());
+        class_key_->setText(key);
         class_label_->setVisible(!classes.empty());
         class_combo_->setVisible(!classes.empty());
+        class_key_->setVisible(!classes.empty());
     }
     // the store numbers the classes of the list in force; a class shown that is gone: all
     const int i = class_combo_->findData(store_.shownClass());

@@ -70,6 +70,8 @@ class ChartsPanel : public QWidget {
     void setShownClass(int id);
     int shownClass() const { return store_.shownClass(); }
     QComboBox* classCombo() const { return class_combo_; }
+    /// The classes' colours, beside the class box.
+    QLabel* classKey() const { return class_key_; }
     /// "class voip" when one class is shown, "" for all.
     QString shownClassText() const;
     /// Throughput in packets/s (true) or bit/s (false, the default).
@@ -129,7 +131,7 @@ class ChartsPanel : public QWidget {
     RedrawScheduler* scheduler_ = nullptr;
     QWidget* bar_ = nullptr;
     QComboBox *show_combo_ = nullptr, *unit_combo_ = nullptr, *class_combo_ = nullptr;
-    QLabel* class_label_ = nullptr;
+    QLabel *class_label_ = nullptr, *class_key_ = nullptr;
     QWidget* grid_host_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     int tab_ = 0;

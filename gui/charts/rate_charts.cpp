@@ -196,8 +196,9 @@ void ThroughputChart::drawAll(const RedrawFrame& f) {
         showMarker(chart_, in_[d][kHead], false);
         showMarker(chart_, out_[d][kHead], false);
     }
+    // the classes' colours are the Class box's key (the legend keeps to the directions)
     for (std::size_t id = 0; id < classes.size(); ++id)
-        showMarker(chart_, class_out_[id], !classes[id].isEmpty());
+        showMarker(chart_, class_out_[id], false);
 }
 
 void ThroughputChart::draw(const RedrawFrame& f, bool all) {

@@ -107,6 +107,7 @@ json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
         h.link_params_schema = link_schema();
         h.telemetry = {telemetry_, 10, 20, 2000};
         h.capabilities.traffic = true;
+        h.capabilities.classes = true;
         return proto::to_json(h);
     }
     auto link_result = [&](std::optional<bool> applied) {
