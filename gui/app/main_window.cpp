@@ -417,6 +417,7 @@ void MainWindow::onLink(const LinkConfig& applied, std::uint64_t generation) {
     strip_->setEditable(connected);
     model_.setLink(applied, static_cast<unsigned>(directions_), generation);
     charts_->setClasses(applied.classes);
+    readouts_->setHasClasses(!applied.classes.empty());
     charts_->linkChanged();
     refresh();
 }

@@ -28,6 +28,7 @@
 #include "linkem/messages.hpp"
 #include "main_window.hpp"
 #include "param_control.hpp"
+#include "readouts.hpp"
 #include "stage_strip.hpp"
 
 using namespace linkem;
@@ -261,6 +262,12 @@ void ClassesTest::windowListsTheClasses() {
     QCOMPARE(p->table()->rowCount(), 4);
     QCOMPARE(p->table()->item(3, ClassesPanel::kName)->text(), QString("bulk"));
     QVERIFY(w->linkControls()->slidersLabel()->text().contains("Sliders set: class default"));
+    // the readouts are every class together: not judged against default's set values
+    QVERIFY(waitFor([&] {
+        return w->readouts()->text("target", 0).startsWith("default: ") &&
+               w->readouts()->text("emulated_mean", 0).contains("ms") &&
+               !w->readouts()->text("emulated_mean", 0).contains("%");
+    }));
 }
 
 void ClassesTest::slidersSetTheClassChosen() {
