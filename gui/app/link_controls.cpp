@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 
+#include "classes_panel.hpp"
 #include "direction_panel.hpp"
 #include "linkem/messages.hpp"
 
@@ -49,10 +50,14 @@ int ColumnsFit::oneColumn() const {
     int one = 0;
     for (const QWidget* w : columns())
         one = std::max(one, w->minimumSizeHint().width());
-    // The rows above the columns (presets) have their own minimum.
-    for (int i = 0; i < area_->widget()->layout()->count(); ++i)
-        if (QLayout* l = area_->widget()->layout()->itemAt(i)->layout(); l && l != row_)
+    // The rows above the columns (presets, the classes) have their own minimum.
+    for (int i = 0; i < area_->widget()->layout()->count(); ++i) {
+        QLayoutItem* item = area_->widget()->layout()->itemAt(i);
+        if (QLayout* l = item->layout(); l && l != row_)
             one = std::max(one, l->minimumSize().width());
+        if (const QWidget* w = item->widget(); w && !w->isHidden())
+            one = std::max(one, w->minimumSizeHint().width());
+    }
     return one + chrome();
 }
 
@@ -114,6 +119,14 @@ LinkControls::LinkControls(QWidget* parent) : QScrollArea(parent) {
     preset_info_->setProperty("linkem_small", true);  // follows the layout's font
     layout_->addWidget(preset_info_);
 
+    classes_ = new ClassesPanel(box_);
+    layout_->addWidget(classes_);
+    sliders_label_ = new QLabel(box_);
+    sliders_label_->setObjectName("sliders_label");
+    sliders_label_->setWordWrap(true);
+    layout_->addWidget(sliders_label_);
+    connect(same_, &QCheckBox::toggled, this, [this] { showSlidersLabel(); });
+
     row_ = new QHBoxLayout;
     row_->setObjectName("direction_row");
     layout_->addLayout(row_);
@@ -136,7 +149,24 @@ void LinkControls::build(const LinkSchema& schema, int directions) {
     same_->setVisible(directions_ > 1);
     preset_target_->setVisible(directions_ > 1);
     setEditable(editable_);
+    showSlidersLabel();
     fit_->fit();
+}
+
+void LinkControls::setSliderClass(const QString& name, const QString& disabled_why) {
+    slider_class_ = name;
+    disabled_why_ = disabled_why;
+    setEditable(editable_);
+    showSlidersLabel();
+}
+
+void LinkControls::showSlidersLabel() {
+    const QString ways = directions_ < 2      ? QString()
+                         : same_->isChecked() ? QStringLiteral(", both ways")
+                                              : QStringLiteral(", each way its own");
+    QString text = "<b>Sliders set: class " + slider_class_.toHtmlEscaped() + ways + "</b>";
+    if (!disabled_why_.isEmpty()) text += "<br>" + disabled_why_.toHtmlEscaped();
+    sliders_label_->setText(text);
 }
 
 void LinkControls::showLink(const LinkConfig& applied,
@@ -150,8 +180,11 @@ void LinkControls::showLink(const LinkConfig& applied,
 
 void LinkControls::setEditable(bool connected) {
     editable_ = connected;
+    classes_->setEditable(connected);
     for (int d = 0; d < directions_; ++d)
-        if (panels_[d]) panels_[d]->setEnabled(connected && !(d == 1 && same_->isChecked()));
+        if (panels_[d])
+            panels_[d]->setEnabled(connected && disabled_why_.isEmpty() &&
+                                   !(d == 1 && same_->isChecked()));
 }
 
 void LinkControls::showRefusal(const QString& field, const QString& message) {

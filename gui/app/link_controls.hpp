@@ -20,6 +20,7 @@ class QVBoxLayout;
 
 namespace linkem::gui {
 
+class ClassesPanel;
 class DirectionPanel;
 
 /// Puts the direction columns side by side when the pane is wide enough for both, one above
@@ -55,6 +56,13 @@ class LinkControls : public QScrollArea {
     QPushButton* presetApply() const { return preset_apply_; }
     QLabel* presetInfo() const { return preset_info_; }
     ColumnsFit* columnsFit() const { return fit_; }
+    /// The link's classes; the row chosen picks the class the sliders set.
+    ClassesPanel* classes() const { return classes_; }
+    /// "Sliders set: class voip, both ways" over the direction columns.
+    QLabel* slidersLabel() const { return sliders_label_; }
+    /// The class the direction columns show and set (`default` or a class's name) and why
+    /// they are disabled for it, if they are ("a pass class ..."; empty: enabled).
+    void setSliderClass(const QString& name, const QString& disabled_why);
     /// The parameters in force; `pending(d, key)`: leave that field as the user has it.
     void showLink(const LinkConfig& applied,
                   const std::function<bool(int, const std::string&)>& pending);
@@ -80,6 +88,10 @@ class LinkControls : public QScrollArea {
     QComboBox *preset_combo_ = nullptr, *preset_target_ = nullptr;
     QPushButton* preset_apply_ = nullptr;
     QLabel* preset_info_ = nullptr;
+    ClassesPanel* classes_ = nullptr;
+    QLabel* sliders_label_ = nullptr;
+    QString slider_class_ = "default", disabled_why_;
+    void showSlidersLabel();
 };
 
 }  // namespace linkem::gui

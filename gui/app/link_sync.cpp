@@ -4,6 +4,17 @@ namespace linkem::gui {
 
 using proto::Method;
 
+namespace {
+// The class an update's keys set, "" for default.
+std::string classOf(const proto::LinkUpdate& u) {
+    return u.class_name && *u.class_name != kDefaultClassName ? *u.class_name : std::string();
+}
+bool blank(const proto::LinkUpdate& u) {
+    return u.empty() && !u.classes;
+}
+const std::vector<TrafficClass> kNoClasses;
+}  // namespace
+
 LinkSync::LinkSync(Client& client, QObject* parent) : QObject(parent), client_(client) {
     timer_.setSingleShot(true);
     // A coarse timer may fire up to 5 % early; the interval is a promise to linkemd.
@@ -22,18 +33,47 @@ void LinkSync::clear() {
     timer_.stop();
 }
 
-bool LinkSync::isPending(int direction, const std::string& key) const {
-    return pending_.has(direction, key) || (in_flight_ && in_flight_->has(direction, key));
+const std::vector<TrafficClass>& LinkSync::classes() const {
+    return state_ ? state_->link.classes : kNoClasses;
 }
 
-void LinkSync::setField(int direction, const std::string& key, const FieldValue& value) {
-    pending_.set(direction, key, value);
+bool LinkSync::isPending(int direction, const std::string& key, const std::string& cls) const {
+    const std::string c = cls == kDefaultClassName ? std::string() : cls;
+    for (const proto::LinkUpdate& u : pending_)
+        if (classOf(u) == c && u.has(direction, key)) return true;
+    return in_flight_ && classOf(*in_flight_) == c && in_flight_->has(direction, key);
+}
+
+bool LinkSync::classesPending() const {
+    for (const proto::LinkUpdate& u : pending_)
+        if (u.classes) return true;
+    return in_flight_ && in_flight_->classes;
+}
+
+void LinkSync::setField(int direction, const std::string& key, const FieldValue& value,
+                        const std::string& cls) {
+    proto::LinkUpdate u;
+    u.set(direction, key, value);
+    if (!cls.empty() && cls != kDefaultClassName) u.class_name = cls;
+    enqueue(std::move(u));
     schedule();
 }
 
 void LinkSync::setUpdate(const proto::LinkUpdate& update) {
-    pending_.merge(update);
+    enqueue(update);
     schedule();
+}
+
+// Keys of the same class as the newest pending update merge into it (newest value wins); a
+// class list, or keys of another class, wait behind it in their own update.
+void LinkSync::enqueue(proto::LinkUpdate u) {
+    if (u.class_name && *u.class_name == kDefaultClassName) u.class_name.reset();
+    if (blank(u)) return;
+    if (!pending_.empty() && !u.classes && classOf(pending_.back()) == classOf(u)) {
+        pending_.back().merge(u);
+        return;
+    }
+    pending_.push_back(std::move(u));
 }
 
 void LinkSync::schedule() {
@@ -47,7 +87,8 @@ void LinkSync::schedule() {
 
 void LinkSync::sendNow() {
     if (pending_.empty() || in_flight_) return;
-    in_flight_ = std::exchange(pending_, {});
+    in_flight_ = std::move(pending_.front());
+    pending_.pop_front();
     since_send_.start();
     ++sent_;
     auto done = [this](const proto::LinkState& s) {

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -30,9 +33,13 @@ class LinkSync : public QObject {
     /// Forgets the link (disconnected).
     void clear();
 
-    /// One field of one direction (0 a_to_b, 1 b_to_a) or of both (-1).
-    void setField(int direction, const std::string& key, const FieldValue& value);
-    /// A whole update (a preset, a scenario): merged into what is pending, sent at once.
+    /// One field of one direction (0 a_to_b, 1 b_to_a) or of both (-1), of the class named
+    /// `cls` (set_link's `class`; empty or "default": the link's own parameters).
+    void setField(int direction, const std::string& key, const FieldValue& value,
+                  const std::string& cls = {});
+    /// A whole update (a preset, a scenario, a class list): merged into what is pending for
+    /// the same class, sent at once. Updates of different classes, and a class list, are
+    /// sent one after the other in the order they were made.
     void setUpdate(const proto::LinkUpdate& update);
 
     bool valid() const { return state_.has_value(); }
@@ -40,8 +47,13 @@ class LinkSync : public QObject {
     const LinkConfig& applied() const { return state_->link; }
     unsigned directions() const { return state_ ? state_->directions : 1; }
     std::uint64_t generation() const { return state_ ? state_->params_generation : 0; }
-    /// Whether a change of this field waits to be sent or is in flight.
-    bool isPending(int direction, const std::string& key) const;
+    /// The link's classes in force (empty without classes).
+    const std::vector<TrafficClass>& classes() const;
+    /// Whether a change of this field (of class `cls`, empty: default) waits to be sent or is
+    /// in flight.
+    bool isPending(int direction, const std::string& key, const std::string& cls = {}) const;
+    /// Whether a new class list waits to be sent or is in flight.
+    bool classesPending() const;
 
     void setInterval(int ms) { interval_ms_ = ms; }
     std::uint64_t sentCount() const { return sent_; }
@@ -63,7 +75,8 @@ class LinkSync : public QObject {
 
     Client& client_;
     std::optional<proto::LinkState> state_;
-    proto::LinkUpdate pending_;
+    void enqueue(proto::LinkUpdate update);
+    std::deque<proto::LinkUpdate> pending_;       // oldest first; one class each
     std::optional<proto::LinkUpdate> in_flight_;  // the update being answered
     QElapsedTimer since_send_;
     QTimer timer_;

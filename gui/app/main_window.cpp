@@ -16,8 +16,10 @@
 #include <QVBoxLayout>
 
 #include "chart_export.hpp"
+#include "chart_style.hpp"
 #include "charts_panel.hpp"
 #include "charts_profile.hpp"
+#include "classes_panel.hpp"
 #include "connection_bar.hpp"
 #include "direction_panel.hpp"
 #include "events_panel.hpp"
@@ -39,6 +41,25 @@ namespace linkem::gui {
 namespace {
 std::int64_t wallMs() {
     return QDateTime::currentMSecsSinceEpoch();
+}
+
+// A delay lane's header while one class is shown: the class, the direction, its target and
+// the delay its packets got in the window shown.
+QString classLaneText(int d, const QString& cls, const ChartStore& store,
+                      std::pair<std::int64_t, std::int64_t> range) {
+    const ChartStore::Direction& D = store.shown(d);
+    QString text = QString("<b>%1</b> · <b>%2</b>").arg(cls.toHtmlEscaped(), directionLabel(d));
+    if (!D.targets.empty())
+        text += QString(" · set %1 ± %2 ms")
+                    .arg(D.targets.back().mean_us / 1e3, 0, 'f', 2)
+                    .arg(D.targets.back().jitter_us / 1e3, 0, 'f', 2);
+    const RunningStats a = D.samples.actual(range.first, range.second);
+    text += a.count > 0 ? QString(" → <b>%1 ± %2 ms</b> actual in the window (n %3)")
+                              .arg(a.mean() / 1e6, 0, 'f', 2)
+                              .arg(a.jitter() / 1e6, 0, 'f', 2)
+                              .arg(a.count)
+                        : QString(" → no samples of the class in the window");
+    return text;
 }
 
 QScrollArea* scrolled(QWidget* w, QWidget* parent) {
@@ -257,7 +278,10 @@ void MainWindow::wire() {
             [this](const QString& why) { onTelemetryTaken(model_.refuse(why.toStdString())); });
     connect(&sync_, &LinkSync::linkChanged, this, &MainWindow::onLink);
     connect(&sync_, &LinkSync::refused, this, [this](const QString& field, const QString& message) {
-        controls_->showRefusal(field, message);
+        if (field.startsWith("classes") || field == "class")
+            controls_->classes()->showRefusal(field, message);
+        else
+            controls_->showRefusal(field, message);
         note("warning",
              "set_link refused: " + (field.isEmpty() ? QString() : field + ": ") + message);
         statusBar()->showMessage("linkemd refused: " + message, 8000);
@@ -269,6 +293,16 @@ void MainWindow::wire() {
     connect(bar_, &ConnectionBar::disconnectRequested, &client_, &Client::disconnectFrom);
     connect(bar_, &ConnectionBar::windowChosen, this, &MainWindow::setWindowSeconds);
     connect(controls_, &LinkControls::edited, this, &MainWindow::onEdited);
+    connect(controls_->classes(), &ClassesPanel::applyRequested, this,
+            [this](const std::vector<TrafficClass>& classes) {
+                beforeChange("classes");
+                proto::LinkUpdate u;
+                u.classes = classes;
+                sync_.setUpdate(u);
+            });
+    connect(controls_->classes(), &ClassesPanel::sliderClassChanged, this,
+            &MainWindow::setSliderClass);
+    connect(strip_, &StageStrip::sliderClassChosen, this, &MainWindow::setSliderClass);
     connect(controls_->sameBothWays(), &QCheckBox::toggled, this, &MainWindow::onSameToggled);
     connect(strip_, &StageStrip::edited, this, &MainWindow::onEdited);
     connect(presets_, &PresetController::changing, this, &MainWindow::beforeChange);
@@ -328,6 +362,8 @@ void MainWindow::onHello(const proto::Hello& hello, bool restarted) {
     sync_.clear();
     sync_.reload();
     traffic_->setAvailable(hello.capabilities.traffic);
+    // an older linkemd has no traffic classes: no Classes box
+    controls_->classes()->setVisible(hello.capabilities.classes);
     refresh();
 }
 
@@ -373,15 +409,65 @@ void MainWindow::onTelemetryTaken(TelemetryModel::Took took) {
 
 // ------------------------------------------------------------------------------ the link
 void MainWindow::onLink(const LinkConfig& applied, std::uint64_t generation) {
-    auto pending = [this](int d, const std::string& key) { return sync_.isPending(d, key); };
-    controls_->showLink(applied, pending);
-    strip_->showLink(applied, pending);
+    controls_->classes()->showClasses(applied.classes);
+    strip_->setClasses(applied.classes);
+    setSliderClass(slider_class_);  // it may be gone, or become pass or drop
     const bool connected = client_.state() == Client::State::connected;
     controls_->setEditable(connected);
     strip_->setEditable(connected);
     model_.setLink(applied, static_cast<unsigned>(directions_), generation);
+    charts_->setClasses(applied.classes);
+    readouts_->setHasClasses(!applied.classes.empty());
     charts_->linkChanged();
     refresh();
+}
+
+std::string MainWindow::sliderClassKey() const {
+    return slider_class_ == kDefaultClassName ? std::string() : slider_class_;
+}
+
+const LinkConfig* MainWindow::sliderLink() const {
+    if (!sync_.valid()) return nullptr;
+    if (slider_class_ == kDefaultClassName) return &sync_.applied();
+    for (const TrafficClass& c : sync_.applied().classes)
+        if (c.name == slider_class_) return c.action == ClassAction::emulate ? &c.link : nullptr;
+    return nullptr;
+}
+
+void MainWindow::setSliderClass(const std::string& name) {
+    slider_class_ = name;
+    QString why;
+    if (sync_.valid() && name != kDefaultClassName) {
+        const auto& classes = sync_.applied().classes;
+        const auto it = std::find_if(classes.begin(), classes.end(),
+                                     [&name](const TrafficClass& c) { return c.name == name; });
+        if (it == classes.end())
+            why = "Not in force yet: Apply classes first.";
+        else if (it->action == ClassAction::pass)
+            why =
+                "None: a pass class forwards its packets at once, untouched (no delay, "
+                "limiter or loss).";
+        else if (it->action == ClassAction::drop)
+            why = "None: a drop class drops its packets (counted as drops_class).";
+    }
+    const QString qname = QString::fromStdString(name);
+    controls_->setSliderClass(qname, why);
+    controls_->classes()->setSliderClass(name);
+    int id = -1;  // the class's id in the charts' store: its own figures on the stage
+    if (sync_.valid() && !sync_.applied().classes.empty()) {
+        id = 0;
+        for (std::size_t i = 0; i < sync_.applied().classes.size(); ++i)
+            if (sync_.applied().classes[i].name == name) id = static_cast<int>(i) + 1;
+    }
+    strip_->setSliderClass(qname, why, id);
+    if (const LinkConfig* shown = sliderLink()) {
+        const std::string cls = sliderClassKey();
+        auto pending = [this, cls](int d, const std::string& key) {
+            return sync_.isPending(d, key, cls);
+        };
+        controls_->showLink(*shown, pending);
+        strip_->showLink(*shown, pending);
+    }
 }
 
 void MainWindow::beforeChange(const QString& what) {
@@ -390,11 +476,13 @@ void MainWindow::beforeChange(const QString& what) {
 
 void MainWindow::onEdited(int direction, const std::string& key, const FieldValue& value) {
     const bool both = directions_ > 1 && (direction < 0 || controls_->sameBothWays()->isChecked());
+    const LinkConfig* link = sliderLink();
+    if (!link) return;  // a pass or drop class has no parameters to set
     beforeChange(QString::fromStdString(key) + (both ? "" : direction == 0 ? ".a" : ".b"));
-    sync_.setField(both ? -1 : std::max(direction, 0), key, value);
-    if (both && panel(1) && sync_.valid()) {
+    sync_.setField(both ? -1 : std::max(direction, 0), key, value, sliderClassKey());
+    if (both && panel(1)) {
         // Mirror the shown value at once; linkemd's answer confirms it.
-        LinkParams shown = sync_.applied().b_to_a;
+        LinkParams shown = link->b_to_a;
         try {
             link_param_field(key)->set(shown, value);
         } catch (const ParamError&) {
@@ -408,19 +496,24 @@ void MainWindow::onEdited(int direction, const std::string& key, const FieldValu
 
 void MainWindow::onSameToggled(bool on) {
     controls_->setEditable(sync_.valid() && client_.state() == Client::State::connected);
-    if (!on || !sync_.valid()) return;
+    const LinkConfig* link = sliderLink();
+    if (!on || !link) return;
     beforeChange("same_both_ways");
     proto::LinkUpdate u;
     for (const LinkParamField& f : link_param_fields())
-        if (f.key != "seed") u.set(-1, f.key, f.get(sync_.applied().a_to_b));  // streams go on
+        if (f.key != "seed") u.set(-1, f.key, f.get(link->a_to_b));  // streams go on
+    if (!sliderClassKey().empty()) u.class_name = sliderClassKey();
     sync_.setUpdate(u);
 }
 
 bool MainWindow::undo() {
     const auto link = history_.undo();
     if (!link || !sync_.valid()) return false;
-    // Without the seeds: the streams go on.
-    sync_.setUpdate(proto::LinkUpdate::whole(*link, static_cast<unsigned>(directions_), false));
+    // Without the seeds: the streams go on. The classes as they were, in the same change.
+    proto::LinkUpdate u =
+        proto::LinkUpdate::whole(*link, static_cast<unsigned>(directions_), false);
+    if (!link->classes.empty() || !sync_.applied().classes.empty()) u.classes = link->classes;
+    sync_.setUpdate(u);
     note("info", "undo: the link before the last change is back");
     return true;
 }
@@ -458,7 +551,11 @@ void MainWindow::refresh() {
     const bool compare = charts_->arrangement() == ChartsPanel::Arrangement::side_by_side;
     if (charts_->arrangement() != ChartsPanel::Arrangement::desk)
         for (int d = 0; d < directions_; ++d) {
-            const QString t = laneText(d, model_.readouts().get(d), compare);
+            // the stage names the class its charts show, with that class's figures
+            const QString t = charts_->shownClass() >= 0
+                                  ? classLaneText(d, charts_->shownClassText(), model_.store(),
+                                                  charts_->visibleRange())
+                                  : laneText(d, model_.readouts().get(d), compare);
             if (charts_->laneHeader(d)->text() != t) charts_->laneHeader(d)->setText(t);
         }
     undo_action_->setEnabled(history_.canUndo());

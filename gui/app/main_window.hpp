@@ -120,6 +120,13 @@ class MainWindow : public QMainWindow {
     void onLink(const LinkConfig& applied, std::uint64_t generation);
     void onEdited(int direction, const std::string& key, const FieldValue& value);
     void onSameToggled(bool on);
+    /// The class the sliders set (the Classes table's row, the stage's class box).
+    void setSliderClass(const std::string& name);
+    /// The link parameters the sliders show: the slider class's (an emulate class), else
+    /// the link's own; nullptr for a pass or drop class, or one not in force.
+    const LinkConfig* sliderLink() const;
+    /// The class for set_link's `class`: "" for default.
+    std::string sliderClassKey() const;
     void beforeChange(const QString& what);
     void refresh();
     void readSettings();
@@ -133,6 +140,7 @@ class MainWindow : public QMainWindow {
     LinkSchema schema_;
     int directions_ = 2;
     bool reloading_ = false;
+    std::string slider_class_ = kDefaultClassName;
 
     ConnectionBar* bar_ = nullptr;
     LinkControls* controls_ = nullptr;

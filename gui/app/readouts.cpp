@@ -187,7 +187,9 @@ void Readouts::refresh() {
         const double target_mean = static_cast<double>(r.link.mean_delay);
         const double target_jitter = static_cast<double>(r.link.jitter);
         if (r.have_link)
-            set("target", d, since_change, formatMs(target_mean) + " ± " + formatMs(target_jitter));
+            set("target", d, since_change,
+                (classes_ ? QString("default: ") : QString()) + formatMs(target_mean) + " ± " +
+                    formatMs(target_jitter));
         // since the change
         const double lasted_s =
             static_cast<double>(r.since_change.to_ns - r.since_change.from_ns) / 1e9;
@@ -204,7 +206,7 @@ void Readouts::refresh() {
             const Scope scope = static_cast<Scope>(s);
             const ScopeDelays& a = s == since_change ? r.since_change : r.window;
             // Colour only what needs a look: a settled since-change figure far off target.
-            const bool judge = s == since_change && a.emulated.count >= 1000 &&
+            const bool judge = !classes_ && s == since_change && a.emulated.count >= 1000 &&
                                a.to_ns - a.from_ns >= 1'000'000'000;
             auto style = [&](double got, double want) {
                 return judge && want > 0 && std::abs(got - want) / want > 0.1
@@ -214,10 +216,14 @@ void Readouts::refresh() {
             if (a.emulated.count > 0) {
                 const double m = a.emulated.mean(), j = a.emulated.jitter();
                 set("emulated_mean", d, scope,
-                    withCount(formatMs(m) + " " + deviation(m, target_mean), a.emulated.count),
+                    withCount(
+                        formatMs(m) + (classes_ ? QString() : " " + deviation(m, target_mean)),
+                        a.emulated.count),
                     style(m, target_mean));
                 set("emulated_jitter", d, scope,
-                    withCount(formatMs(j) + " " + deviation(j, target_jitter), a.emulated.count),
+                    withCount(
+                        formatMs(j) + (classes_ ? QString() : " " + deviation(j, target_jitter)),
+                        a.emulated.count),
                     style(j, target_jitter));
             } else {
                 set("emulated_mean", d, scope, s == since_change ? "waiting…" : "–");

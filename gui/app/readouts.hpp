@@ -28,6 +28,9 @@ class Readouts : public QWidget {
     explicit Readouts(const ReadoutModel& model, QWidget* parent = nullptr);
     void setDirections(int n);
     void setWindow(double seconds);
+    /// The link has traffic classes: the figures are every class together, so they are not
+    /// judged against `default`'s set values (no deviation, no colour).
+    void setHasClasses(bool on) { classes_ = on; }
     /// Shows the model's figures now (called on a timer; cheap).
     void refresh();
     void clear();
@@ -48,6 +51,7 @@ class Readouts : public QWidget {
     int rows_ = 2;
     int directions_ = 2;
     double window_s_ = 30;
+    bool classes_ = false;
 };
 
 }  // namespace linkem::gui

@@ -6,6 +6,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
+#include <limits>
+
 #include "chart_style.hpp"
 #include "param_control.hpp"
 #include "param_rules.hpp"
@@ -42,6 +44,15 @@ StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
     v->setContentsMargins(6, 2, 6, 2);
     auto* top = new QHBoxLayout;
     auto* tl = new QLabel("Sliders set", this);
+    class_ = new QComboBox(this);
+    class_->setObjectName("stage_class");
+    class_->setToolTip("the class the sliders set (the Classes table of the Link pane, F2)");
+    class_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    class_->addItem("class default", QString(kDefaultClassName));
+    class_->hide();
+    class_note_ = new QLabel(this);
+    class_note_->setObjectName("stage_class_note");
+    class_note_->hide();
     target_ = new QComboBox(this);
     target_->setObjectName("stage_target");
     target_->addItem("both ways", -1);
@@ -54,7 +65,9 @@ StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
     keys_hint_->setObjectName("stage_keys");
     keys_hint_->setStyleSheet("color: gray;");
     top->addWidget(tl);
+    top->addWidget(class_);
     top->addWidget(target_);
+    top->addWidget(class_note_, 1);
     top->addStretch(1);
     top->addWidget(keys_hint_);
     v->addLayout(top);
@@ -63,6 +76,9 @@ StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
     grid_->setVerticalSpacing(2);
     grid_->setColumnStretch(1, 1);
     v->addLayout(grid_);
+    connect(class_, &QComboBox::activated, this, [this](int i) {
+        emit sliderClassChosen(class_->itemData(i).toString().toStdString());
+    });
     connect(target_, &QComboBox::currentIndexChanged, this, [this](int) {
         if (applied_) showLink(*applied_, [](int, const std::string&) { return false; });
         refresh();
@@ -129,7 +145,44 @@ void StageStrip::build(const LinkSchema& schema, int directions) {
 void StageStrip::setEditable(bool on) {
     editable_ = on;
     for (auto& [k, c] : controls_)
-        c->setEnabled(on);
+        c->setEnabled(on && disabled_why_.isEmpty());
+}
+
+void StageStrip::setClasses(const std::vector<TrafficClass>& classes) {
+    QStringList names{kDefaultClassName};
+    for (const TrafficClass& c : classes)
+        names << QString::fromStdString(c.name);
+    QStringList shown;
+    for (int i = 0; i < class_->count(); ++i)
+        shown << class_->itemData(i).toString();
+    if (shown != names) {
+        const QString current = class_->currentData().toString();
+        const QSignalBlocker block(class_);
+        class_->clear();
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            QString label = "class " + names[static_cast<qsizetype>(i)];
+            if (i > 0 && classes[i - 1].action != ClassAction::emulate)
+                label += QString(" (%1)").arg(
+                    QString::fromStdString(std::string(to_string(classes[i - 1].action))));
+            class_->addItem(label, names[static_cast<qsizetype>(i)]);
+        }
+        class_->setCurrentIndex(std::max(0, class_->findData(current)));
+    }
+    class_->setVisible(!classes.empty());
+}
+
+void StageStrip::setSliderClass(const QString& name, const QString& disabled_why, int id) {
+    disabled_why_ = disabled_why;
+    class_id_ = id;
+    {
+        const QSignalBlocker block(class_);
+        const int i = class_->findData(name);
+        if (i >= 0) class_->setCurrentIndex(i);
+    }
+    class_note_->setText(disabled_why);
+    class_note_->setVisible(!disabled_why.isEmpty());
+    class_note_->setToolTip(disabled_why);
+    setEditable(editable_);
 }
 
 ParamControl* StageStrip::control(const std::string& key) const {
@@ -172,14 +225,45 @@ void StageStrip::applyRules() {
     applyParamRules(controls_, sets);
 }
 
+// A class's figure since its parameters last changed (its target in the charts' store):
+// its packets' actual delay, its rate out, its loss model's drops over its packets in; α is
+// the direction's.
+QString StageStrip::classFigure(const std::string& key, int d) const {
+    const ChartStore& S = readouts_.store();
+    if (class_id_ < 0 || static_cast<std::size_t>(class_id_) > S.classCount())
+        return figure(key, readouts_.get(d));
+    const ChartStore::Direction& C = S.classDir(d, static_cast<std::size_t>(class_id_));
+    const std::int64_t since =
+        C.targets.empty() ? std::numeric_limits<std::int64_t>::min() : C.targets.back().since_ns;
+    if (key == "mean_delay_us" || key == "jitter_us") {
+        const RunningStats a = C.samples.actual(since, std::numeric_limits<std::int64_t>::max());
+        if (a.count == 0) return "…";
+        return QString::number((key == "jitter_us" ? a.jitter() : a.mean()) / 1e6, 'f', 2) + " ms";
+    }
+    if (key == "rate_bps")
+        return C.rates.empty()
+                   ? "…"
+                   : QString::number(C.rates.back().out_bps / 1e6, 'f', 1) + " Mbit/s out";
+    if (key == "loss_probability") {
+        double in = 0, lost = 0;
+        for (const RatePoint& r : C.rates)
+            if (r.t_ns >= since) {
+                in += r.in_pps;
+                lost += r.drops_per_s[cause_index(DropCause::loss)];
+            }
+        return in > 0 ? QString::number(lost / in * 100, 'f', 2) + " %" : "…";
+    }
+    return figure(key, readouts_.get(d));
+}
+
 void StageStrip::refresh() {
     const int t = target();
     for (auto& [key, l] : since_change_) {
         QString text;
         if (t >= 0 || directions_ < 2) {
-            text = figure(key, readouts_.get(std::max(t, 0)));
+            text = classFigure(key, std::max(t, 0));
         } else {
-            text = figure(key, readouts_.get(0)) + "  |  " + figure(key, readouts_.get(1));
+            text = classFigure(key, 0) + "  |  " + classFigure(key, 1);
         }
         if (l->text() != text) l->setText(text);
     }

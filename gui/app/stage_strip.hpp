@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include "linkem/classes.hpp"
 #include "linkem/link_params_json.hpp"
 #include "readout_model.hpp"
 
@@ -34,7 +35,16 @@ class StageStrip : public QWidget {
     /// The direction the sliders set: -1 both ways, 0 A→B, 1 B→A.
     int target() const;
     void setTarget(int direction);
-    /// The parameters in force (the chosen direction's, A→B's for both ways).
+    /// The link's classes (the class box shows them; hidden without classes).
+    void setClasses(const std::vector<TrafficClass>& classes);
+    /// The class the sliders set and why they are disabled for it (empty: they are not);
+    /// `id` its class id in the charts' store (0 `default`, i + 1 class i; -1: the link has
+    /// no classes), whose own samples and counters the figures then come from.
+    void setSliderClass(const QString& name, const QString& disabled_why, int id = -1);
+    QComboBox* classBox() const { return class_; }
+    QLabel* classNote() const { return class_note_; }
+    /// The parameters the sliders show: the class's (the chosen direction's, A→B's for both
+    /// ways).
     void showLink(const LinkConfig& applied,
                   const std::function<bool(int, const std::string&)>& pending);
     /// The figures since the last change, now.
@@ -46,6 +56,8 @@ class StageStrip : public QWidget {
     void setTextScale(double points);
 
   signals:
+    /// The user chose the class the sliders set.
+    void sliderClassChosen(const std::string& name);
     /// A slider or spin box moved: direction -1 is both ways.
     void edited(int direction, const std::string& key, const linkem::FieldValue& value);
 
@@ -55,6 +67,11 @@ class StageStrip : public QWidget {
     const ReadoutModel& readouts_;
     QGridLayout* grid_ = nullptr;
     QComboBox* target_ = nullptr;
+    QComboBox* class_ = nullptr;
+    QLabel* class_note_ = nullptr;
+    QString disabled_why_;
+    int class_id_ = -1;
+    QString classFigure(const std::string& key, int d) const;
     QLabel* keys_hint_ = nullptr;
     std::map<std::string, ParamControl*> controls_;
     std::map<std::string, QLabel*> names_, since_change_;

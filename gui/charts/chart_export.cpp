@@ -43,7 +43,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
          "scheduled departure - arrival; actual departure - arrival\n"
       << "direction,arrival_s,delay_us,scheduled_us,actual_us\n";
     for (int d = 0; d < 2; ++d)
-        store.dir(d).samples.forEach(lo, hi, [&](const DelayPoint& p) {
+        store.shown(d).samples.forEach(lo, hi, [&](const DelayPoint& p) {
             o << kDirectionKeys[d] << ',' << sec(p.t_ns) << ',' << usNs(p.delay_ns) << ','
               << usNs(p.scheduled_ns) << ',' << usNs(p.actual_ns) << '\n';
         });
@@ -54,7 +54,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
       << "direction,start_s,end_s,count,min_us,max_us,mean_us,jitter_us,lateness_count,"
          "lateness_mean_us,lateness_max_us\n";
     for (int d = 0; d < 2; ++d)
-        for (const Interval& iv : store.dir(d).intervals) {
+        for (const Interval& iv : store.shown(d).intervals) {
             if (iv.end_ns < lo || iv.start_ns > hi) continue;
             const RunningStats& m = iv.delay;
             const RunningStats& l = iv.lateness;
@@ -68,7 +68,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
          "one-way delay (receive - send, port to port)\n"
       << "direction,send_s,measured_delay_us\n";
     for (int d = 0; d < 2; ++d)
-        store.dir(d).measured.forEach(lo, hi, [&](const DelayPoint& p) {
+        store.shown(d).measured.forEach(lo, hi, [&](const DelayPoint& p) {
             o << kDirectionKeys[d] << ',' << sec(p.t_ns) << ',' << usNs(p.actual_ns) << '\n';
         });
     o << "# [rates] one row per stats message and direction: rates since the previous "
@@ -79,7 +79,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
     o << '\n';
     auto g = [](double v) { return QString::number(v, 'g', 10); };
     for (int d = 0; d < 2; ++d)
-        for (const RatePoint& r : store.dir(d).rates) {
+        for (const RatePoint& r : store.shown(d).rates) {
             if (r.t_ns < lo || r.t_ns > hi) continue;
             o << kDirectionKeys[d] << ',' << sec(r.t_ns) << ',' << g(r.in_bps) << ','
               << g(r.out_bps) << ',' << g(r.in_pps) << ',' << g(r.out_pps);

@@ -33,6 +33,16 @@ inline const QColor kCauseColor[] = {
 static_assert(std::size(kCauseColor) >= kDropCauseCount,
               "a colour per drop cause: add one to kCauseColor");
 
+/// The traffic classes' colours by class id (0 `default`, i + 1 the list's class i),
+/// repeating after the tenth.
+inline const QColor kClassColor[] = {QColor(90, 90, 90),  QColor(0, 150, 136), QColor(156, 39, 176),
+                                     QColor(205, 160, 0), QColor(63, 81, 181), QColor(233, 30, 99),
+                                     QColor(121, 85, 72), QColor(0, 172, 230), QColor(139, 195, 74),
+                                     QColor(255, 87, 34)};
+inline QColor classColor(std::size_t id) {
+    return kClassColor[id % std::size(kClassColor)];
+}
+
 inline QString directionLabel(int d) {
     return QString::fromUtf8(kDirectionLabels[d == 0 ? 0 : 1]);
 }

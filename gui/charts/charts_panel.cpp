@@ -1,5 +1,8 @@
 #include "charts_panel.hpp"
 
+#include <QIcon>
+#include <QPixmap>
+
 #include <algorithm>
 #include <cmath>
 
@@ -54,8 +57,30 @@ ChartsPanel::ChartsPanel(ChartStore& store, QWidget* parent)
     auto* unit_label = new QLabel(tr("&Throughput in:"), bar_);
     unit_label->setBuddy(unit_combo_);
     unit_label->setObjectName("charts_unit_label");
+    class_combo_ = new QComboBox(bar_);
+    class_combo_->setObjectName("charts_class");
+    class_combo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    class_combo_->setToolTip(
+        tr("Traffic classes drawn: all (the directions' totals, and each "
+           "class's throughput in its colour) or one class alone"));
+    class_label_ = new QLabel(tr("C&lass:"), bar_);
+    class_label_->setBuddy(class_combo_);
+    connect(class_combo_, &QComboBox::activated, this,
+            [this](int i) { setShownClass(class_combo_->itemData(i).toInt()); });
     bar->addWidget(show_label);
     bar->addWidget(show_combo_);
+    bar->addSpacing(12);
+    class_key_ = new QLabel(bar_);
+    class_key_->setObjectName("charts_class_key");
+    class_key_->setToolTip(
+        tr("Each class's colour: its delay (B→A a darker shade) and, with all "
+           "classes, its throughput out (dotted)"));
+    bar->addWidget(class_label_);
+    bar->addWidget(class_combo_);
+    bar->addWidget(class_key_);
+    class_label_->hide();
+    class_combo_->hide();
+    class_key_->hide();
     bar->addSpacing(12);
     bar->addWidget(unit_label);
     bar->addWidget(unit_combo_);
@@ -202,6 +227,56 @@ void ChartsPanel::dataArrived(bool delay, qint64 t_ns) {
 
 void ChartsPanel::linkChanged() {
     markAllDirty();
+}
+
+void ChartsPanel::setClasses(const std::vector<TrafficClass>& classes) {
+    QStringList names{QString(kDefaultClassName)};
+    for (const TrafficClass& c : classes)
+        names << QString::fromStdString(c.name);
+    QStringList had;
+    for (int i = 1; i < class_combo_->count(); ++i)
+        had << class_combo_->itemData(i, Qt::UserRole + 1).toString();
+    if (had != names || classes.empty() != !class_combo_->isVisible()) {
+        const QSignalBlocker block(class_combo_);
+        class_combo_->clear();
+        class_combo_->addItem(tr("all classes"), -1);
+        for (int id = 0; id < names.size(); ++id) {
+            QPixmap swatch(12, 12);
+            swatch.fill(classColor(static_cast<std::size_t>(id)));
+            class_combo_->addItem(QIcon(swatch), names[id], id);
+            class_combo_->setItemData(id + 1, names[id], Qt::UserRole + 1);
+        }
+        QString key;
+        for (int id = 0; id < names.size(); ++id)
+            key += QString("<span style='color:%1'>■</span>&nbsp;%2&nbsp;&nbsp;")
+                       .arg(classColor(static_cast<std::size_t>(id)).name(),
+                            names[id].toHtmlEscaped());
+        class_key_->setText(key);
+        class_label_->setVisible(!classes.empty());
+        class_combo_->setVisible(!classes.empty());
+        class_key_->setVisible(!classes.empty());
+    }
+    // the store numbers the classes of the list in force; a class shown that is gone: all
+    const int i = class_combo_->findData(store_.shownClass());
+    const QSignalBlocker block(class_combo_);
+    class_combo_->setCurrentIndex(std::max(0, i));
+    markAllDirty();
+}
+
+void ChartsPanel::setShownClass(int id) {
+    store_.setShownClass(id);
+    const QSignalBlocker block(class_combo_);
+    class_combo_->setCurrentIndex(std::max(0, class_combo_->findData(store_.shownClass())));
+    hist_->reset();
+    markAllDirty();
+    redraw();
+}
+
+QString ChartsPanel::shownClassText() const {
+    const int id = store_.shownClass();
+    return id < 0
+               ? QString()
+               : "class " + QString::fromStdString(store_.className(static_cast<std::size_t>(id)));
 }
 
 void ChartsPanel::cleared() {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include <QString>
 #include <QWidget>
@@ -62,6 +63,17 @@ class ChartsPanel : public QWidget {
     /// Which directions are drawn: 0 both, 1 only A→B, 2 only B→A.
     void setDirections(int which);
     int directions() const { return show_; }
+    /// The link's classes (the class box lists them; hidden without classes).
+    void setClasses(const std::vector<TrafficClass>& classes);
+    /// What the charts show: every class (-1, the directions' totals, with each class's
+    /// throughput beside them) or one class (0 `default`, i + 1 the list's class i).
+    void setShownClass(int id);
+    int shownClass() const { return store_.shownClass(); }
+    QComboBox* classCombo() const { return class_combo_; }
+    /// The classes' colours, beside the class box.
+    QLabel* classKey() const { return class_key_; }
+    /// "class voip" when one class is shown, "" for all.
+    QString shownClassText() const;
     /// Throughput in packets/s (true) or bit/s (false, the default).
     void setThroughputInPackets(bool packets);
     /// The header over a delay lane (the stage's "set → emulated since the change"), filled by
@@ -118,7 +130,8 @@ class ChartsPanel : public QWidget {
     std::vector<ChartRenderer*> all_;
     RedrawScheduler* scheduler_ = nullptr;
     QWidget* bar_ = nullptr;
-    QComboBox *show_combo_ = nullptr, *unit_combo_ = nullptr;
+    QComboBox *show_combo_ = nullptr, *unit_combo_ = nullptr, *class_combo_ = nullptr;
+    QLabel *class_label_ = nullptr, *class_key_ = nullptr;
     QWidget* grid_host_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     int tab_ = 0;

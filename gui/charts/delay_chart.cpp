@@ -154,7 +154,7 @@ QList<QXYSeries*> DelayChart::parts(const QString& part) const {
 DelayChart::Points DelayChart::points(const RedrawFrame& f, int d, std::int64_t a,
                                       std::int64_t b) const {
     Points P;
-    const ChartStore::Direction& R = f.store->dir(d);
+    const ChartStore::Direction& R = f.store->shown(d);
     R.actual_cols.visit(
         a, b, [&](std::int64_t t, float v) { P.samples.push_back(QPointF(f.seconds(t), v)); });
     R.measured_cols.visit(
@@ -192,7 +192,38 @@ DelayChart::Points DelayChart::points(const RedrawFrame& f, int d, std::int64_t 
     return P;
 }
 
+void DelayChart::syncClassLines(const RedrawFrame& f) {
+    const ChartStore& S = *f.store;
+    const std::size_t ids = S.shownClass() < 0 && S.classCount() > 0 ? S.classCount() + 1 : 0;
+    std::vector<std::string> names;
+    for (std::size_t id = 0; id < ids; ++id)
+        names.push_back(S.className(id));
+    if (names == class_names_) return;
+    for (auto& v : class_lines_) {
+        for (QLineSeries* s : v) {
+            chart_->removeSeries(s);
+            delete s;
+        }
+        v.clear();
+    }
+    class_names_ = names;
+    for (int d = 0; d < 2; ++d)
+        for (std::size_t id = 0; id < ids; ++id) {
+            const QColor c = d == 0 ? classColor(id) : classColor(id).darker(140);
+            auto* s = newLine(QObject::tr("class %1 %2")
+                                  .arg(QString::fromStdString(names[id]), directionLabel(d)),
+                              c, 1.0);
+            attach(chart_, s, x_, y_);
+            setLineWidth(s, 1.0, style_);
+            labelMarker(chart_, s, QString::fromStdString(names[id]));
+            class_lines_[d].push_back(s);
+        }
+}
+
 bool DelayChart::drawHeads(const RedrawFrame& f) {
+    // each class's line is drawn whole
+    if (!class_lines_[0].empty() || (f.store->shownClass() < 0 && f.store->classCount() > 0))
+        return false;
     Heads heads;
     for (int d = 0; d < 2; ++d) {
         if (!shown(f, d)) continue;
@@ -217,7 +248,7 @@ void DelayChart::drawAll(const RedrawFrame& f) {
     };
     for (int d = 0; d < 2; ++d) {
         if (!shown(f, d)) continue;
-        const ChartStore::Direction& R = f.store->dir(d);
+        const ChartStore::Direction& R = f.store->shown(d);
         P[d][kBody] = points(f, d, f.lo, f.split - 1);
         P[d][kHead] = points(f, d, f.split, f.hi);
         // Target and band: a step function over the targets in force.
@@ -239,6 +270,23 @@ void DelayChart::drawAll(const RedrawFrame& f) {
                 extent(*v);
         extent(bandUp[d]);
         extent(bandLo[d]);
+    }
+    syncClassLines(f);
+    const bool classes = !class_lines_[0].empty();
+    std::vector<QList<QPointF>> cls[2];
+    for (int d = 0; d < 2; ++d) {
+        cls[d].resize(class_lines_[d].size());
+        if (!shown(f, d)) continue;
+        for (std::size_t id = 0; id < cls[d].size(); ++id) {
+            f.store->classDir(d, id).actual_cols.visit(f.lo, f.hi, [&](std::int64_t t, float v) {
+                cls[d][id].push_back(QPointF(f.seconds(t), v));
+            });
+            extent(cls[d][id]);
+        }
+        // the classes' lines together are the direction's samples: not drawn twice
+        if (classes)
+            for (int part : {kBody, kHead})
+                P[d][part].samples.clear();
     }
     const bool any = std::isfinite(ymax);
     const AxisUnit du = delayUnit(any ? std::max(std::fabs(ymax), std::fabs(ymin)) : 20000);
@@ -275,6 +323,11 @@ void DelayChart::drawAll(const RedrawFrame& f) {
             batch.emplace_back(series, v);
         }
     }
+    for (int d = 0; d < 2; ++d)
+        for (std::size_t id = 0; id < cls[d].size(); ++id) {
+            scaled(cls[d][id]);
+            batch.emplace_back(class_lines_[d][id], &cls[d][id]);
+        }
     const int xt = xTicks(), yt = yTicks();
     commit(batch, [&] {
         setTimeRange(x_, f.seconds(f.lo), f.seconds(f.hi), xt);
@@ -296,6 +349,11 @@ void DelayChart::drawAll(const RedrawFrame& f) {
                  target_[d], band_up_[d], band_lo_[d], env_[d][kBody], env_[d][kHead],
                  samples_[d][kHead], measured_[d][kHead]})
             showMarker(chart_, h, false);
+        // one legend entry a class (its A→B line; B→A is the darker shade), up to 8
+        for (std::size_t id = 0; id < cls[d].size(); ++id)
+            showMarker(
+                chart_, class_lines_[d][id],
+                d == 0 && cls[d].size() <= 8 && (!cls[0][id].isEmpty() || !cls[1][id].isEmpty()));
     }
 }
 

@@ -4,6 +4,9 @@
 // traffic's measured one-way delay (squares). Of both directions, or one (a stage lane).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "chart_renderer.hpp"
 
 class QScatterSeries;
@@ -44,6 +47,11 @@ class DelayChart : public ChartRenderer {
     QLineSeries *band_up_[2], *band_lo_[2], *env_up_[2][2], *env_lo_[2][2];
     QAreaSeries* env_[2][2];
     double div_ = 1;  // the axis' unit in µs
+    /// With every class shown and the link having classes: each class's samples (min/max per
+    /// column) in its colour, per direction (B→A darker), instead of the directions' totals.
+    void syncClassLines(const RedrawFrame& f);
+    std::vector<QLineSeries*> class_lines_[2];  // [d][class id]
+    std::vector<std::string> class_names_;
 };
 
 }  // namespace linkem::gui

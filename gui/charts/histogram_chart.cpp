@@ -110,7 +110,7 @@ void HistogramChart::draw(const RedrawFrame& f, bool all) {
             for (double v : h.density)
                 hy1 = std::max(hy1, v);
         }
-        const auto& targets = D.dir(d).targets;
+        const auto& targets = D.shown(d).targets;
         if (f.shown(d) && !targets.empty()) {
             ref[d] = {true, targets.back()};
             const Target& t = targets.back();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <QChart>
 #include <QChartView>
@@ -36,7 +37,7 @@ bool anyAbove0(const QList<QPointF>& v) {
 QList<QPointF> ratePoints(const RedrawFrame& f, int d, std::int64_t a, std::int64_t b,
                           const std::function<double(const RatePoint&)>& value) {
     QList<QPointF> v;
-    const auto& R = f.store->dir(d).rates;
+    const auto& R = f.store->shown(d).rates;
     std::size_t i = R.size();
     while (i > 0 && R[i - 1].t_ns >= a)
         --i;
@@ -89,7 +90,51 @@ QList<QXYSeries*> ThroughputChart::parts(const QString& part) const {
     return v;
 }
 
+void ThroughputChart::classLines(const RedrawFrame& f, std::vector<QList<QPointF>>& out,
+                                 double& tmax) {
+    const ChartStore& S = *f.store;
+    const std::size_t ids = S.shownClass() < 0 && S.classCount() > 0 ? S.classCount() + 1 : 0;
+    std::vector<std::string> names;
+    for (std::size_t id = 0; id < ids; ++id)
+        names.push_back(S.className(id));
+    if (names != class_names_) {
+        for (QLineSeries* s : class_out_) {
+            chart_->removeSeries(s);
+            delete s;
+        }
+        class_out_.clear();
+        class_names_ = names;
+        for (std::size_t id = 0; id < ids; ++id) {
+            auto* s = newLine(QObject::tr("class %1 out").arg(QString::fromStdString(names[id])),
+                              classColor(id), 1.5, Qt::DotLine);
+            attach(chart_, s, x_, y_);
+            setLineWidth(s, 1.5, style_);
+            class_out_.push_back(s);
+        }
+    }
+    out.assign(ids, {});
+    for (std::size_t id = 0; id < ids; ++id) {
+        // the classes' counters of the directions shown come from the same stats messages
+        std::map<std::int64_t, double> sum;
+        for (int d = 0; d < 2; ++d) {
+            if (!f.shown(d)) continue;
+            for (const RatePoint& r : S.classDir(d, id).rates)
+                if (r.t_ns >= f.lo && r.t_ns <= f.hi)
+                    sum[r.t_ns] += f.packets ? r.out_pps : r.out_bps;
+        }
+        QList<QPointF> v;
+        for (const auto& [t, x] : sum) {
+            v.push_back(QPointF(f.seconds(t), x));
+            tmax = std::max(tmax, x);
+        }
+        out[id] = decimateMinMax(v, 0.0, static_cast<double>(f.column_ns) / 1e9);
+    }
+}
+
 bool ThroughputChart::drawHeads(const RedrawFrame& f) {
+    // each class's line is drawn whole
+    if (f.store->shownClass() < 0 && f.store->classCount() > 0) return false;
+    if (!class_out_.empty()) return false;
     Heads heads;
     for (int d = 0; d < 2; ++d) {
         if (!f.shown(d)) continue;
@@ -119,8 +164,15 @@ void ThroughputChart::drawAll(const RedrawFrame& f) {
                 for (const QPointF& p : *v)
                     tmax = std::max(tmax, p.y());
     }
+    std::vector<QList<QPointF>> classes;
+    classLines(f, classes, tmax);
     const AxisUnit tu = rateUnit(tmax, f.packets ? QObject::tr("packets/s") : QObject::tr("bit/s"));
     Batch batch;
+    for (std::size_t id = 0; id < classes.size(); ++id) {
+        for (QPointF& p : classes[id])
+            p.setY(p.y() / tu.div);
+        batch.emplace_back(class_out_[id], &classes[id]);
+    }
     for (int d = 0; d < 2; ++d)
         for (auto [series, v] : {std::pair{in_[d], in[d]}, std::pair{out_[d], out[d]}}) {
             for (int part : {kBody, kHead})
@@ -144,6 +196,9 @@ void ThroughputChart::drawAll(const RedrawFrame& f) {
         showMarker(chart_, in_[d][kHead], false);
         showMarker(chart_, out_[d][kHead], false);
     }
+    // the classes' colours are the Class box's key (the legend keeps to the directions)
+    for (std::size_t id = 0; id < classes.size(); ++id)
+        showMarker(chart_, class_out_[id], false);
 }
 
 void ThroughputChart::draw(const RedrawFrame& f, bool all) {

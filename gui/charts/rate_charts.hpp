@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "chart_renderer.hpp"
 
@@ -27,7 +29,12 @@ class ThroughputChart : public ChartRenderer {
     void drawAll(const RedrawFrame& f);
     void setTitles() override;
     QValueAxis *x_ = nullptr, *y_ = nullptr;
+    /// With every class shown, each class's rate out (the directions shown together) in its
+    /// colour; none with one class shown or without classes.
+    void classLines(const RedrawFrame& f, std::vector<QList<QPointF>>& out, double& tmax);
     QLineSeries *in_[2][2], *out_[2][2];
+    std::vector<QLineSeries*> class_out_;  // by class id
+    std::vector<std::string> class_names_;
     double div_ = 1;
 };
 

@@ -47,13 +47,21 @@ void ChartStore::addDelay(const proto::DelayMessage& msg, std::int64_t t_ns) {
         Direction& D = dirs_[d];
         const bool have_interval = j.end_ns > 0 || j.delay.count > 0;
         if (have_interval) touch(j.end_ns);
+        std::vector<Direction>& classes = class_dirs_[d];
         for (const DelaySample& s : j.samples) {
             touch(s.arrival_ns);
             const DelayPoint p{s.arrival_ns, s.delay_ns, s.scheduled_ns, s.actual_ns};
             D.samples.add(p);
-            if (column_ns_ > 0 && s.arrival_ns >= latest_ns_ - keep_ns_ - column_ns_) {
+            const bool recent =
+                column_ns_ > 0 && s.arrival_ns >= latest_ns_ - keep_ns_ - column_ns_;
+            if (recent) {
                 D.actual_cols.add(s.arrival_ns, static_cast<float>(p.actual_us()));
                 changed(s.arrival_ns);
+            }
+            if (s.class_id < classes.size()) {
+                Direction& C = classes[s.class_id];
+                C.samples.add(p);
+                if (recent) C.actual_cols.add(s.arrival_ns, static_cast<float>(p.actual_us()));
             }
         }
         // The built-in traffic's measured samples (send time, one-way delay).
@@ -84,14 +92,22 @@ void ChartStore::addStats(const LinkStats& st) {
     touch(st.t_ns);
     const std::int64_t t = st.t_ns;
     for (unsigned d = 0; d < st.directions && d < 2; ++d) {
-        Direction& D = dirs_[d];
-        const CounterSnapshot& k = st.dir[d].counters;
+        addCounters(dirs_[d], st.dir[d].counters, t);
+        // stats' classes: `default` first, then the classes in list order, as the ids
+        for (std::size_t i = 0; i < st.classes.size() && i < class_dirs_[d].size(); ++i)
+            addCounters(class_dirs_[d][i], st.classes[i].dir[d], t);
+    }
+    trim();
+}
+
+void ChartStore::addCounters(Direction& D, const CounterSnapshot& k, std::int64_t t) {
+    {
         double c[kCounterColumns] = {
             static_cast<double>(k.packets_in), static_cast<double>(k.bytes_in),
             static_cast<double>(k.packets_out), static_cast<double>(k.bytes_out)};
         for (std::size_t i = 0; i < kDropCauseCount; ++i)
             c[4 + i] = static_cast<double>(k.drops[kDropCauses[i].cause]);
-        if (D.have_prev && t == D.prev_t_ns) continue;  // the same message again
+        if (D.have_prev && t == D.prev_t_ns) return;  // the same message again
         bool monotonic = D.have_prev && t > D.prev_t_ns;
         for (std::size_t i = 0; i < kCounterColumns && monotonic; ++i)
             monotonic = c[i] >= D.prev[i];
@@ -113,7 +129,6 @@ void ChartStore::addStats(const LinkStats& st) {
         D.prev_t_ns = t;
         std::copy(c, c + kCounterColumns, D.prev);
     }
-    trim();
 }
 
 void ChartStore::setLink(const LinkConfig& link, unsigned directions) {
@@ -121,9 +136,57 @@ void ChartStore::setLink(const LinkConfig& link, unsigned directions) {
 }
 
 void ChartStore::setLinkAt(const LinkConfig& link, unsigned directions, std::int64_t since_ns) {
+    std::vector<std::string> names;
+    for (const TrafficClass& c : link.classes)
+        names.push_back(c.name);
+    if (names != class_names_) {
+        // Another list numbers the classes afresh: their own data starts over (the class
+        // shown stays, by its name, while the list has it).
+        const std::string shown =
+            shown_class_ >= 0 ? className(static_cast<std::size_t>(shown_class_)) : "";
+        class_names_ = names;
+        setClassCount(0);
+        setClassCount(names.size());
+        if (shown == kDefaultClassName && !names.empty()) shown_class_ = 0;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (names[i] == shown) shown_class_ = static_cast<int>(i) + 1;
+    }
     for (unsigned d = 0; d < directions && d < 2; ++d) {
-        const LinkParams& p = link.direction(d);
-        Direction& D = dirs_[d];
+        addTarget(dirs_[d], link.direction(d), since_ns);
+        std::vector<Direction>& classes = class_dirs_[d];
+        if (classes.empty()) continue;
+        addTarget(classes[0], link.direction(d), since_ns);
+        for (std::size_t i = 0; i < link.classes.size(); ++i) {
+            const TrafficClass& c = link.classes[i];
+            // a pass class's packets see no delay: its target is 0
+            addTarget(classes[i + 1],
+                      c.action == ClassAction::pass ? LinkParams{} : c.link.direction(d), since_ns);
+        }
+    }
+}
+
+void ChartStore::setClassCount(std::size_t n) {
+    const std::size_t ids = n == 0 ? 0 : n + 1;
+    if (ids == class_dirs_[0].size()) return;
+    for (std::vector<Direction>& v : class_dirs_) {
+        v.clear();
+        v.resize(ids);
+        for (Direction& D : v) {
+            D.actual_cols.reset(column_ns_);
+            D.measured_cols.reset(column_ns_ * kMeasuredColumnSpan);
+        }
+    }
+    if (shown_class_ >= static_cast<int>(ids)) shown_class_ = -1;
+}
+
+void ChartStore::setShownClass(int id) {
+    if (id >= static_cast<int>(classCount()) + 1) id = -1;
+    if (id == shown_class_) return;
+    shown_class_ = id;
+}
+
+void ChartStore::addTarget(Direction& D, const LinkParams& p, std::int64_t since_ns) {
+    {
         Target t;
         t.since_ns = since_ns;
         t.mean_us = static_cast<double>(p.mean_delay) / 1e3;
@@ -137,7 +200,7 @@ void ChartStore::setLinkAt(const LinkConfig& link, unsigned directions, std::int
             const Target& b = D.targets.back();
             if (b.mean_us == t.mean_us && b.jitter_us == t.jitter_us &&
                 b.distribution == t.distribution && b.strategy == t.strategy)
-                continue;
+                return;
             if (b.since_ns >= t.since_ns) D.targets.pop_back();
         }
         D.targets.push_back(t);
@@ -149,10 +212,19 @@ void ChartStore::setColumns(std::int64_t column_ns, std::int64_t keep_ns) {
     if (column_ns == column_ns_ && keep_ns == keep_ns_) return;
     column_ns_ = column_ns;
     keep_ns_ = keep_ns;
-    for (Direction& D : dirs_) {
+    for (Direction& D : dirs_)
+        rebuildColumns(D);
+    for (std::vector<Direction>& v : class_dirs_)
+        for (Direction& D : v)
+            rebuildColumns(D);
+}
+
+void ChartStore::rebuildColumns(Direction& D) {
+    const std::int64_t column_ns = column_ns_, keep_ns = keep_ns_;
+    {
         D.actual_cols.reset(column_ns);
         D.measured_cols.reset(column_ns * kMeasuredColumnSpan);
-        if (column_ns <= 0 || !have_data_) continue;
+        if (column_ns <= 0 || !have_data_) return;
         const std::int64_t lo = latest_ns_ - keep_ns - column_ns;
         D.samples.forEach(lo, latest_ns_, [&](const DelayPoint& p) {
             D.actual_cols.add(p.t_ns, static_cast<float>(p.actual_us()));
@@ -166,7 +238,12 @@ void ChartStore::setColumns(std::int64_t column_ns, std::int64_t keep_ns) {
 
 void ChartStore::trim() {
     const std::int64_t cutoff = latest_ns_ - kRetentionNs;
-    for (Direction& D : dirs_) {
+    std::vector<Direction*> all{&dirs_[0], &dirs_[1]};
+    for (std::vector<Direction>& v : class_dirs_)
+        for (Direction& D : v)
+            all.push_back(&D);
+    for (Direction* P : all) {
+        Direction& D = *P;
         D.samples.trimBefore(cutoff);
         D.measured.trimBefore(cutoff);
         while (!D.intervals.empty() && D.intervals.front().end_ns < cutoff)
@@ -188,6 +265,12 @@ void ChartStore::clear() {
         D.actual_cols.reset(column_ns_);
         D.measured_cols.reset(column_ns_);
     }
+    for (std::vector<Direction>& v : class_dirs_)
+        for (Direction& D : v) {
+            D = Direction{};
+            D.actual_cols.reset(column_ns_);
+            D.measured_cols.reset(column_ns_);
+        }
     latest_ns_ = 0;
     have_data_ = false;
 }
@@ -195,7 +278,7 @@ void ChartStore::clear() {
 Histogram ChartStore::histogram(int d, std::int64_t lo, std::int64_t hi,
                                 std::size_t max_used) const {
     Histogram h;
-    const SampleRing& ring = dirs_[d].samples;
+    const SampleRing& ring = shown(d).samples;
     const RunningStats all = ring.actual(lo, hi);
     if (all.count == 0) return h;
     // in microseconds, as the charts draw them
@@ -239,6 +322,9 @@ std::size_t ChartStore::storedBytes() const {
     std::size_t b = 0;
     for (const Direction& D : dirs_)
         b += D.samples.bytes() + D.measured.bytes();
+    for (const std::vector<Direction>& v : class_dirs_)
+        for (const Direction& D : v)
+            b += D.samples.bytes() + D.measured.bytes();
     return b;
 }
 

@@ -97,7 +97,35 @@ class ChartStore {
     /// Newest data-plane time seen in any message (0 before the first).
     std::int64_t latestNs() const { return latest_ns_; }
     bool hasData() const { return have_data_; }
+    /// A direction's totals, every class together (the readouts').
     const Direction& dir(int d) const { return dirs_[d]; }
+
+    /// Traffic classes (docs/classes.md): with `classes` > 0 (the link's classes besides
+    /// `default`) each delay sample also goes to its class's own samples (by its class_id)
+    /// and each class's counters (stats' `classes`) to its own rates; a class's targets are
+    /// its own parameters. Without classes nothing is kept twice.
+    void setClassCount(std::size_t classes);  // setLink calls it when the list changes
+    std::size_t classCount() const {
+        return class_dirs_[0].empty() ? 0 : class_dirs_[0].size() - 1;
+    }
+    /// What the charts show: every class together (-1, the direction's totals) or the class
+    /// of that id (0 `default`, i + 1 the list's class i).
+    void setShownClass(int id);
+    int shownClass() const { return shown_class_; }
+    /// The direction as the charts show it (dir(d), or the shown class's own).
+    const Direction& shown(int d) const {
+        return shown_class_ >= 0 && static_cast<std::size_t>(shown_class_) < class_dirs_[d].size()
+                   ? class_dirs_[d][static_cast<std::size_t>(shown_class_)]
+                   : dirs_[d];
+    }
+    /// The name of class id (0 `default`), as the link in force names it.
+    std::string className(std::size_t id) const {
+        return id == 0                     ? std::string(kDefaultClassName)
+               : id <= class_names_.size() ? class_names_[id - 1]
+                                           : std::string();
+    }
+    /// A class's own direction (0 `default`, i + 1 class i); classCount() + 1 of them.
+    const Direction& classDir(int d, std::size_t id) const { return class_dirs_[d][id]; }
 
     /// The built-in traffic's samples are drawn as squares 3 px wide: their columns are
     /// that many pixel columns wide (the min and max of each), a third of the squares for
@@ -108,6 +136,7 @@ class ChartStore {
     void setColumns(std::int64_t column_ns, std::int64_t keep_ns);
     std::int64_t columnNs() const { return column_ns_; }
 
+    /// Of the shown class (shown(d)).
     Histogram histogram(int d, std::int64_t lo, std::int64_t hi, std::size_t max_used) const;
 
     /// Bytes the stored delay and measured samples of both directions take.
@@ -123,10 +152,16 @@ class ChartStore {
     }
 
   private:
+    void addCounters(Direction& D, const CounterSnapshot& k, std::int64_t t);
+    void addTarget(Direction& D, const LinkParams& p, std::int64_t since_ns);
+    void rebuildColumns(Direction& D);
     void touch(std::int64_t t_ns);
     void trim();
     void changed(std::int64_t t) { oldest_change_ = std::min(oldest_change_, t); }
     Direction dirs_[2];
+    std::vector<Direction> class_dirs_[2];  // [d][class id], empty without classes
+    std::vector<std::string> class_names_;  // of the link in force (setLink)
+    int shown_class_ = -1;
     std::int64_t latest_ns_ = 0;
     bool have_data_ = false;
     std::int64_t column_ns_ = 0, keep_ns_ = 0;

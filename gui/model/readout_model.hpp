@@ -50,6 +50,7 @@ struct DirectionReadout {
 class ReadoutModel {
   public:
     explicit ReadoutModel(const ChartStore& store) : store_(store) {}
+    const ChartStore& store() const { return store_; }
 
     void setWindow(double seconds) { window_ns_ = static_cast<std::int64_t>(seconds * 1e9); }
     void setLink(const LinkConfig& link, unsigned directions, std::uint64_t generation);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "linkem/classes.hpp"
 #include "linkem/traffic.hpp"
 #include "linkem/traffic_json.hpp"
 
@@ -106,6 +107,7 @@ json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
         h.link_params_schema = link_schema();
         h.telemetry = {telemetry_, 10, 20, 2000};
         h.capabilities.traffic = true;
+        h.capabilities.classes = true;
         return proto::to_json(h);
     }
     auto link_result = [&](std::optional<bool> applied) {
@@ -159,6 +161,31 @@ proto::StatsMessage FakeLinkemd::stats_message() const {
         ds.counters.rate_pps = 10000;
         ds.counters.rate_intervals = 1;
         ds.params_generation = generation_;
+        // with classes: the packets shared out evenly, `default` first (stats' classes)
+        if (!link_.classes.empty()) {
+            const std::size_t ids = link_.classes.size() + 1;
+            if (s.classes.size() != ids) {
+                s.classes.assign(ids, {});
+                s.classes[0].name = kDefaultClassName;
+                for (std::size_t i = 1; i < ids; ++i) {
+                    s.classes[i].name = link_.classes[i - 1].name;
+                    s.classes[i].action = link_.classes[i - 1].action;
+                }
+            }
+            for (std::size_t i = 0; i < ids; ++i) {
+                CounterSnapshot& c = s.classes[i].dir[d];
+                const std::uint64_t n = packets_ * (i + 1) / (ids * (ids + 1) / 2);
+                c.packets_in = n;
+                c.bytes_in = n * 1518;
+                const bool drop = i > 0 && link_.classes[i - 1].action == ClassAction::drop;
+                if (drop)
+                    c.drops[DropCause::class_action] = n;
+                else
+                    c.drops[DropCause::loss] = n / 200;
+                c.packets_out = n - (drop ? n : n / 200);
+                c.bytes_out = c.packets_out * 1518;
+            }
+        }
         ds.traffic.present = true;
         ds.traffic.run = 1;
         ds.traffic.sent = packets_;
@@ -178,16 +205,26 @@ proto::DelayMessage FakeLinkemd::delay_message(std::int64_t start, std::int64_t 
     proto::DelayMessage m;
     m.directions = directions_;
     for (unsigned d = 0; d < directions_; ++d) {
-        const LinkParams& p = link_.direction(d);
-        std::normal_distribution<double> dist(static_cast<double>(p.mean_delay),
-                                              std::max(1.0, static_cast<double>(p.jitter)));
         DirectionDelay& dd = m.dir[d];
         dd.start_ns = start;
         dd.end_ns = end;
         const int n = 20;
+        const std::size_t ids = link_.classes.size() + 1;
         for (int i = 0; i < n; ++i) {
-            const auto x = static_cast<DurationNs>(std::llround(std::max(0.0, dist(rng))));
-            dd.samples.push_back(DelaySample{start + (end - start) * i / n, x, x, x + 1500});
+            // with classes, the samples go round the classes (a drop class has none; a pass
+            // class's packets see no delay)
+            const std::size_t id = static_cast<std::size_t>(i) % ids;
+            const TrafficClass* c = id > 0 ? &link_.classes[id - 1] : nullptr;
+            if (c && c->action == ClassAction::drop) continue;
+            const LinkParams& p = c ? c->link.direction(d) : link_.direction(d);
+            const bool pass = c && c->action == ClassAction::pass;
+            std::normal_distribution<double> dist(static_cast<double>(p.mean_delay),
+                                                  std::max(1.0, static_cast<double>(p.jitter)));
+            const auto x = pass ? DurationNs{0}
+                                : static_cast<DurationNs>(std::llround(std::max(0.0, dist(rng))));
+            DelaySample sample{start + (end - start) * i / n, x, x, x + 1500};
+            sample.class_id = static_cast<std::uint8_t>(id);
+            dd.samples.push_back(sample);
             dd.delay.add(static_cast<double>(x));
             dd.lateness.add(1500);
         }

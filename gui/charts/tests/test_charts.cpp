@@ -682,7 +682,7 @@ void ChartsTest::ratesFromCounterDeltas() {
     QCOMPARE(rates.size(), 2);  // header + one row
     QCOMPARE(rates[0], QStringList({"direction", "t_s", "in_bps", "out_bps", "in_pps", "out_pps",
                                     "drops_loss_per_s", "drops_policer_per_s", "drops_spacer_per_s",
-                                    "drops_buffer_full_per_s"}));
+                                    "drops_buffer_full_per_s", "drops_class_per_s"}));
     const QStringList& r = rates[1];
     QCOMPARE(r[0], QStringLiteral("a_to_b"));
     QCOMPARE(r[1].toDouble(), 1.5);

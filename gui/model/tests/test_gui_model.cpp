@@ -8,9 +8,11 @@
 #include <random>
 #include <set>
 
+#include "class_rows.hpp"
 #include "event_log.hpp"
 #include "link_history.hpp"
 #include "link_match.hpp"
+#include "linkem/classes_json.hpp"
 #include "linkem/messages.hpp"
 #include "scenario_timeline.hpp"
 #include "slider_scale.hpp"
@@ -562,4 +564,164 @@ TEST(GuiModel, ScenarioTimelineLanesAndTargetsAtStepTimes) {
     ASSERT_TRUE(tl.setStatus(proto::ScenarioStatus{}, base, 2));
     EXPECT_FALSE(tl.loaded());
     EXPECT_TRUE(tl.lanes().empty());
+}
+
+// ---- the Classes table's rows (class_rows.hpp) ----
+
+TEST(ClassRows, MatchTextRoundTrips) {
+    const auto classes = classes_from_json(json::parse(R"([
+        {"name": "voip", "match": {"protocol": "udp", "b_port": "5060-5061"}},
+        {"name": "web", "match": [{"protocol": "tcp", "b_port": 443}, {"a_net": "10.0.0.0/8"}]},
+        {"name": "all", "match": {}}])"));
+    EXPECT_EQ(matchText(classes[0].match), "protocol=udp,b_port=5060-5061");
+    EXPECT_EQ(matchText(classes[1].match), "protocol=tcp,b_port=443; a_net=10.0.0.0/8");
+    EXPECT_EQ(matchText(classes[2].match), "*");
+    for (const TrafficClass& c : classes) {
+        const json j = matchJsonFromText(matchText(c.match));
+        std::vector<ClassMatch> back;
+        if (j.is_array())
+            for (const json& o : j)
+                back.push_back(class_match_from_json(o));
+        else
+            back.push_back(class_match_from_json(j));
+        EXPECT_EQ(back, c.match) << c.name;
+    }
+    EXPECT_EQ(matchJsonFromText(" protocol = udp , b_port=22 "),
+              json::parse(R"({"protocol": "udp", "b_port": 22})"));
+}
+
+TEST(ClassRows, BadMatchTextNamesTheObject) {
+    for (const char* text : {"", "protocol", "protocol=", "=udp"}) {
+        try {
+            matchJsonFromText(text);
+            ADD_FAILURE() << text;
+        } catch (const ParamError& e) {
+            EXPECT_EQ(e.field(), "match") << text;
+            EXPECT_NE(e.message().find("allowed"), std::string::npos) << e.message();
+        }
+    }
+    try {
+        matchJsonFromText("protocol=tcp; b_port=1,b_port=2");
+        ADD_FAILURE();
+    } catch (const ParamError& e) {
+        EXPECT_EQ(e.field(), "match[1].b_port");
+    }
+}
+
+TEST(ClassRows, ErrorsPickTheRowAndColumn) {
+    EXPECT_EQ(classCellError("classes[1].match.b_port", "m"),
+              (ClassCellError{1, "match", "classes[1].match.b_port", "m"}));
+    EXPECT_EQ(classCellError("classes[0].name", "m")->column, "name");
+    EXPECT_EQ(classCellError("classes[2].action", "m")->column, "action");
+    EXPECT_EQ(classCellError("classes[2].limiter", "m")->column, "limiter");
+    EXPECT_EQ(classCellError("classes[3].b_to_a.loss_probability", "m")->column, "parameters");
+    EXPECT_EQ(classCellError("classes[3]", "m")->column, "name");
+    EXPECT_FALSE(classCellError("classes", "m"));
+    EXPECT_FALSE(classCellError("a_to_b.jitter_us", "m"));
+}
+
+TEST(ClassRows, RowsCheckedAsLinkemdChecksThem) {
+    const TrafficClass voip = classes_from_json(json::parse(R"([{"name": "voip", "match": {},
+        "mean_delay_us": 80000, "b_to_a": {"loss_probability": 0.02}}])"))[0];
+    std::vector<ClassRow> rows{classRow(voip),
+                               {"ssh", "protocol=tcp,b_port=22", "pass", false, {}},
+                               {"bulk", "protocol=tcp", "emulate", true, {}}};
+    rows[0].match = "protocol=udp,b_port=5060-5061";
+    CheckedClasses ok = checkClassRows(rows);
+    ASSERT_FALSE(ok.error) << ok.error->field << ": " << ok.error->message;
+    ASSERT_EQ(ok.classes.size(), 3u);
+    EXPECT_EQ(ok.classes[0].link, voip.link);  // its parameters kept
+    EXPECT_EQ(ok.classes[1].action, ClassAction::pass);
+    EXPECT_TRUE(ok.classes[2].shares_link_limiter);
+    EXPECT_EQ(parametersText(ok.classes[0]),
+              "mean_delay_us=80000, b_to_a.loss_model=bernoulli, b_to_a.loss_probability=0.02");
+    EXPECT_EQ(parametersText(ok.classes[2]), "limiter=link");
+    EXPECT_EQ(parametersText(ok.classes[1]), "");
+
+    // a pass class keeps no link parameters (they are dropped, not refused)
+    rows[0].action = "pass";
+    EXPECT_FALSE(checkClassRows(rows).error);
+    rows[0].action = "emulate";
+
+    auto error = [&rows] { return checkClassRows(rows).error.value_or(ClassCellError{}); };
+    rows[1].match = "protocol=tcp,b_port=70000";
+    EXPECT_EQ(error().field, "classes[1].match.b_port");
+    EXPECT_EQ(error().column, "match");
+    rows[1].match = "protocol=tcp,b_port=22";
+    rows[2].name = "ssh";
+    EXPECT_EQ(error().index, 2u);
+    EXPECT_EQ(error().column, "name");
+    EXPECT_NE(error().message.find("ssh"), std::string::npos);
+    rows[2].name = "Bulk";
+    EXPECT_EQ(error().column, "name");
+    rows[2].name = "bulk";
+    rows[2].action = "slow";
+    EXPECT_EQ(error().column, "action");
+    rows[2].action = "emulate";
+    rows[2].match = "protocol=tcp;";
+    EXPECT_EQ(error().field, "classes[2].match[1]");
+}
+
+// ---- traffic classes in the charts' store ----
+
+TEST(ChartStoreClasses, EachClassKeepsItsOwnSamplesRatesAndTargets) {
+    ChartStore store;
+    LinkConfig link;
+    link.a_to_b.mean_delay = link.b_to_a.mean_delay = 10'000'000;
+    link.classes = classes_from_json(json::parse(R"([
+        {"name": "voip", "match": {"protocol": "udp"}, "mean_delay_us": 80000},
+        {"name": "ssh", "match": {"protocol": "tcp", "b_port": 22}, "action": "pass"}])"));
+    store.setLink(link, 2);
+    ASSERT_EQ(store.classCount(), 2u);
+    EXPECT_EQ(store.className(0), "default");
+    EXPECT_EQ(store.className(2), "ssh");
+
+    proto::DelayMessage m;
+    m.directions = 2;
+    for (int i = 0; i < 30; ++i) {
+        const std::uint8_t id = static_cast<std::uint8_t>(i % 3);
+        const std::int64_t x = id == 0 ? 10 * kMs : id == 1 ? 80 * kMs : 0;
+        DelaySample s{1000 * kMs + i * kMs, x, x, x};
+        s.class_id = id;
+        m.dir[0].samples.push_back(s);
+    }
+    store.addDelay(m, 1030 * kMs);
+    EXPECT_EQ(store.dir(0).samples.size(), 30u);  // the totals keep every sample
+    EXPECT_EQ(store.classDir(0, 1).samples.size(), 10u);
+    store.setShownClass(1);
+    EXPECT_EQ(&store.shown(0), &store.classDir(0, 1));
+    EXPECT_DOUBLE_EQ(store.shown(0).samples.actual(0, 2000 * kMs).mean(), 80.0 * kMs);
+    EXPECT_DOUBLE_EQ(store.shown(0).targets.back().mean_us, 80000);
+    store.setShownClass(2);
+    EXPECT_DOUBLE_EQ(store.shown(0).targets.back().mean_us, 0);  // pass: no delay
+    EXPECT_EQ(store.histogram(0, 0, 2000 * kMs, 1000).samples, 10u);
+    store.setShownClass(-1);
+    EXPECT_EQ(&store.shown(0), &store.dir(0));
+
+    // stats' classes: each class's rates
+    for (int k = 1; k <= 2; ++k) {
+        LinkStats st;
+        st.t_ns = 1000 * kMs + k * 1000 * kMs;
+        st.directions = 2;
+        st.classes.resize(3);
+        for (std::size_t i = 0; i < 3; ++i)
+            st.classes[i].dir[0].bytes_out = static_cast<std::uint64_t>(k) * (i + 1) * 1000;
+        store.addStats(st);
+    }
+    ASSERT_EQ(store.classDir(0, 2).rates.size(), 1u);
+    EXPECT_DOUBLE_EQ(store.classDir(0, 2).rates.back().out_bps, 3000 * 8);
+    EXPECT_DOUBLE_EQ(store.classDir(0, 1).rates.back().out_bps, 2000 * 8);
+
+    // the class shown stays, by name, when the list changes; its data starts over
+    store.setShownClass(2);
+    std::swap(link.classes[0], link.classes[1]);
+    store.setLink(link, 2);
+    EXPECT_EQ(store.shownClass(), 1);
+    EXPECT_EQ(store.className(1), "ssh");
+    EXPECT_EQ(store.shown(0).samples.size(), 0u);
+    // without classes nothing is kept twice
+    link.classes.clear();
+    store.setLink(link, 2);
+    EXPECT_EQ(store.classCount(), 0u);
+    EXPECT_EQ(store.shownClass(), -1);
 }
