@@ -4,9 +4,11 @@
 // Exit codes: 0 ok, 1 refused by linkemd (its message and field are printed), 2 usage (bad
 // flags or files given to linkemctl), 3 no answer (nothing listening, a timeout, a CURVE key
 // linkemd does not let in).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -114,6 +116,70 @@ void print_link(const proto::LinkState& r) {
     }
 }
 
+// ------------------------------------------------------------------------ traffic classes
+// A match object as --match takes it: "protocol=udp,b_port=5060-5061"; {} as "any".
+std::string match_text(const json& m) {
+    std::string out;
+    for (const auto& [key, value] : m.items())
+        out += (out.empty() ? "" : ",") + key + "=" + text(value);
+    return out.empty() ? "any" : out;
+}
+
+// A class's match: its objects, " | " between them (any may hold).
+std::string class_match_text(const json& c) {
+    const json& m = c["match"];
+    if (!m.is_array()) return match_text(m);
+    std::string out;
+    for (const json& x : m)
+        out += (out.empty() ? "" : " | ") + match_text(x);
+    return out;
+}
+
+// A class's parameters that differ from the defaults: "mean_delay_us=80000
+// b_to_a.loss_probability=0.02 limiter=link".
+std::string class_params_text(const json& c) {
+    std::string out;
+    for (const auto& [key, value] : c.items()) {
+        if (key == "name" || key == "match" || key == "action") continue;
+        if (direction_of_key(key) >= 0) {
+            for (const auto& [k, v] : value.items())
+                out += (out.empty() ? "" : " ") + key + "." + k + "=" + text(v);
+        } else {
+            out += (out.empty() ? "" : " ") + key + "=" + text(value);
+        }
+    }
+    return out;
+}
+
+// The classes of a link as a table: position (as in the field paths classes[N]), name,
+// action, match, the parameters that differ from the defaults; `default` last.
+void print_classes(const json& classes, std::uint64_t generation) {
+    std::printf(
+        "traffic classes (generation %llu): tried in order, the first that matches takes "
+        "the packet\n",
+        static_cast<unsigned long long>(generation));
+    std::printf("  %-4s %-16s %-8s %-36s %s\n", "pos", "name", "action", "match", "parameters");
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+        const json& c = classes[i];
+        std::printf("  %-4zu %-16s %-8s %-36s %s\n", i, c["name"].get<std::string>().c_str(),
+                    c["action"].get<std::string>().c_str(), class_match_text(c).c_str(),
+                    class_params_text(c).c_str());
+    }
+    std::printf("  %-4s %-16s %-8s %-36s %s\n", "-", kDefaultClassName, "emulate",
+                "every other packet", "the link's own (linkemctl get)");
+}
+
+// One class's parameters in force (set --class): every key, a column per direction.
+void print_class_link(const proto::LinkState& r, const std::string& name) {
+    const auto it = std::find_if(r.link.classes.begin(), r.link.classes.end(),
+                                 [&](const TrafficClass& c) { return c.name == name; });
+    if (it == r.link.classes.end()) return print_link(r);
+    proto::LinkState shown = r;
+    shown.link = it->link;
+    std::printf("class %s: ", name.c_str());
+    print_link(shown);
+}
+
 // "a_to_b.jitter_us" -> " (flag --a-to-b-jitter or --jitter)"
 std::string link_flag_hint(const std::string& field) {
     for (int d = 0; d < 2; ++d) {
@@ -124,6 +190,7 @@ std::string link_flag_hint(const std::string& field) {
     }
     if (const LinkParamFlag* f = link_param_flag(field))
         return " (flag " + link_flag_name(*f, 0) + ")";
+    if (field == "class") return " (flag --class)";
     return "";
 }
 
@@ -174,9 +241,10 @@ void print_hello(const proto::Hello& h) {
                 static_cast<unsigned long long>(t.delay_samples_per_s));
     const proto::Capabilities& c = h.capabilities;
     std::printf(
-        "capabilities: load_config %s, save_config %s, scenario %s, shutdown %s, traffic %s\n",
-        yes_no(c.load_config).c_str(), yes_no(c.save_config).c_str(), yes_no(c.scenario).c_str(),
-        yes_no(c.shutdown).c_str(), yes_no(c.traffic).c_str());
+        "capabilities: classes %s, load_config %s, save_config %s, scenario %s, shutdown %s, "
+        "traffic %s\n",
+        yes_no(c.classes).c_str(), yes_no(c.load_config).c_str(), yes_no(c.save_config).c_str(),
+        yes_no(c.scenario).c_str(), yes_no(c.shutdown).c_str(), yes_no(c.traffic).c_str());
 }
 
 struct TrafficFlags {
@@ -193,6 +261,13 @@ struct Args {
     bool force = false;
     TrafficFlags traffic;
     std::string scenario_action, scenario_arg;
+    std::string class_name;  // set --class, watch --class, classes NAME
+    // classes: the action, its --match objects, --action, --at / --to, replace's FILE|-
+    std::string classes_action = "list";
+    std::vector<std::string> matches;
+    std::string class_action;
+    std::optional<long long> at;
+    std::string file;
 };
 
 int hello(const Settings& s, const Args&) {
@@ -214,13 +289,17 @@ int set(const Settings& s, const Args& a) {
         throw Usage(
             "set: no link parameter given; give linkemd's link flags, e.g. linkemctl set "
             "--mean-delay 20ms --b-to-a-loss-probability 0.01 (see linkemctl set --help)");
-    return ask<Method::set_link>(s, update, [](const proto::LinkState& r) {
+    if (!a.class_name.empty()) update.class_name = a.class_name;
+    return ask<Method::set_link>(s, update, [&a](const proto::LinkState& r) {
         if (r.applied == false)
             std::fprintf(stderr,
                          "linkemctl: linkemd published generation %llu but the data plane has not "
                          "acknowledged it yet (it adopts it as soon as it runs)\n",
                          static_cast<unsigned long long>(r.params_generation));
-        print_link(r);
+        if (!a.class_name.empty() && a.class_name != kDefaultClassName)
+            print_class_link(r, a.class_name);
+        else
+            print_link(r);
     });
 }
 
@@ -267,6 +346,40 @@ std::optional<Received> next(client::Subscriber& sub, const char* topic, millise
     }
 }
 
+// A row per traffic class and direction under watch's table (`only`: that class's alone):
+// rx, tx, their rates since `last`, its drops (every cause) and packets in flight.
+void print_class_rows(const LinkStats& st, const LinkStats* last, const std::string& only) {
+    if (st.classes.empty()) return;
+    const double dt = last ? static_cast<double>(st.t_ns - last->t_ns) / 1e9 : 0;
+    auto rate = [&](std::uint64_t now, const std::uint64_t* before) {
+        if (!before || dt <= 0 || now < *before) return std::string("-");
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", static_cast<double>(now - *before) / dt);
+        return std::string(buf);
+    };
+    std::printf("  %-5s %-16s %-8s %-7s %14s %14s %11s %11s %10s %9s\n", "", "class", "action",
+                "dir", "rx", "tx", "rx pps", "tx pps", "drops", "in_flight");
+    for (const ClassStats& c : st.classes) {
+        if (!only.empty() && c.name != only) continue;
+        const ClassStats* p = nullptr;
+        if (last)
+            for (const ClassStats& o : last->classes)
+                if (o.name == c.name) p = &o;
+        for (unsigned d = 0; d < st.directions && d < 2; ++d) {
+            const CounterSnapshot& k = c.dir[d];
+            const CounterSnapshot* b = p ? &p->dir[d] : nullptr;
+            std::printf("  %-5s %-16s %-8s %-7s %14llu %14llu %11s %11s %10llu %9llu\n", "class",
+                        c.name.c_str(), std::string(to_string(c.action)).c_str(), kDirectionKeys[d],
+                        static_cast<unsigned long long>(k.packets_in),
+                        static_cast<unsigned long long>(k.packets_out),
+                        rate(k.packets_in, b ? &b->packets_in : nullptr).c_str(),
+                        rate(k.packets_out, b ? &b->packets_out : nullptr).c_str(),
+                        static_cast<unsigned long long>(k.drops.total()),
+                        static_cast<unsigned long long>(k.in_flight));
+        }
+    }
+}
+
 int watch(const Settings& s, const Args& a) {
     const auto iv = parse_duration(a.interval);
     if (!iv || *iv <= 0)
@@ -290,6 +403,16 @@ int watch(const Settings& s, const Args& a) {
             instance = id;
             last.reset();
         }
+        if (!a.class_name.empty() &&
+            std::none_of(st.classes.begin(), st.classes.end(),
+                         [&](const ClassStats& c) { return c.name == a.class_name; })) {
+            std::string known;
+            for (const ClassStats& c : st.classes)
+                known += (known.empty() ? "" : ", ") + c.name;
+            throw Usage("watch --class: no class '" + a.class_name + "' in linkemd's stats; " +
+                        (known.empty() ? std::string("the link has no traffic classes")
+                                       : "its classes: " + known));
+        }
         if (!last) {
             last = st;
             if (!final) continue;
@@ -297,8 +420,10 @@ int watch(const Settings& s, const Args& a) {
         if (!final && st.t_ns - last->t_ns < *iv) continue;
         if (s.json)
             std::printf("%s\n", m->body.dump().c_str());
-        else
+        else {
             print_stats_table(stdout, st, &*last, final);
+            print_class_rows(st, &*last, a.class_name);
+        }
         std::fflush(stdout);
         last = st;
         ++printed;
@@ -394,6 +519,192 @@ int traffic(const Settings& s, const Args& a) {
     if (f.off) update.running = false;
     if (update.empty()) return ask<Method::get_traffic>(s, {}, print_traffic);
     return ask<Method::set_traffic>(s, update, print_traffic);
+}
+
+// ------------------------------------------------------------------- traffic classes
+// One --match: "protocol=udp,b_port=5060-5061" (a key=value list; a whole number is a
+// number, anything else a string: "b_port=5060-5061", "a_net=10.0.0.0/8"), "any" or "" for
+// {} (every packet), or a JSON object.
+json match_from_text(const std::string& t) {
+    if (t.empty() || t == "any") return json::object();
+    if (t.front() == '{') {
+        try {
+            const json j = json::parse(t);
+            if (j.is_object()) return j;
+        } catch (const json::exception&) {
+        }
+        throw Usage("--match: '" + t + "' is not a JSON object");
+    }
+    json m = json::object();
+    std::size_t from = 0;
+    while (from <= t.size()) {
+        const std::size_t comma = std::min(t.find(',', from), t.size());
+        const std::string item = t.substr(from, comma - from);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            throw Usage("--match: '" + item +
+                        "' is not KEY=VALUE; expected e.g. 'protocol=udp,b_port=5060-5061' "
+                        "(keys: ethertype, protocol, a_net, b_net, a_port, b_port, vlan, dscp; "
+                        "docs/classes.md), or 'any'");
+        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        const bool number =
+            value.find_first_not_of("0123456789") == std::string::npos && value.size() < 10;
+        m[key] = number ? json(std::stoll(value)) : json(value);
+        from = comma + 1;
+    }
+    return m;
+}
+
+// The link's classes as get_link gives them (JSON), and its generation.
+struct ClassList {
+    json classes;
+    std::uint64_t generation = 0;
+};
+
+ClassList get_classes(const Settings& s, client::Control& c) {
+    const json r = c.call(Method::get_link, json::object(), s.timeout);
+    if (!r.contains("classes") || !r["classes"].is_array())
+        throw client::Refused(proto::Error{
+            proto::ErrorCode::unavailable,
+            "this linkemd does not know traffic classes (its get_link has no 'classes')", ""});
+    return {r["classes"], r.value("params_generation", std::uint64_t{0})};
+}
+
+std::string class_names(const json& classes) {
+    std::string out = kDefaultClassName;
+    for (const json& c : classes)
+        out += ", " + c["name"].get<std::string>();
+    return out;
+}
+
+std::size_t class_index(const json& classes, const std::string& name, const std::string& action) {
+    if (name == kDefaultClassName)
+        throw Usage("classes " + action +
+                    ": 'default' is not in the list: it takes every packet no class matches "
+                    "(change its parameters with linkemctl set)");
+    for (std::size_t i = 0; i < classes.size(); ++i)
+        if (classes[i]["name"] == name) return i;
+    throw Usage("classes " + action + ": no class '" + name +
+                "'; the link's classes: " + class_names(classes));
+}
+
+// A position --at / --to: 0 .. `max`.
+std::size_t position(const std::optional<long long>& at, std::size_t max, const char* flag,
+                     std::size_t fallback) {
+    if (!at) return fallback;
+    if (*at < 0 || static_cast<std::size_t>(*at) > max)
+        throw Usage(std::string(flag) + ": " + std::to_string(*at) +
+                    " is not allowed; allowed 0 .. " + std::to_string(max) +
+                    " (the positions of the list, as in classes[N])");
+    return static_cast<std::size_t>(*at);
+}
+
+// The class `add` builds from its flags.
+json class_from_flags(const Args& a) {
+    json c = {{"name", a.class_name}};
+    if (a.matches.empty())
+        throw Usage(
+            "classes add: give --match, e.g. --match 'protocol=udp,b_port=5060-5061' ("
+            "several --match: any may hold; --match any: every packet)");
+    if (a.matches.size() == 1) {
+        c["match"] = match_from_text(a.matches[0]);
+    } else {
+        c["match"] = json::array();
+        for (const std::string& m : a.matches)
+            c["match"].push_back(match_from_text(m));
+    }
+    if (!a.class_action.empty()) c["action"] = a.class_action;
+    LinkFlagText flags = a.link;
+    const std::vector<LinkParamFlag>& all = link_param_flags();
+    for (std::size_t i = 0; i < all.size() && i < flags.size(); ++i)
+        if (all[i].key == "limiter" && flags[i][0] == "link") {
+            c["limiter"] = "link";  // share the link's limiter
+            flags[i][0].clear();
+        }
+    json keys;
+    try {
+        keys = link_update_from_flags(flags);
+    } catch (const FlagError& e) {
+        throw Usage(e.what());
+    }
+    for (const auto& [key, value] : keys.items())
+        c[key] = value;
+    return c;
+}
+
+// Reads replace's FILE (or stdin for "-"): a list of classes, or an object with one under
+// "classes" (a config file).
+json classes_from_file(const std::string& file) {
+    json j;
+    try {
+        if (file == "-") {
+            j = json::parse(std::cin);
+        } else {
+            std::ifstream in(file);
+            if (!in) throw Usage("classes replace: cannot read " + file);
+            j = json::parse(in);
+        }
+    } catch (const json::exception& e) {
+        throw Usage("classes replace: " + (file == "-" ? std::string("stdin") : file) +
+                    " is not valid JSON: " + e.what());
+    }
+    if (j.is_object() && j.contains("classes")) j = j["classes"];
+    if (!j.is_array())
+        throw Usage(
+            "classes replace: expected a JSON list of classes (or an object with "
+            "\"classes\", a config file), got " +
+            std::string(j.type_name()));
+    return j;
+}
+
+int classes(const Settings& s, const Args& a) {
+    const std::string& action = a.classes_action;
+    client::Control c(s.control);
+    if (action == "list") {
+        const ClassList l = get_classes(s, c);
+        if (s.json)
+            print_json(l.classes);
+        else
+            print_classes(l.classes, l.generation);
+        return kOk;
+    }
+    // The flags and the file first: bad input to linkemctl is refused before asking linkemd.
+    const json added = action == "add" ? class_from_flags(a) : json();
+    json next;
+    if (action == "replace") {
+        next = classes_from_file(a.file);
+    } else if (action == "clear") {
+        next = json::array();
+    } else {
+        next = get_classes(s, c).classes;
+        if (action == "add") {
+            const std::size_t at = position(a.at, next.size(), "--at", next.size());
+            next.insert(next.begin() + static_cast<std::ptrdiff_t>(at), added);
+        } else if (action == "remove") {
+            next.erase(next.begin() +
+                       static_cast<std::ptrdiff_t>(class_index(next, a.class_name, action)));
+        } else if (action == "move") {
+            const std::size_t from = class_index(next, a.class_name, action);
+            const json moved = next[from];
+            next.erase(next.begin() + static_cast<std::ptrdiff_t>(from));
+            const std::size_t to = position(a.at, next.size(), "--to", from);
+            next.insert(next.begin() + static_cast<std::ptrdiff_t>(to), moved);
+        }
+    }
+    // One change: the whole list, checked by linkemd (a refusal names "classes[N].key").
+    const json r = c.call(Method::set_link, json{{"classes", next}}, s.timeout);
+    if (s.json) {
+        print_json(r);
+        return kOk;
+    }
+    const proto::LinkState st = c.decode<Method::set_link>(r);
+    if (st.applied == false)
+        std::fprintf(stderr,
+                     "linkemctl: linkemd published generation %llu but the data plane has not "
+                     "acknowledged it yet (it adopts it as soon as it runs)\n",
+                     static_cast<unsigned long long>(st.params_generation));
+    print_classes(r["classes"], st.params_generation);
+    return kOk;
 }
 
 // ------------------------------------------------------------------------- scenarios
@@ -518,6 +829,9 @@ void link_options(CLI::App& c, Args& a) {
 void watch_options(CLI::App& c, Args& a) {
     c.add_option("--interval", a.interval, "time between two tables (default 1s)")
         ->type_name("DURATION");
+    c.add_option("--class", a.class_name,
+                 "with traffic classes: show this class's rows only (default: every class)")
+        ->type_name("NAME");
     c.add_option("--count", a.count, "stop after N tables (default 0: until interrupted)")
         ->type_name("N");
 }
@@ -559,6 +873,51 @@ void scenario_options(CLI::App& c, Args& a) {
     action("list", "the built-in scenarios (no linkemd needed)");
 }
 
+void set_options(CLI::App& c, Args& a) {
+    link_options(c, a);
+    c.add_option("--class", a.class_name,
+                 "change this traffic class's parameters instead of the link's own ('default'); "
+                 "linkemctl classes lists them")
+        ->type_name("NAME");
+}
+
+void classes_options(CLI::App& c, Args& a) {
+    c.require_subcommand(0, 1);
+    auto action = [&c, &a](const char* name, const char* help) {
+        CLI::App* sub = c.add_subcommand(name, help);
+        sub->callback([&a, name] { a.classes_action = name; });
+        return sub;
+    };
+    action("list", "the classes in order (also without an action)");
+    CLI::App* add = action("add", "add a class (at the end, or at --at N)");
+    add->add_option("NAME", a.class_name, "its name: 1 to 32 of a-z, 0-9, '_', '-'")->required();
+    add->add_option("--match", a.matches,
+                    "what it takes: KEY=VALUE,... (ethertype, protocol, a_net, b_net, a_port, "
+                    "b_port, vlan, dscp; as seen on a packet from A to B), e.g. "
+                    "'protocol=udp,b_port=5060-5061'; 'any' for every packet; repeat for "
+                    "several (any may hold)")
+        ->type_name("MATCH")
+        ->allow_extra_args(false)
+        ->required();
+    add->add_option("--action", a.class_action,
+                    "emulate (its own link parameters; the default), pass (untouched) or drop")
+        ->type_name("ACTION");
+    add->add_option("--at", a.at, "its position in the list (0: first; default: last)")
+        ->type_name("N");
+    add_link_flag_options(*add, a.link, "Its link parameters (action emulate)");
+    add->footer(std::string(kLinkFlagFooter) +
+                "\n--limiter link: share the link's limiter (one bottleneck for the classes that "
+                "share it).");
+    action("remove", "remove a class")->add_option("NAME", a.class_name, "the class")->required();
+    CLI::App* move = action("move", "move a class to another position");
+    move->add_option("NAME", a.class_name, "the class")->required();
+    move->add_option("--to", a.at, "its new position (0: first)")->type_name("N")->required();
+    action("replace", "replace the whole list with a JSON file's (a list, or a config file's)")
+        ->add_option("FILE", a.file, "the file, or - for stdin")
+        ->required();
+    action("clear", "remove every class (all packets are default's)");
+}
+
 /// A subcommand: its name and help, the options it adds, what it runs, and the method a
 /// refusal names.
 struct Command {
@@ -575,7 +934,10 @@ const Command kCommands[] = {
     {"set",
      "change link parameters while traffic flows (linkemd's link flags); prints the parameters "
      "now in force",
-     link_options, set, Method::set_link},
+     set_options, set, Method::set_link},
+    {"classes",
+     "the link's traffic classes: list, add, remove, move, replace, clear (docs/classes.md)",
+     classes_options, classes, Method::set_link},
     {"stats", "the newest counters (cumulative since start)", nullptr, stats, Method::get_stats},
     {"watch", "a live table of counters and rates from the stats telemetry", watch_options, watch,
      Method::hello},
@@ -601,6 +963,7 @@ int refused(bool json_output, const Command& command, const Args& a, const proto
                              : name == "traffic" ? traffic_flag_hint(e.field)
                                                  : "";
     std::string method(proto::name(command.method));
+    if (name == "classes" && a.classes_action == "list") method = proto::name(Method::get_link);
     if (name == "scenario")
         method = a.scenario_action == "play"
                      ? "load_scenario/start_scenario"

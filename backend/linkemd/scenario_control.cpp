@@ -1,5 +1,6 @@
 #include "scenario_control.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -57,13 +58,41 @@ DurationNs position_param(const json& params, const Scenario& s, bool required) 
     return static_cast<DurationNs>(std::llround(v.get<double>() * kNsPerSec));
 }
 
-// The fields each direction's steps give: the rest keeps the link's values.
-std::array<FieldSet, 2> touched(const Scenario& s) {
+// The fields each direction's steps give to `class_name` ("": default's): the rest keeps
+// the link's values.
+std::array<FieldSet, 2> touched(const Scenario& s, const std::string& class_name = "") {
     std::array<FieldSet, 2> t;
     for (const ScenarioStep& st : s.steps)
-        for (int d = 0; d < 2; ++d)
-            t[d] |= st.dir[d].fields;
+        if (st.class_name == class_name)
+            for (int d = 0; d < 2; ++d)
+                t[d] |= st.dir[d].fields;
     return t;
+}
+
+// The base to compile again from (resume, seek, start again): the link in force now, with
+// the keys the scenario gives taken from the first base instead, `default`'s and each
+// class's (a class of that name in both), so that before a key's first step it has the value
+// it had then.
+LinkConfig restart_base(const Scenario& s, const LinkConfig& first, const LinkConfig& now) {
+    LinkConfig base = first;
+    const auto t = touched(s);
+    for (std::size_t i = 0; i < link_param_flags().size(); ++i) {
+        if (!t[0].test(i)) copy_link_param(i, now.a_to_b, base.a_to_b);
+        if (!t[1].test(i)) copy_link_param(i, now.b_to_a, base.b_to_a);
+    }
+    base.classes = now.classes;
+    for (TrafficClass& c : base.classes) {
+        const auto old = std::find_if(first.classes.begin(), first.classes.end(),
+                                      [&](const TrafficClass& o) { return o.name == c.name; });
+        if (old == first.classes.end() || old->action != c.action ||
+            old->shares_link_limiter != c.shares_link_limiter)
+            continue;
+        const auto tc = touched(s, c.name);
+        for (unsigned d = 0; d < 2; ++d)
+            for (std::size_t i = 0; i < link_param_flags().size(); ++i)
+                if (tc[d].test(i)) copy_link_param(i, old->link.direction(d), c.link.direction(d));
+    }
+    return base;
 }
 
 }  // namespace
@@ -230,16 +259,10 @@ json ScenarioControl::start(DurationNs position, const std::string& source,
     // seek, start again) the keys the scenario gives come from that first base, so that
     // before a key's first step it has the value it had then, and the keys it does not give
     // keep the link's values now, including what set_link gave them while it was paused.
+    // The traffic classes likewise: the classes in force now, their keys that class steps
+    // give from the first base.
     LinkConfig base = in_force();
-    if (tracks_) {
-        const auto t = touched(*scenario_);
-        LinkConfig kept = base_;
-        for (std::size_t i = 0; i < link_param_flags().size(); ++i) {
-            if (!t[0].test(i)) copy_link_param(i, base.a_to_b, kept.a_to_b);
-            if (!t[1].test(i)) copy_link_param(i, base.b_to_a, kept.b_to_a);
-        }
-        base = kept;
-    }
+    if (tracks_) base = restart_base(*scenario_, base_, base);
     try {
         tracks_ = std::make_shared<ScenarioTracks>(
             compile_scenario(*scenario_, base, dp_.directions(), scenario_->name));
@@ -311,9 +334,14 @@ TimeNs ScenarioControl::tick(TimeNs now) {
     if (state_ != State::playing) return 0;
     const Scenario& s = *scenario_;
     const DurationNs pos = position(now);
+    // A traffic class's step is not on the tracks the data plane follows: its change is
+    // published here, as a new generation with the same tracks, once its time has passed;
+    // so is a loop's restart, which gives the classes their first values again.
+    bool classes_changed = false;
     for (int budget = 64;; --budget) {
         if (budget == 0) {  // far behind (a stopped process): go on from where it is
             announce_from(pos);
+            classes_changed = classes_changed || !tracks_->class_steps.empty();
             break;
         }
         const DurationNs repeat_start = repeat_ * s.duration;
@@ -325,6 +353,7 @@ TimeNs ScenarioControl::tick(TimeNs now) {
             std::string what = st.ramp
                                    ? "ramp until " + seconds_text(st.until) + " to " + change.dump()
                                    : change.dump();
+            if (!st.class_name.empty()) what = "class " + st.class_name + ": " + what;
             proto::Event e = proto::Event::info(
                 "scenario_step", "scenario " + s.name + ", step " + std::to_string(next_step_) +
                                      " at " + seconds_text(st.at) +
@@ -335,6 +364,10 @@ TimeNs ScenarioControl::tick(TimeNs now) {
             e.repeat = repeat_;
             e.step_t_ns = origin_ + repeat_start + st.at;
             (st.ramp ? e.ramp : e.set) = proto::decode<proto::LinkUpdate>(change);
+            if (!st.class_name.empty()) {
+                e.set->class_name = st.class_name;
+                classes_changed = true;
+            }
             if (st.ramp) e.until_s = seconds(st.until);
             if (!st.note.empty()) e.note = st.note;
             event_(e);
@@ -345,6 +378,7 @@ TimeNs ScenarioControl::tick(TimeNs now) {
             if (repeat_start + s.duration > pos) break;
             ++repeat_;
             next_step_ = 0;
+            classes_changed = classes_changed || !tracks_->class_steps.empty();
             state_event("looped", "scenario", now);
             continue;
         }
@@ -357,6 +391,7 @@ TimeNs ScenarioControl::tick(TimeNs now) {
         }
         break;
     }
+    if (classes_changed) publish(tracks_, tracks_->at(pos), origin_, "scenario " + s.name);
     const DurationNs repeat_start = repeat_ * s.duration;
     DurationNs next = repeat_start + s.duration;  // the end, or the loop's next repeat
     if (next_step_ < s.steps.size()) next = std::min(next, repeat_start + s.steps[next_step_].at);

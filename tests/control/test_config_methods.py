@@ -6,6 +6,9 @@
 - load_config re-reads it and applies it (a new generation, the file's values); a broken
   file is refused with invalid_params and changes nothing; SIGHUP does the same as
   load_config and is reported as a params_applied event from SIGHUP;
+- traffic classes: set_link's `classes` and `class` (one class's keys), save_config writes
+  the list, load_config replaces it with the file's, a bad list in the file is refused
+  naming the class and key;
 - shutdown is not_permitted without --allow-remote-shutdown; with it, the reply comes and
   linkemd stops with exit code 0.
 
@@ -94,6 +97,45 @@ def checks(binary, work):
         if c.call("get_link") != before:
             raise h.Fail("a refused load_config changed the parameters in force")
 
+        # Traffic classes: set_link replaces the list and changes one class; save_config writes
+        # them; load_config replaces them; a bad list in the file is refused, naming its field.
+        if not hello["capabilities"].get("classes"):
+            raise h.Fail("capabilities without classes: %r" % hello["capabilities"])
+        classes = [{"name": "voip", "match": {"protocol": "udp", "b_port": "5060-5061"},
+                    "mean_delay_us": 80000},
+                   {"name": "ssh", "match": {"protocol": "tcp", "b_port": 22}, "action": "pass"}]
+        r = c.call("set_link", {"classes": classes})
+        r = c.call("set_link", {"class": "voip", "b_to_a": {"loss_probability": 0.02}})
+        if [k["name"] for k in r["classes"]] != ["voip", "ssh"] or \
+                r["classes"][0]["b_to_a"].get("loss_probability") != 0.02 or \
+                r["classes"][0].get("mean_delay_us") != 80000:
+            raise h.Fail("set_link with classes and class answered %r" % r["classes"])
+        bad = c.request("set_link", {"class": "video", "jitter_us": 1})
+        if bad.get("error", {}).get("field") != "class":
+            raise h.Fail("set_link of an unknown class answered %r" % bad)
+        c.call("save_config")
+        with open(cfg) as f:
+            file = json.load(f)
+        if file.get("classes") != r["classes"]:
+            raise h.Fail("save_config wrote classes %r, in force %r" %
+                         (file.get("classes"), r["classes"]))
+        file["classes"] = file["classes"][1:]
+        with open(cfg, "w") as f:
+            json.dump(file, f)
+        r = c.call("load_config")
+        if [k["name"] for k in r["classes"]] != ["ssh"]:
+            raise h.Fail("load_config did not replace the classes: %r" % r["classes"])
+        file["classes"][0]["match"]["b_port"] = 70000
+        with open(cfg, "w") as f:
+            json.dump(file, f)
+        bad = c.request("load_config")
+        if bad.get("error", {}).get("code") != "invalid_params" or \
+                "classes[0].match.b_port" not in bad["error"]["message"]:
+            raise h.Fail("load_config of a bad class list answered %r" % bad)
+        if [k["name"] for k in c.call("get_link")["classes"]] != ["ssh"]:
+            raise h.Fail("a refused load_config changed the classes")
+        h.log(NAME, "classes: set_link, save_config, load_config and a refused list")
+
         # SIGHUP: as load_config, reported as from SIGHUP.
         with open(cfg, "w") as f:
             json.dump({"mean_delay_us": 2500}, f)
@@ -108,7 +150,7 @@ def checks(binary, work):
             raise h.Fail("no params_applied event from SIGHUP")
         after = c.call("get_link")
         if after["params_generation"] != ev["params_generation"] or \
-                after["a_to_b"]["mean_delay_us"] != 2500:
+                after["a_to_b"]["mean_delay_us"] != 2500 or after["classes"] != []:
             raise h.Fail("after SIGHUP: %r, event %r" % (after["params_generation"], ev))
 
         # shutdown without --allow-remote-shutdown.

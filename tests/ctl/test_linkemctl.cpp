@@ -538,6 +538,115 @@ TEST_F(Linkemctl, ScenarioPlaysPausesSeeksAndStops) {
     EXPECT_EQ(ctl("set --mean-delay 1ms").code, 0);
 }
 
+// Traffic classes (docs/classes.md): each classes action is one set_link with the whole
+// list; set --class changes one class; refusals name the class and key; watch shows a row
+// per class (the built-in traffic is UDP, so a class of every UDP packet takes it all).
+TEST_F(Linkemctl, ClassesAreAddedMovedChangedRemovedAndReplaced) {
+    auto names = [](const json& list) {
+        std::vector<std::string> out;
+        for (const json& c : list)
+            out.push_back(c["name"]);
+        return out;
+    };
+    Result r = ctl("classes");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("- +default +emulate +every other packet")))
+        << r.out;
+    EXPECT_TRUE(ctl_json("hello")["capabilities"]["classes"].get<bool>());
+    r =
+        ctl("classes add voip --match 'protocol=udp,b_port=5060-5061' --mean-delay 80ms "
+            "--b-to-a-loss-model bernoulli --b-to-a-loss-probability 0.02");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(
+        r.out,
+        std::regex("0 +voip +emulate +protocol=udp,b_port=5060-5061 +.*mean_delay_us=80000")))
+        << r.out;
+    EXPECT_NE(r.out.find("b_to_a.loss_probability=0.02"), std::string::npos) << r.out;
+    ASSERT_EQ(ctl("classes add ssh --match protocol=tcp,b_port=22 --action pass --at 0").code, 0);
+    ASSERT_EQ(ctl("classes add udp --match protocol=udp --limiter link --jitter 1ms").code, 0);
+    json list = ctl_json("classes");
+    EXPECT_EQ(names(list), (std::vector<std::string>{"ssh", "voip", "udp"}));
+    EXPECT_EQ(list[0]["action"], "pass");
+    EXPECT_EQ(list[2]["limiter"], "link");
+    ASSERT_EQ(ctl("classes move voip --to 0").code, 0);
+    EXPECT_EQ(names(ctl_json("classes")), (std::vector<std::string>{"voip", "ssh", "udp"}));
+    // set --class: that class's parameters only.
+    const json before = ctl_json("get");
+    r = ctl("set --class voip --a-to-b-jitter 2ms");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("class voip: parameters in force"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("mean_delay_us +80000 +80000"))) << r.out;
+    json after = ctl_json("get");
+    EXPECT_EQ(after["classes"][0]["a_to_b"]["jitter_us"], 2000.0) << after["classes"].dump();
+    EXPECT_EQ(after["a_to_b"], before["a_to_b"]);  // default's untouched
+    // Refusals: exit 1 naming the field; nothing changes.
+    const json kept = ctl_json("get");
+    struct Case {
+        const char* args;
+        const char* mentions;
+        const char* mentions2;
+    };
+    for (const Case& c : {
+             Case{"set --class video --jitter 1ms", "[field class]",
+                  "no class 'video'; the link's classes: default, voip, ssh, udp"},
+             Case{"set --class ssh --jitter 1ms", "[field jitter_us]", "action 'pass'"},
+             Case{"set --class udp --rate 1Mbit", "[field rate_bps]", "shares the link's limiter"},
+             Case{"classes add bad --match b_port=70000", "[field classes[3].match.b_port]",
+                  "class 'bad'"},
+             Case{"classes add voip --match any", "[field classes[3].name]", "voip"},
+             Case{"classes add quiet --match any --action drop --mean-delay 5ms",
+                  "[field classes[3].mean_delay_us]", "action 'drop'"},
+         }) {
+        r = ctl(c.args);
+        EXPECT_EQ(r.code, 1) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions2), std::string::npos) << c.args << "\n" << r.err;
+    }
+    // Bad input to linkemctl: exit 2.
+    for (const Case& c : {
+             Case{"classes remove nope", "no class 'nope'", "default, voip, ssh, udp"},
+             Case{"classes remove default", "'default' is not in the list", "linkemctl set"},
+             Case{"classes move voip --to 9", "--to: 9", "0 .. 2"},
+             Case{"classes add x --match protocol", "'protocol' is not KEY=VALUE", "any"},
+             Case{"classes add x", "--match", "required"},
+             Case{"classes replace /nonexistent.json", "cannot read", "/nonexistent.json"},
+         }) {
+        r = ctl(c.args);
+        EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions2), std::string::npos) << c.args << "\n" << r.err;
+    }
+    EXPECT_EQ(ctl_json("get"), kept);
+    // watch: a row per class and direction; --class one class's.
+    r = ctl("watch --interval 300ms --count 1");
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* row : {"class +default +emulate +a_to_b", "class +voip +emulate +b_to_a",
+                            "class +ssh +pass +a_to_b", "class +udp +emulate +b_to_a"})
+        EXPECT_TRUE(std::regex_search(r.out, std::regex(row))) << row << "\n" << r.out;
+    r = ctl("watch --interval 300ms --count 1 --class udp");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("class +udp "))) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, std::regex("class +voip "))) << r.out;
+    r = ctl("watch --count 1 --class nope");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("no class 'nope'"), std::string::npos) << r.err;
+    // remove, replace (a file, or a config file's list), clear.
+    ASSERT_EQ(ctl("classes remove ssh").code, 0);
+    EXPECT_EQ(names(ctl_json("classes")), (std::vector<std::string>{"voip", "udp"}));
+    const std::string file = g_dir + "/classes.json";
+    std::ofstream(file) << R"({"port_a": "x", "classes": [{"name": "games", "match": {"protocol":
+                             "udp", "b_port": 3074}, "mean_delay_us": 30000}]})";
+    r = ctl("classes replace " + file);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(names(ctl_json("classes")), (std::vector<std::string>{"games"}));
+    r = run_shell("echo '[]' | " + ctl_cmd(control_, "classes replace -"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(ctl_json("classes").empty());
+    ASSERT_EQ(ctl("classes add games --match any").code, 0);
+    ASSERT_EQ(ctl("classes clear").code, 0);
+    EXPECT_TRUE(ctl_json("get")["classes"].empty());
+}
+
 TEST(LinkemctlShutdown, StopsALinkemdThatAllowsIt) {
     const std::string control = "ipc://" + g_dir + "/shutdown-control";
     Linkemd d("shutdown", control, "ipc://" + g_dir + "/shutdown-telemetry",

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/classes_json.hpp"
 #include "linkem/emulator.hpp"
 #include "linkem/scenario.hpp"
 #include "linkem/scenario_file.hpp"
@@ -269,6 +270,78 @@ void expect_csv_refused(const std::string& text, const std::string& place, const
         EXPECT_EQ(e.field(), field) << e.what();
         EXPECT_NE(e.message().find(what), std::string::npos) << e.what();
     }
+}
+
+// ------------------------------------------------------------------------ traffic classes
+LinkConfig with_classes() {
+    LinkConfig link;
+    link.classes = classes_from_json(json::parse(R"([
+        {"name": "voip", "match": {"protocol": "udp"}, "mean_delay_us": 80000},
+        {"name": "ssh", "match": {"protocol": "tcp", "b_port": 22}, "action": "pass"},
+        {"name": "bulk", "match": {"protocol": "tcp"}, "limiter": "link"}])"));
+    return link;
+}
+
+// A scenario keeps the link's classes; a step naming a class changes that class's parameters
+// at its time (a set), and default's tracks not at all.
+TEST(ScenarioClasses, AClassStepChangesThatClassAtItsTime) {
+    const LinkConfig base = with_classes();
+    const json j = {
+        {"name", "c"},
+        {"duration_s", 30},
+        {"steps",
+         {{{"at_s", 0}, {"set", {{"mean_delay_us", 10000}}}},
+          {{"at_s", 10}, {"class", "voip"}, {"set", {{"mean_delay_us", 150000}}}},
+          {{"at_s", 20},
+           {"class", "voip"},
+           {"set", {{"b_to_a", {{"loss_model", "bernoulli"}, {"loss_probability", 0.1}}}}}}}}};
+    const ScenarioTracks t = compiled(j, base);
+    EXPECT_EQ(t.at(0).classes, base.classes);  // the trap: never dropped
+    EXPECT_EQ(t.at(5 * kS).a_to_b.mean_delay, 10 * kMs);
+    EXPECT_EQ(t.at(15 * kS).a_to_b.mean_delay, 10 * kMs);  // default's: untouched by voip's
+    EXPECT_EQ(t.at(10 * kS - 1).classes[0].link.a_to_b.mean_delay, 80 * kMs);
+    EXPECT_EQ(t.at(10 * kS).classes[0].link.a_to_b.mean_delay, 150 * kMs);
+    EXPECT_EQ(t.at(10 * kS).classes[0].link.b_to_a.mean_delay, 150 * kMs);
+    EXPECT_EQ(t.at(10 * kS).classes[0].link.b_to_a.loss_probability, 0.0);
+    EXPECT_EQ(t.at(25 * kS).classes[0].link.b_to_a.loss_probability, 0.1);
+    EXPECT_EQ(t.at(25 * kS).classes[0].link.b_to_a.loss_model, LossModel::bernoulli);
+    EXPECT_EQ(t.at(25 * kS).classes[0].link.a_to_b.loss_probability, 0.0);
+    EXPECT_EQ(t.at(100 * kS).classes[0].link.a_to_b.mean_delay, 150 * kMs);  // the end's
+    EXPECT_EQ(t.at(25 * kS).classes[1], base.classes[1]);
+    // With loop, each repeat starts from the classes of the start.
+    json loop = j;
+    loop["loop"] = true;
+    const ScenarioTracks l = compiled(loop, base);
+    EXPECT_EQ(l.at(35 * kS).classes[0].link.a_to_b.mean_delay, 80 * kMs);
+    EXPECT_EQ(l.at(45 * kS).classes[0].link.a_to_b.mean_delay, 150 * kMs);
+    // The file round trips with its class; "default" is the link's own.
+    EXPECT_EQ(from(scenario_to_json(from(j))), from(j));
+    EXPECT_EQ(scenario_to_json(from(j))["steps"][1]["class"], "voip");
+    json d = j;
+    d["steps"][1]["class"] = "default";
+    EXPECT_EQ(compiled(d, base).at(15 * kS).a_to_b.mean_delay, 150 * kMs);
+    EXPECT_FALSE(scenario_to_json(from(d))["steps"][1].contains("class"));
+}
+
+TEST(ScenarioClasses, BadClassStepsAreRefusedNamingTheStep) {
+    const LinkConfig base = with_classes();
+    expect_refused(with_step({{"at_s", 25}, {"class", "video"}, {"set", {{"jitter_us", 1}}}}),
+                   "steps[3].class", "no class 'video'; the link's classes: default, voip", base);
+    expect_refused(with_step({{"at_s", 25}, {"class", "voip"}, {"set", {{"jitter_us", 1}}}}),
+                   "steps[3].class", "no class 'voip'; the link's classes: default");
+    expect_refused(with_step({{"at_s", 25}, {"class", "Voip!"}, {"set", {{"jitter_us", 1}}}}),
+                   "steps[3].class", "not a class name", base);
+    expect_refused(with_step({{"at_s", 25}, {"class", 3}, {"set", {{"jitter_us", 1}}}}),
+                   "steps[3].class", "expected a string", base);
+    expect_refused(
+        with_step({{"at_s", 25}, {"until_s", 28}, {"class", "voip"}, {"ramp", {{"jitter_us", 1}}}}),
+        "steps[3].ramp", "a ramp on a traffic class is not supported", base);
+    expect_refused(with_step({{"at_s", 25}, {"class", "ssh"}, {"set", {{"jitter_us", 1}}}}),
+                   "steps[3].a_to_b.jitter_us", "action 'pass'", base);
+    expect_refused(with_step({{"at_s", 25}, {"class", "bulk"}, {"set", {{"rate_bps", 1e6}}}}),
+                   "steps[3].a_to_b.rate_bps", "shares the link's limiter", base);
+    expect_refused(with_step({{"at_s", 25}, {"class", "voip"}, {"set", {{"limiter", "spacer"}}}}),
+                   "steps[3].a_to_b.rate_bps", "at 25 s", base);
 }
 
 TEST(ScenarioCsv, RowsAreStepsOfTheirCells) {

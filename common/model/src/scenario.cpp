@@ -95,6 +95,7 @@ ScenarioTrack compile_track(const Scenario& s, unsigned d, const LinkParams& bas
         }
         for (; next < s.steps.size() && s.steps[next].at == b; ++next) {
             const ScenarioStep& st = s.steps[next];
+            if (!st.class_name.empty()) continue;  // a traffic class's (compile())
             const ScenarioChange& c = st.dir[d];
             for (std::size_t i = 0; i < link_param_fields().size(); ++i) {
                 if (!c.fields.test(i)) continue;
@@ -176,13 +177,93 @@ std::shared_ptr<const GammaQuantileTable> ScenarioTrack::gamma_table(const LinkP
     return it != gamma_tables_.end() && (*it)->shape() == k ? *it : nullptr;
 }
 
+namespace {
+
+// The steps of traffic classes, checked against base's classes and applied in order.
+std::vector<ClassStep> compile_class_steps(const Scenario& s, const LinkConfig& base,
+                                           unsigned directions) {
+    std::vector<ClassStep> out;
+    std::vector<TrafficClass> classes = base.classes;
+    for (const ScenarioStep& st : s.steps) {
+        if (st.class_name.empty()) continue;
+        const auto it = std::find_if(classes.begin(), classes.end(), [&](const TrafficClass& c) {
+            return c.name == st.class_name;
+        });
+        if (it == classes.end()) {
+            std::string names = kDefaultClassName;
+            for (const TrafficClass& c : classes)
+                names += ", " + c.name;
+            throw ParamError(st.where + ".class",
+                             "no class '" + st.class_name + "'; the link's classes: " + names);
+        }
+        if (st.ramp)
+            throw ParamError(st.where + ".ramp",
+                             "a ramp on a traffic class is not supported; allowed for class '" +
+                                 st.class_name + "': 'set' (its keys take their values at at_s)");
+        TrafficClass& c = *it;
+        ClassStep cs{st.at, static_cast<std::size_t>(it - classes.begin()), st.dir};
+        if (directions < 2) cs.dir[1] = cs.dir[0];
+        for (unsigned d = 0; d < 2; ++d) {
+            const std::string dir = kDirectionKeys[d];
+            for (std::size_t i = 0; i < link_param_fields().size(); ++i) {
+                if (!cs.dir[d].fields.test(i)) continue;
+                const std::string field = st.where + "." + dir + "." + key_of(i);
+                if (c.action != ClassAction::emulate)
+                    throw ParamError(field, "class '" + c.name + "' has action '" +
+                                                std::string(to_string(c.action)) +
+                                                "', which takes no link parameters; allowed "
+                                                "only for a class with action 'emulate'");
+                if (c.shares_link_limiter && is_limiter_key(key_of(i)))
+                    throw ParamError(field, "class '" + c.name +
+                                                "' shares the link's limiter ('limiter': "
+                                                "'link'); allowed: its own limiter keys left out");
+                copy_link_param(i, cs.dir[d].values, c.link.direction(d));
+            }
+        }
+        try {
+            validate(c, cs.index);
+        } catch (const ClassError& e) {
+            throw ParamError(st.where + "." + e.key(), "at " + seconds(st.at) + ": " + e.message());
+        }
+        out.push_back(std::move(cs));
+    }
+    return out;
+}
+
+}  // namespace
+
 ScenarioTracks compile(const Scenario& s, const LinkConfig& base, unsigned directions) {
     ScenarioTracks t;
     t.directions = directions;
     t.dir[0] = compile_track(s, 0, base.a_to_b);
     // Single-port mode has no b_to_a: its changes are not played.
     t.dir[1] = directions == 2 ? compile_track(s, 1, base.b_to_a) : t.dir[0];
+    t.classes = base.classes;
+    t.class_steps = compile_class_steps(s, base, directions);
     return t;
+}
+
+std::vector<TrafficClass> ScenarioTracks::classes_at(DurationNs position) const {
+    std::vector<TrafficClass> out = classes;
+    if (class_steps.empty()) return out;
+    const ScenarioTrack& t = dir[0];
+    const DurationNs w = position <= 0 ? 0
+                         : t.loop()    ? position % t.duration()
+                                       : std::min(position, t.duration());
+    for (const ClassStep& cs : class_steps) {
+        if (cs.at > w) break;
+        for (unsigned d = 0; d < 2; ++d)
+            for (std::size_t i = 0; i < link_param_fields().size(); ++i)
+                if (cs.dir[d].fields.test(i))
+                    copy_link_param(i, cs.dir[d].values, out[cs.index].link.direction(d));
+    }
+    return out;
+}
+
+LinkConfig ScenarioTracks::at(DurationNs position) const {
+    LinkConfig c{dir[0].at(position), dir[1].at(position), classes_at(position)};
+    if (directions < 2) c.b_to_a = c.a_to_b;
+    return c;
 }
 
 DurationNs ScenarioTrack::wrap(DurationNs position) const {

@@ -34,7 +34,7 @@ using nlohmann::json;
 
 constexpr const char* kFileKeys[] = {"name", "description", "source",
                                      "loop", "duration_s",  "steps"};
-constexpr const char* kStepKeys[] = {"at_s", "until_s", "set", "ramp", "note"};
+constexpr const char* kStepKeys[] = {"at_s", "until_s", "set", "ramp", "class", "note"};
 
 std::string join_quoted(const auto& names) {
     std::string s;
@@ -184,6 +184,21 @@ ScenarioStep step_from_json(const json& steps, std::size_t k, DurationNs& last,
                 num(static_cast<double>(last) / kNsPerSec) + " s); steps come in time order");
     last = step.at;
     if (st.contains("note")) step.note = text_value(st["note"], place, path + ".note");
+    if (st.contains("class")) {
+        // A traffic class's step (docs/classes.md): its keys change that class's parameters.
+        const std::string c = text_value(st["class"], place, path + ".class");
+        if (c != kDefaultClassName && !valid_class_name(c))
+            throw ScenarioError(place, path + ".class",
+                                "'" + c +
+                                    "' is not a class name; allowed 'default' or a class's "
+                                    "name: " +
+                                    kClassNameRule);
+        if (c != kDefaultClassName) step.class_name = c;
+        if (!step.class_name.empty() && st.contains("ramp"))
+            throw ScenarioError(place, path + ".ramp",
+                                "a ramp on a traffic class is not supported; allowed for class '" +
+                                    c + "': 'set' (its keys take their values at at_s)");
+    }
     const bool set = st.contains("set"), ramp = st.contains("ramp");
     if (set == ramp)
         throw ScenarioError(place, path,
@@ -275,6 +290,7 @@ json scenario_to_json(const Scenario& s) {
                 if (!st.dir[d].empty()) body[kDirectionKeys[d]] = change_to_json(st.dir[d]);
         }
         step[st.ramp ? "ramp" : "set"] = std::move(body);
+        if (!st.class_name.empty()) step["class"] = st.class_name;
         if (!st.note.empty()) step["note"] = st.note;
         steps.push_back(std::move(step));
     }

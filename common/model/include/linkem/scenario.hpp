@@ -45,10 +45,16 @@ struct ScenarioStep {
     bool ramp = false;
     std::array<ScenarioChange, 2> dir;  // a_to_b, b_to_a
     std::string note;                   // what happens, for people: "enters the tunnel"
+    /// The traffic class whose parameters the step changes (docs/classes.md); empty: the
+    /// `default` class, the link's own. A class's step is a set (no ramp): its fields take
+    /// their values at `at`, on top of the class's parameters in force when the scenario
+    /// started.
+    std::string class_name;
     /// Where the step comes from, for errors: "steps[3]" (a JSON file), "line 12" (CSV).
     std::string where;
     bool operator==(const ScenarioStep& o) const {
-        return at == o.at && until == o.until && ramp == o.ramp && dir == o.dir && note == o.note;
+        return at == o.at && until == o.until && ramp == o.ramp && dir == o.dir && note == o.note &&
+               class_name == o.class_name;
     }
 };
 
@@ -117,15 +123,28 @@ class ScenarioTrack {
     bool loop_ = false;
 };
 
-/// Both directions of a compiled scenario (b_to_a unused in single-port mode).
+/// A step of a traffic class, compiled: at `at` (within a repeat), the fields of each
+/// direction's change take their values in class `index` of the list.
+struct ClassStep {
+    DurationNs at = 0;
+    std::size_t index = 0;
+    std::array<ScenarioChange, 2> dir;
+};
+
+/// Both directions of a compiled scenario (b_to_a unused in single-port mode), and the
+/// link's traffic classes with the steps that change them.
 struct ScenarioTracks {
     std::array<ScenarioTrack, 2> dir;
     unsigned directions = 2;
-    LinkConfig at(DurationNs position) const {
-        LinkConfig c{dir[0].at(position), dir[1].at(position)};
-        if (directions < 2) c.b_to_a = c.a_to_b;
-        return c;
-    }
+    /// The classes in force when the scenario was compiled: a playing scenario keeps them,
+    /// changed only by its class steps (class_steps, in time order).
+    std::vector<TrafficClass> classes;
+    std::vector<ClassStep> class_steps;
+    /// The link at `position`: the `default` class's parameters from the tracks, and the
+    /// classes with the class steps at or before the position (within its repeat) applied.
+    LinkConfig at(DurationNs position) const;
+    /// The classes alone, as at() gives them.
+    std::vector<TrafficClass> classes_at(DurationNs position) const;
 };
 
 /// Direction d's track of `s`, starting from `base` (the parameters in force): at 0 the
@@ -136,7 +155,11 @@ struct ScenarioTracks {
 /// is moving, a ramp that does not end after it starts, a step past the duration, and
 /// parameters that are invalid together (validate()) at any step's time or ramp's end.
 ScenarioTrack compile_track(const Scenario& s, unsigned d, const LinkParams& base);
-/// Both directions (one in single-port mode: b_to_a changes are then refused).
+/// Both directions (one in single-port mode: b_to_a changes are then refused), and the steps
+/// of base's traffic classes. A class step is refused (ParamError naming the step: "steps[3]
+/// .class", "steps[3].a_to_b.rate_bps") for a class not in base's list, a ramp, link keys of
+/// a `pass` or `drop` class, limiter keys of a class that shares the link's limiter, and a
+/// class whose parameters the step makes invalid.
 ScenarioTracks compile(const Scenario& s, const LinkConfig& base, unsigned directions);
 
 /// The index of the last step whose time (`at`) is at or before `position` within its

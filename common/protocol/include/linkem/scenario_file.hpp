@@ -9,7 +9,9 @@
 //      {"at_s": 10, "set": {"mean_delay_us": 100000}, "note": "the path gets longer"},
 //      {"at_s": 20, "until_s": 25, "ramp": {"b_to_a": {"rate_bps": 2e6}}}]}
 // `set` and `ramp` hold link parameters as a config file and set_link do: top-level keys for
-// both directions, "a_to_b" / "b_to_a" objects for one.
+// both directions, "a_to_b" / "b_to_a" objects for one. A step with "class": "voip" changes
+// that traffic class's parameters instead of the link's own (`default`'s), as set_link's
+// `class` does; such a step is a `set` (a ramp on a class is refused).
 //
 // CSV (measured paths, one row per interval):
 //   # name: my-path            (optional metadata lines: name, description, source,
