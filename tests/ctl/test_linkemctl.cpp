@@ -540,7 +540,7 @@ TEST_F(Linkemctl, ScenarioPlaysPausesSeeksAndStops) {
 
 // Traffic classes (docs/classes.md): each classes action is one set_link with the whole
 // list; set --class changes one class; refusals name the class and key; watch shows a row
-// per class (the built-in traffic is UDP, so a class of every UDP packet takes it all).
+// per class and direction (the built-in traffic's frames are not IP: they are all default's).
 TEST_F(Linkemctl, ClassesAreAddedMovedChangedRemovedAndReplaced) {
     auto names = [](const json& list) {
         std::vector<std::string> out;
