@@ -117,11 +117,20 @@ void print_link(const proto::LinkState& r) {
 }
 
 // ------------------------------------------------------------------------ traffic classes
-// A match object as --match takes it: "protocol=udp,b_port=5060-5061"; {} as "any".
+// A match object as --match takes it: "protocol=udp,b_port=5060-5061", its keys in the
+// order docs/classes.md lists them; {} as "any".
 std::string match_text(const json& m) {
+    static const char* const kOrder[] = {"ethertype", "protocol", "a_net", "b_net",
+                                         "a_port",    "b_port",   "vlan",  "dscp"};
     std::string out;
-    for (const auto& [key, value] : m.items())
+    auto put = [&out](const std::string& key, const json& value) {
         out += (out.empty() ? "" : ",") + key + "=" + text(value);
+    };
+    for (const char* key : kOrder)
+        if (m.contains(key)) put(key, m[key]);
+    for (const auto& [key, value] : m.items())  // keys of a later linkemd, by name
+        if (std::find(std::begin(kOrder), std::end(kOrder), key) == std::end(kOrder))
+            put(key, value);
     return out.empty() ? "any" : out;
 }
 

@@ -540,7 +540,7 @@ TEST_F(Linkemctl, ScenarioPlaysPausesSeeksAndStops) {
 
 // Traffic classes (docs/classes.md): each classes action is one set_link with the whole
 // list; set --class changes one class; refusals name the class and key; watch shows a row
-// per class (the built-in traffic is UDP, so a class of every UDP packet takes it all).
+// per class and direction (the built-in traffic's frames are not IP: they are all default's).
 TEST_F(Linkemctl, ClassesAreAddedMovedChangedRemovedAndReplaced) {
     auto names = [](const json& list) {
         std::vector<std::string> out;
@@ -645,6 +645,41 @@ TEST_F(Linkemctl, ClassesAreAddedMovedChangedRemovedAndReplaced) {
     ASSERT_EQ(ctl("classes add games --match any").code, 0);
     ASSERT_EQ(ctl("classes clear").code, 0);
     EXPECT_TRUE(ctl_json("get")["classes"].empty());
+}
+
+// A playing scenario keeps the link's classes, and a step naming a class changes that class
+// when its time has passed (docs/scenarios.md, "Traffic classes"); a step naming a class the
+// link does not have is refused (1), naming the step.
+TEST_F(Linkemctl, AScenarioKeepsTheClassesAndItsClassStepsChangeThem) {
+    ASSERT_EQ(ctl("classes add voip --match protocol=udp --mean-delay 80ms").code, 0);
+    const std::string file = g_dir + "/voip-worse.json";
+    std::ofstream(file) << R"({"name": "voip-worse", "duration_s": 1.5, "steps": [
+        {"at_s": 0, "set": {"mean_delay_us": 2000}},
+        {"at_s": 0.5, "class": "voip", "set": {"mean_delay_us": 150000}}]})";
+    Result r = ctl("scenario play " + file);
+    ASSERT_EQ(r.code, 0) << r.err;
+    json link = ctl_json("get");
+    ASSERT_EQ(link["classes"].size(), 1u) << link.dump();
+    EXPECT_EQ(link["classes"][0]["name"], "voip");
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < deadline &&
+           link["classes"][0]["mean_delay_us"] != 150000.0) {
+        std::this_thread::sleep_for(100ms);
+        link = ctl_json("get");
+    }
+    EXPECT_EQ(link["classes"][0]["mean_delay_us"], 150000.0) << link.dump();
+    EXPECT_EQ(link["a_to_b"]["mean_delay_us"], 2000.0);
+    const std::string bad = g_dir + "/video.json";
+    std::ofstream(bad) << R"({"name": "video", "duration_s": 2, "steps": [
+        {"at_s": 1, "class": "video", "set": {"mean_delay_us": 1000}}]})";
+    r = ctl("scenario play " + bad);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("steps[0].class: no class 'video'; the link's classes: default, voip"),
+              std::string::npos)
+        << r.err;
+    ctl("scenario stop");
+    EXPECT_EQ(ctl("classes clear").code, 0);
+    EXPECT_EQ(ctl("set --mean-delay 1ms").code, 0);
 }
 
 TEST(LinkemctlShutdown, StopsALinkemdThatAllowsIt) {
