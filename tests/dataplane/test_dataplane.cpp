@@ -1085,6 +1085,32 @@ TEST(Dataplane, WorkersAdoptAChangeAsOneGeneration) {
 // at the link's rate in all, not at three times it. The lower bound is exact (the link's
 // time given out never overlaps, so the last frame cannot leave before the bytes before it
 // took the link); the upper bound, which the machine's stalls can stretch, is a timing bound.
+// Flows of 1000-byte frames sent all at once through one spacer at `rate_bps`: how long they
+// took from the first send to the last arrival, and the link's time for their frames (each
+// charged 1004 bytes with its FCS). Every flow must have come out whole and in order.
+struct SpacerSpan {
+    std::uint64_t frames = 0;
+    double took_ns = 0, least_ns = 0, link_ns = 0;
+};
+
+SpacerSpan spacer_span(const std::vector<Flow*>& fs, double rate_bps) {
+    SpacerSpan s;
+    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
+    for (const Flow* f : fs) {
+        EXPECT_EQ(f->got.size(), f->count) << "flow " << f->tag;
+        EXPECT_TRUE(in_order(f->got));
+        s.frames += f->got.size();
+        for (const Probe& pr : f->got) {
+            first_sent = std::min(first_sent, pr.sent);
+            last_out = std::max(last_out, pr.received);
+        }
+    }
+    s.link_ns = 1004 * 8 / rate_bps * 1e9;
+    s.took_ns = static_cast<double>(last_out - first_sent);
+    s.least_ns = static_cast<double>(s.frames - 1) * s.link_ns;
+    return s;
+}
+
 TEST(Dataplane, WorkersShareOneSpacer) {
     constexpr unsigned kWorkers = 3;
     VirtualPort a(*g_eal, "wsa", 8192, 16383, VirtualPort::FramePool::rx_queue, kWorkers);
@@ -1111,21 +1137,10 @@ TEST(Dataplane, WorkersShareOneSpacer) {
     const Gaps gaps = run_flows(fs, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
-    std::uint64_t frames = 0;
-    for (const Flow* f : fs) {
-        ASSERT_EQ(f->got.size(), f->count) << "flow " << f->tag;
-        EXPECT_TRUE(in_order(f->got));
-        frames += f->got.size();
-        for (const Probe& pr : f->got) {
-            first_sent = std::min(first_sent, pr.sent);
-            last_out = std::max(last_out, pr.received);
-        }
-    }
     // Each 1000-byte frame is charged 1004 bytes (with its FCS): 201 us at 40 Mbit/s.
-    const double link_ns = 1004 * 8 / 40e6 * 1e9;
-    const double took = static_cast<double>(last_out - first_sent);
-    const double least = static_cast<double>(frames - 1) * link_ns;
+    const SpacerSpan span = spacer_span(fs, 40e6);
+    const std::uint64_t frames = span.frames;
+    const double took = span.took_ns, least = span.least_ns, link_ns = span.link_ns;
     std::printf(
         "%llu frames through a shared 40 Mbit/s spacer in %.1f ms (the link's time for "
         "them: %.1f ms)\n",
@@ -1315,17 +1330,8 @@ TEST(DataplaneClasses, SharedLinkLimiterKeepsTheRateForAll) {
     const Gaps gaps = run_flows({&f0, &f1}, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    ASSERT_EQ(f0.got.size(), f0.count);
-    ASSERT_EQ(f1.got.size(), f1.count);
-    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
-    for (const Flow* f : {&f0, &f1})
-        for (const Probe& pr : f->got) {
-            first_sent = std::min(first_sent, pr.sent);
-            last_out = std::max(last_out, pr.received);
-        }
-    const double link_ns = 1004 * 8 / 40e6 * 1e9;  // a 1000-byte frame with its FCS
-    const double took = static_cast<double>(last_out - first_sent);
-    const double least = static_cast<double>(f0.count + f1.count - 1) * link_ns;
+    const SpacerSpan span = spacer_span({&f0, &f1}, 40e6);
+    const double took = span.took_ns, least = span.least_ns, link_ns = span.link_ns;
     std::printf(
         "3000 frames of two classes through one 40 Mbit/s spacer in %.1f ms (the link's "
         "time for them: %.1f ms)\n",
@@ -1368,20 +1374,9 @@ TEST(DataplaneClasses, WorkersShareAClassSpacer) {
     const Gaps gaps = run_flows(fs, 2000 * kNsPerMs, {}, &dp);
     dist.finish(gaps);
     dp.stop();
-    TimeNs first_sent = std::numeric_limits<TimeNs>::max(), last_out = 0;
-    std::uint64_t frames = 0;
-    for (const Flow* f : fs) {
-        ASSERT_EQ(f->got.size(), f->count) << "flow " << f->tag;
-        EXPECT_TRUE(in_order(f->got));
-        frames += f->got.size();
-        for (const Probe& pr : f->got) {
-            first_sent = std::min(first_sent, pr.sent);
-            last_out = std::max(last_out, pr.received);
-        }
-    }
-    const double link_ns = 1004 * 8 / 40e6 * 1e9;
-    const double took = static_cast<double>(last_out - first_sent);
-    const double least = static_cast<double>(frames - 1) * link_ns;
+    const SpacerSpan span = spacer_span(fs, 40e6);
+    const std::uint64_t frames = span.frames;
+    const double took = span.took_ns, least = span.least_ns;
     std::printf(
         "%llu frames of one class on %u workers through its 40 Mbit/s spacer in %.1f ms "
         "(the link's time for them: %.1f ms)\n",
