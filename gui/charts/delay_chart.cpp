@@ -283,10 +283,15 @@ void DelayChart::drawAll(const RedrawFrame& f) {
             });
             extent(cls[d][id]);
         }
-        // the classes' lines together are the direction's samples: not drawn twice
+        // the classes' lines together are the direction's samples: not drawn twice; and the
+        // min/max of every class together spans them all (0 to 80 ms for a pass class beside an
+        // 80 ms one): no band of the direction's
         if (classes)
-            for (int part : {kBody, kHead})
+            for (int part : {kBody, kHead}) {
                 P[d][part].samples.clear();
+                P[d][part].envUp.clear();
+                P[d][part].envLo.clear();
+            }
     }
     const bool any = std::isfinite(ymax);
     const AxisUnit du = delayUnit(any ? std::max(std::fabs(ymax), std::fabs(ymin)) : 20000);
