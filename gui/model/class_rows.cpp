@@ -55,8 +55,10 @@ std::string matchText(const std::vector<ClassMatch>& match) {
         const json j = to_json(m);
         std::string one;
         for (const char* key : kMatchKeyOrder)
-            if (j.contains(key))
-                one += (one.empty() ? "" : ",") + std::string(key) + "=" + valueText(j[key]);
+            if (j.contains(key)) {
+                if (!one.empty()) one += ',';
+                one.append(key).append("=").append(valueText(j[key]));
+            }
         out += one.empty() ? "*" : one;
     }
     return out;
