@@ -43,13 +43,14 @@ std::int64_t wallMs() {
     return QDateTime::currentMSecsSinceEpoch();
 }
 
-// A delay lane's header while one class is shown: the class, the direction, its target and
-// the delay its packets got in the window shown.
+// A delay lane's header while one class is shown, or all of a link with classes: the class
+// ("all classes"), the direction, its target (one class's only: the classes have their own)
+// and the delay its packets got in the window shown.
 QString classLaneText(int d, const QString& cls, const ChartStore& store,
-                      std::pair<std::int64_t, std::int64_t> range) {
+                      std::pair<std::int64_t, std::int64_t> range, bool one_class) {
     const ChartStore::Direction& D = store.shown(d);
     QString text = QString("<b>%1</b> · <b>%2</b>").arg(cls.toHtmlEscaped(), directionLabel(d));
-    if (!D.targets.empty())
+    if (one_class && !D.targets.empty())
         text += QString(" · set %1 ± %2 ms")
                     .arg(D.targets.back().mean_us / 1e3, 0, 'f', 2)
                     .arg(D.targets.back().jitter_us / 1e3, 0, 'f', 2);
@@ -552,10 +553,12 @@ void MainWindow::refresh() {
     if (charts_->arrangement() != ChartsPanel::Arrangement::desk)
         for (int d = 0; d < directions_; ++d) {
             // the stage names the class its charts show, with that class's figures
-            const QString t = charts_->shownClass() >= 0
-                                  ? classLaneText(d, charts_->shownClassText(), model_.store(),
-                                                  charts_->visibleRange())
-                                  : laneText(d, model_.readouts().get(d), compare);
+            const bool one = charts_->shownClass() >= 0;
+            const QString t =
+                one || model_.store().classCount() > 0
+                    ? classLaneText(d, one ? charts_->shownClassText() : QString("all classes"),
+                                    model_.store(), charts_->visibleRange(), one)
+                    : laneText(d, model_.readouts().get(d), compare);
             if (charts_->laneHeader(d)->text() != t) charts_->laneHeader(d)->setText(t);
         }
     undo_action_->setEnabled(history_.canUndo());
