@@ -142,7 +142,7 @@ struct alignas(64) Lane {
     std::array<std::unique_ptr<SpscRing<DelaySample>>, kSlots> slot_samples;
     struct PlainCounts {  // pass and drop classes' packets, by slot
         std::uint64_t in = 0, in_bytes = 0, out = 0, out_bytes = 0;
-        std::uint64_t dropped = 0, dropped_bytes = 0;  // drop: all; pass: no room to send
+        std::uint64_t dropped = 0;  // drop: all; pass: no room to send
     };
     std::array<PlainCounts, kSlots> plain{};
     std::unique_ptr<SpscRing<SlotReport>> slot_reports;

@@ -88,7 +88,6 @@ inline void drain_to_port(Lane& d, TimeNs now) {
         --c.out;
         c.out_bytes -= pkts[i]->pkt_len + RTE_ETHER_CRC_LEN;
         ++c.dropped;
-        c.dropped_bytes += pkts[i]->pkt_len + RTE_ETHER_CRC_LEN;
         rte_pktmbuf_free(pkts[i]);
     }
 }
@@ -133,7 +132,6 @@ inline void drain_to_port(Lane& d, TimeNs now) {
                 ++c.in;
                 c.in_bytes += bytes;
                 ++c.dropped;
-                c.dropped_bytes += bytes;
                 dropped[nd++] = m;
                 break;
             }
