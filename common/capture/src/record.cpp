@@ -32,9 +32,9 @@ void append_comment(std::string& out, const RecordHeader& h, std::string_view cl
     put(out, "class", class_name);
     put(out, "point", point_name(h.point));
     put(out, "worker", h.worker);
-    put(out, "seq", static_cast<std::int64_t>(h.seq));
-    put(out, "arrived_ns", h.arrived_ns + utc_offset);
     const bool fate = (h.flags & RecordHeader::kHasFate) != 0;
+    if (h.flags & RecordHeader::kHasSeq) put(out, "seq", static_cast<std::int64_t>(h.seq));
+    if (fate || h.point != Point::out) put(out, "arrived_ns", h.arrived_ns + utc_offset);
     if (fate && h.point != Point::in) {
         put(out, "delay_ns", h.delay_ns);
         put(out, "limiter_wait_ns", h.limiter_wait_ns);

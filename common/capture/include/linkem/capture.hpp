@@ -122,7 +122,7 @@ struct RecordHeader {
     std::uint8_t slot = 0;        // class slot (0: default); the session names it
     std::uint8_t cause = 0;       // drop: DropCause
     std::uint16_t worker = 0;     // the direction's worker (its queue)
-    std::uint16_t flags = 0;      // kHasFate: the fields below arrived_ns are known
+    std::uint16_t flags = 0;      // kHasFate: the fields below arrived_ns are known; kHasSeq
     std::uint32_t frame_len = 0;  // the frame's length (without FCS)
     std::uint32_t cap_len = 0;    // bytes of it that follow the header
     TimeNs time_ns = 0;           // when: egress (out), the decision (drop), arrival (in)
@@ -132,13 +132,15 @@ struct RecordHeader {
     DurationNs limiter_wait_ns = 0;
     std::uint64_t seq = 0;  // the packet's number in its worker's direction
     static constexpr std::uint16_t kHasFate = 1;
+    static constexpr std::uint16_t kHasSeq = 2;  // seq is known (not: a packet queued before)
 };
 static_assert(sizeof(RecordHeader) == 72);
 
 /// The comment of a record: "linkem dir=... " as in the header above, its times
 /// (arrived_ns) on the wall clock: the record's + `utc_offset`. `class_name` names its class.
 /// Appends to out. The keys, in this order:
-///   dir class point worker seq arrived_ns
+///   dir class point worker seq (when known) arrived_ns (when known: not for a packet that
+///   was queued before the capture started)
 ///   out, in and drop with a fate: delay_ns limiter_wait_ns
 ///   out: order_wait_ns emulated_ns lateness_ns (emulated = delay + limiter_wait + order_wait,
 ///        the time from arrival to the scheduled transmission; lateness: egress - scheduled)
