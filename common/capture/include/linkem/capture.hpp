@@ -199,8 +199,9 @@ class PcapngFile {
     /// Creates (truncates) path and writes the section header and one interface block per
     /// entry (interface i: Ethernet, snaplen, if_tsresol 9). Throws std::system_error
     /// (what names the path and the reason) when it cannot.
+    /// `comment`: the section header's (shb comment).
     PcapngFile(const std::string& path, const std::vector<Interface>& interfaces,
-               std::uint32_t snaplen, std::string_view application);
+               std::uint32_t snaplen, std::string_view application, std::string_view comment = {});
     ~PcapngFile();
     PcapngFile(const PcapngFile&) = delete;
     PcapngFile& operator=(const PcapngFile&) = delete;
@@ -228,7 +229,9 @@ class PcapngFile {
 };
 
 /// Writes records into pcapng files: one interface per direction and point (a_to_b in/out,
-/// b_to_a in/out) and one for drops, the comment of each record, the ring of files
+/// b_to_a in/out) and one for drops, the comment of each record, the section header's
+/// comment "linkem utc_offset_ns=N" (a record's wall-clock time - N is the producer's clock:
+/// linkemd's telemetry times, t_ns and arrival_ns), the ring of files
 /// (Settings::max_size, files), the statistics blocks at each file's end. Synchronous:
 /// linkem-sim uses it directly, CaptureSession from its writer thread.
 class CaptureWriter {
