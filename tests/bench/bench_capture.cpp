@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
         else if (a == "--snaplen")
             snaplen = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
         else {
-            std::fprintf(stderr, "bench_capture: unknown argument '%s'; allowed: --dir, --seconds, "
-                                 "--snaplen\n",
+            std::fprintf(stderr,
+                         "bench_capture: unknown argument '%s'; allowed: --dir, --seconds, "
+                         "--snaplen\n",
                          a.c_str());
             return 2;
         }
@@ -77,8 +78,9 @@ int main(int argc, char** argv) {
         Settings s;
         s.file = file;
         s.snaplen = snaplen;
-        CaptureWriter w(s, 2, [](unsigned, unsigned) { return std::string("default"); },
-                        1'796'000'000'000'000'000);
+        CaptureWriter w(
+            s, 2, [](unsigned, unsigned) { return std::string("default"); },
+            1'796'000'000'000'000'000);
         RecordHeader h;
         h.cap_len = std::min<std::uint32_t>(1500, snaplen);
         const TimeNs start = now_ns();
@@ -111,7 +113,8 @@ int main(int argc, char** argv) {
         for (TimeNs t = start; t < end; t = now_ns()) {
             r.set_watermark(t);
             // Records due by now at the offered rate, in bursts of up to 32 (a lane's burst).
-            const auto due = static_cast<std::uint64_t>(static_cast<double>(t - start) * mrate / 1e3);
+            const auto due =
+                static_cast<std::uint64_t>(static_cast<double>(t - start) * mrate / 1e3);
             for (int b = 0; b < 32 && offered < due; ++b, ++offered)
                 if (RecordHeader* h = r.reserve(std::min<std::uint32_t>(1500, snaplen))) {
                     fill(*h, t, offered, h->cap_len);
@@ -122,10 +125,11 @@ int main(int argc, char** argv) {
         r.set_watermark(end);
         const Status st = cs.finish(StopReason::stopped);
         const double t = static_cast<double>(now_ns() - start) / 1e9;
-        std::printf("%8.2f            %8.2f            %5.1f %%\n",
-                    static_cast<double>(offered) / (seconds * 1e6),
-                    static_cast<double>(st.records) / t / 1e6,
-                    100.0 * static_cast<double>(st.missed) / static_cast<double>(offered ? offered : 1));
+        std::printf(
+            "%8.2f            %8.2f            %5.1f %%\n",
+            static_cast<double>(offered) / (seconds * 1e6),
+            static_cast<double>(st.records) / t / 1e6,
+            100.0 * static_cast<double>(st.missed) / static_cast<double>(offered ? offered : 1));
         std::filesystem::remove(file);
     }
     return 0;

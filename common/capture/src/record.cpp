@@ -4,6 +4,7 @@
 #include <string>
 
 #include "linkem/capture.hpp"
+#include "linkem/link_params.hpp"
 
 namespace linkem::capture {
 
@@ -39,7 +40,7 @@ void append_comment(std::string& out, const RecordHeader& h, std::string_view cl
                     TimeNs utc_offset) {
     Line l;
     l.text("linkem");
-    l.put("dir", h.direction == 0 ? "a_to_b" : "b_to_a");
+    l.put("dir", kDirectionKeys[h.direction & 1]);
     l.put("class", class_name.substr(0, 64));
     l.put("point", point_name(h.point));
     l.put("worker", h.worker);

@@ -4,11 +4,12 @@
 #include <system_error>
 
 #include "linkem/capture.hpp"
+#include "linkem/link_params.hpp"
 
 namespace linkem::capture {
 
 namespace {
-constexpr const char* kDirection[2] = {"a_to_b", "b_to_a"};
+const char* const* const kDirection = kDirectionKeys;
 constexpr const char* kApplication = "linkem " LINKEM_CAPTURE_VERSION;
 constexpr unsigned kNameSlots = 256;
 }  // namespace
