@@ -28,7 +28,7 @@ only_from() {  # LIB DIR...
     [ -z "$bad" ] || breach "common/$lib includes headers of libraries it does not depend on" "$bad"
 }
 only_from model common/model
-only_from protocol common/model common/protocol
+only_from protocol common/model common/capture common/protocol
 only_from curve common/curve
 only_from client common/model common/protocol common/curve common/client
 only_from cli common/model common/protocol common/cli
