@@ -26,6 +26,8 @@ packages=(
   python3-zmq
   # the Python example client and its test (examples/python/, tests/ctl)
   python3
+  # capture: tshark reads linkemd's pcapng and runs linkem.lua in the tests (docs/capture.md)
+  tshark
   # the GUI: Qt 6 Widgets and Charts (Qt6Charts' CMake package needs Qt6OpenGL's, which is in
   # libqt6opengl6-dev; the charts draw without OpenGL)
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev

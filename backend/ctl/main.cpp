@@ -18,6 +18,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "linkem/capture_flags.hpp"
+#include "linkem/capture_json.hpp"
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/client.hpp"
@@ -250,10 +252,11 @@ void print_hello(const proto::Hello& h) {
                 static_cast<unsigned long long>(t.delay_samples_per_s));
     const proto::Capabilities& c = h.capabilities;
     std::printf(
-        "capabilities: classes %s, load_config %s, save_config %s, scenario %s, shutdown %s, "
-        "traffic %s\n",
-        yes_no(c.classes).c_str(), yes_no(c.load_config).c_str(), yes_no(c.save_config).c_str(),
-        yes_no(c.scenario).c_str(), yes_no(c.shutdown).c_str(), yes_no(c.traffic).c_str());
+        "capabilities: capture %s, classes %s, load_config %s, save_config %s, scenario %s, "
+        "shutdown %s, traffic %s\n",
+        yes_no(c.capture).c_str(), yes_no(c.classes).c_str(), yes_no(c.load_config).c_str(),
+        yes_no(c.save_config).c_str(), yes_no(c.scenario).c_str(), yes_no(c.shutdown).c_str(),
+        yes_no(c.traffic).c_str());
 }
 
 struct TrafficFlags {
@@ -276,7 +279,10 @@ struct Args {
     std::vector<std::string> matches;
     std::string class_action;
     std::optional<long long> at;
-    std::string file;
+    std::string file;  // classes replace's FILE, capture start's FILE
+    // capture: start, stop, status; start's flags ([i] for capture_flags()[i]).
+    std::string capture_action;
+    CaptureFlagText capture;
 };
 
 int hello(const Settings& s, const Args&) {
@@ -829,6 +835,66 @@ int scenario(const Settings& s, const Args& a) {
     }
 }
 
+// ------------------------------------------------------------------------------ capture
+/// "1.5 kB", "56.3 MB": a byte count for a person (SI, as Wireshark shows file sizes).
+std::string bytes_text(std::uint64_t b) {
+    char buf[32];
+    if (b < 1000)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+    else if (b < 1000 * 1000)
+        std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(b) / 1e3);
+    else if (b < 1000ull * 1000 * 1000)
+        std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(b) / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GB", static_cast<double>(b) / 1e9);
+    return buf;
+}
+
+/// One line: "capture running: FILE, 1234 records (out 1200, drop 34), 56.3 kB, 0 missed,
+/// 2.5 s"; once stopped, "capture stopped (duration): ..." and a write error's reason.
+void print_capture(const capture::Status& s) {
+    if (!s.running && s.file.empty()) {
+        std::printf("no capture (linkemctl capture start FILE starts one)\n");
+        return;
+    }
+    std::string by_point;
+    for (unsigned i = 0; i < 3; ++i)
+        if (s.settings.points & (1u << i))
+            by_point += (by_point.empty() ? "" : ", ") +
+                        std::string(capture::point_name(static_cast<capture::Point>(1u << i))) +
+                        " " + std::to_string(s.records_by_point[i]);
+    const std::string state =
+        s.running ? "running"
+                  : "stopped (" + std::string(capture::stop_reason_name(s.reason)) + ")";
+    std::printf("capture %s: %s, %llu records (%s), %s, %llu missed, %.1f s%s%s\n", state.c_str(),
+                s.file.c_str(), static_cast<unsigned long long>(s.records), by_point.c_str(),
+                bytes_text(s.bytes).c_str(), static_cast<unsigned long long>(s.missed),
+                static_cast<double>(s.elapsed) / 1e9, s.error.empty() ? "" : ": ", s.error.c_str());
+}
+
+int capture_cmd(const Settings& s, const Args& a) {
+    if (a.capture_action == "stop") return ask<Method::capture_stop>(s, {}, print_capture);
+    if (a.capture_action == "status") return ask<Method::capture_status>(s, {}, print_capture);
+    // start: the file as linkemd will see it (linkemd runs in another directory).
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(a.file, ec);
+    json params;
+    try {
+        params = capture_params_from_flags(ec ? a.file : abs.lexically_normal().string(), a.capture,
+                                           "--");
+    } catch (const FlagError& e) {
+        throw Usage("capture start: " + std::string(e.what()));
+    }
+    capture::Settings settings;
+    try {
+        settings = capture_settings_from_json(params);  // the ranges, before asking
+    } catch (const ParamError& e) {
+        throw Usage("capture start: " + capture_flag_name(e.field(), "--", "FILE") + ": " +
+                    e.message());
+    }
+    return ask<Method::capture_start>(s, settings, print_capture);
+}
+
 // --------------------------------------------------------------------- the command table
 void link_options(CLI::App& c, Args& a) {
     add_link_flag_options(c, a.link, "Link parameters (both directions)");
@@ -880,6 +946,29 @@ void scenario_options(CLI::App& c, Args& a) {
         ->required();
     action("status", "the scenario loaded, where it is, its step");
     action("list", "the built-in scenarios (no linkemd needed)");
+}
+
+void capture_options(CLI::App& c, Args& a) {
+    c.require_subcommand(1);
+    auto action = [&c, &a](const char* name, const char* help) {
+        CLI::App* sub = c.add_subcommand(name, help);
+        sub->callback([&a, name] { a.capture_action = name; });
+        return sub;
+    };
+    CLI::App* start = action("start",
+                             "start writing a capture to FILE (pcapng, on linkemd's "
+                             "machine); prints its status line");
+    start
+        ->add_option("FILE", a.file,
+                     "the file linkemd writes (a relative path is made absolute here)")
+        ->required();
+    const std::vector<CaptureFlag>& flags = capture_flags();
+    a.capture.assign(flags.size(), "");
+    for (std::size_t i = 0; i < flags.size(); ++i)
+        start->add_option("--" + flags[i].flag, a.capture[i], flags[i].help)
+            ->type_name(flags[i].value_name);
+    action("stop", "stop the capture (the file is finished); prints its last status");
+    action("status", "the capture running or last run: file, records, bytes, missed, elapsed");
 }
 
 void set_options(CLI::App& c, Args& a) {
@@ -963,16 +1052,27 @@ const Command kCommands[] = {
      traffic_options, traffic, Method::set_traffic},
     {"scenario", "play a scenario (link parameters that change over time) in linkemd",
      scenario_options, scenario, Method::get_scenario},
+    {"capture",
+     "capture what the emulator does to each packet into a pcapng file: start, stop, status "
+     "(docs/capture.md)",
+     capture_options, capture_cmd, Method::capture_status},
 };
 
 // ---------------------------------------------------------------------------- running
 int refused(bool json_output, const Command& command, const Args& a, const proto::Error& e) {
     const std::string name = command.name;
+    const std::string capture_flag = capture_flag_name(e.field, "--", "FILE");
     const std::string hint = name == "set"       ? link_flag_hint(e.field)
                              : name == "traffic" ? traffic_flag_hint(e.field)
-                                                 : "";
+                             : name == "capture" && !e.field.empty() && capture_flag != e.field
+                                 ? " (" + capture_flag + ")"
+                                 : "";
     std::string method(proto::name(command.method));
     if (name == "classes" && a.classes_action == "list") method = proto::name(Method::get_link);
+    if (name == "capture")
+        method = proto::name(a.capture_action == "start"  ? Method::capture_start
+                             : a.capture_action == "stop" ? Method::capture_stop
+                                                          : Method::capture_status);
     if (name == "scenario")
         method = a.scenario_action == "play"
                      ? "load_scenario/start_scenario"

@@ -1,5 +1,6 @@
 #include "controller.hpp"
 
+#include "linkem/capture_json.hpp"
 #include "linkem/presets.hpp"
 #include "linkem/traffic_json.hpp"
 #include "linkem/units.hpp"
@@ -118,6 +119,21 @@ json Controller::handle(const proto::Request& r, const std::string& source) {
         {M::stop_scenario, scenario_handler},
         {M::seek_scenario, scenario_handler},
         {M::get_scenario, scenario_handler},
+        {M::capture_start,
+         [](Controller& c, const proto::Request& r, const std::string& source) {
+             return c.capture_start(r.params, source);
+         }},
+        {M::capture_stop,
+         [](Controller& c, const proto::Request&, const std::string&) {
+             const capture::Status s = c.dp_.stop_capture(capture::StopReason::stopped);
+             c.capture_events();
+             return capture_status_to_json(s);
+         }},
+        {M::capture_status,
+         [](Controller& c, const proto::Request&, const std::string&) {
+             c.capture_events();  // a capture that ended on its own is finished first
+             return capture_status_to_json(c.dp_.capture_status());
+         }},
         {M::shutdown,
          [](Controller& c, const proto::Request&, const std::string& source) {
              if (!c.options_.control.allow_remote_shutdown)
@@ -162,7 +178,8 @@ json Controller::hello() const {
                       .shutdown = options_.control.allow_remote_shutdown,
                       .traffic = generator_ != nullptr,
                       .scenario = true,
-                      .classes = true};
+                      .classes = true,
+                      .capture = true};
     return proto::to_json(h);
 }
 
@@ -215,6 +232,36 @@ json Controller::set_traffic(const json& params, const std::string& source) {
     e.traffic = next;
     event(e);
     return result;
+}
+
+json Controller::capture_start(const json& params, const std::string& source) {
+    // ParamError (invalid_params, its field) from the params or from the data plane (the
+    // direction, the class, the file); Busy: one is running.
+    const capture::Settings settings = capture_settings_from_json(params);
+    capture::Status s;
+    try {
+        s = dp_.start_capture(settings);
+    } catch (const capture::Busy& e) {
+        refuse(ErrorCode::unavailable, e.what());
+    }
+    log("capture started by " + source);
+    capture_events();
+    return capture_status_to_json(s);
+}
+
+void Controller::start_capture(const capture::Settings& s) {
+    dp_.start_capture(s);
+    capture_events();
+}
+
+void Controller::stop_capture() {
+    dp_.stop_capture(capture::StopReason::shutdown);
+    capture_events();
+}
+
+void Controller::capture_events() {
+    for (const capture::Event& e : dp_.take_capture_events())
+        event(proto::Event::capture(e));
 }
 
 void Controller::applied(std::uint64_t generation, const std::string& source) {
@@ -344,6 +391,7 @@ void Controller::publish_stats() {
     m.stats = dp_.stats();
     m.header.t_ns = m.stats.t_ns;
     m.scenario = scenario_.scenario_position(dp::now_ns());
+    m.capture = dp_.capture_status();
     if (generator_) {
         take_traffic(nullptr);
         for (unsigned d = 0; d < generator_->directions(); ++d) {
@@ -364,6 +412,7 @@ void Controller::publish_final(const dp::DataplaneStats& s) {
     m.stats = s;
     m.header.t_ns = s.t_ns;
     m.final = true;
+    m.capture = dp_.capture_status();
     server_->publish(std::move(m));
 }
 
@@ -442,6 +491,9 @@ Clock::time_point Controller::tick(Clock::time_point now) {
             next_delay_ == Clock::time_point{} ? now + delay_period : next_delay_ + delay_period;
         if (next_delay_ <= now) next_delay_ = now + delay_period;
     }
+    // A capture's events (started, rotated, stopped, missed), and a capture that ended on its
+    // own (duration, packets, a write error) finished.
+    capture_events();
     auto next = std::min(next_stats_, next_delay_);
     // A scenario's next step, reported when its time has passed on the data plane's clock.
     const TimeNs dp_now = dp::now_ns();

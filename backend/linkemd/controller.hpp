@@ -41,6 +41,11 @@ class Controller : public control::Backend {
     void publish_final(const dp::DataplaneStats& s);
 
     bool shutdown_requested() const { return shutdown_; }
+    /// linkemd --capture: starts the capture (throws ParamError, capture::Busy as
+    /// Dataplane::start_capture) and publishes its event.
+    void start_capture(const capture::Settings& s);
+    /// At stop: ends a running capture (StopReason::shutdown) and publishes its events.
+    void stop_capture();
     /// The scenario player (linkemd --scenario starts one through it).
     ScenarioControl& scenario() { return scenario_; }
 
@@ -55,6 +60,9 @@ class Controller : public control::Backend {
     void publish_delay();
     nlohmann::json traffic_result() const;
     nlohmann::json set_traffic(const nlohmann::json& params, const std::string& source);
+    nlohmann::json capture_start(const nlohmann::json& params, const std::string& source);
+    /// Publishes the data plane's capture events (and finishes a capture that ended).
+    void capture_events();
     // Measured traffic: the generator's reports, accumulated for the stats topic.
     void take_traffic(proto::DelayMessage* m);
 

@@ -15,6 +15,7 @@
 
 #include "controller.hpp"
 #include "generator.hpp"
+#include "linkem/capture_flags.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/dataplane/virtual_port.hpp"
@@ -222,6 +223,15 @@ int run(const CommandLine& cl, const Options& o) {
     std::optional<control::Server> server;
     if (o.control.enabled) start_control_server(o, controller, instance_id, server);
     dataplane.start();
+    if (o.capture) {
+        try {
+            controller.start_capture(*o.capture);
+        } catch (const ParamError& e) {
+            // The direction or class not of this link, the file not creatable.
+            throw UsageError(capture_flag_name(e.field(), "--capture-", "--capture") + ": " +
+                             e.message());
+        }
+    }
     if (!o.scenario.empty()) controller.scenario().play_at_start(o.scenario);
     if (generator) generator->start();
     controller.event(proto::Event::info("started", "linkemd " + std::string(version()) +
@@ -229,6 +239,7 @@ int run(const CommandLine& cl, const Options& o) {
 
     MainLoop loop(o, sfd, dataplane, controller, server ? &*server : nullptr);
     loop.run();
+    controller.stop_capture();  // the file finished before the data plane stops
     if (server) {
         controller.event(proto::Event::info("stopping", "linkemd stopping"));
         // Let a shutdown request's reply leave before the sockets close.
@@ -259,6 +270,9 @@ int main(int argc, char** argv) {
     }
     try {
         return run(*cl, options);
+    } catch (const UsageError& e) {  // --capture refused by the data plane
+        log(e.what());
+        return 2;
     } catch (const linkem::ParamError& e) {
         log(e.what());
         return 2;

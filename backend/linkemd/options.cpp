@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "linkem/capture_flags.hpp"
+#include "linkem/capture_json.hpp"
 #include "linkem/classes_json.hpp"
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/cli_traffic_flags.hpp"
@@ -203,6 +205,22 @@ void add_traffic_flags(CLI::App& app, CommandLine& cl) {
          {"period_us", "(default 30s)"}});
 }
 
+// Capture from the start (docs/capture.md).
+void add_capture_flags(CLI::App& app, CommandLine& cl) {
+    const char* kCapture = "Capture from the start (docs/capture.md)";
+    app.add_option("--capture", cl.capture,
+                   "write a capture of what the emulator does to each packet to this pcapng "
+                   "file from the start (linkemctl capture stop ends it)")
+        ->type_name("FILE")
+        ->group(kCapture);
+    const std::vector<CaptureFlag>& flags = capture_flags();
+    cl.capture_flags.assign(flags.size(), "");
+    for (std::size_t i = 0; i < flags.size(); ++i)
+        app.add_option("--capture-" + flags[i].flag, cl.capture_flags[i], flags[i].help)
+            ->type_name(flags[i].value_name)
+            ->group(kCapture);
+}
+
 }  // namespace
 
 std::optional<CommandLine> parse_command_line(int argc, char** argv) {
@@ -224,6 +242,7 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv) {
     add_output_flags(app, cl);
     add_control_flags(app, cl);
     add_traffic_flags(app, cl);
+    add_capture_flags(app, cl);
     bool show_version = false;
     app.add_flag("--version", show_version, "print linkemd's version and exit");
     try {
@@ -617,6 +636,28 @@ void link_section(const CommandLine& cl, const json& file, const std::string& sr
     }
 }
 
+// --capture FILE and its --capture-* flags.
+void capture_section(const CommandLine& cl, Options& o) {
+    const std::string prefix = "--capture-";
+    if (cl.capture.empty()) {
+        for (std::size_t i = 0; i < cl.capture_flags.size(); ++i)
+            if (!cl.capture_flags[i].empty())
+                throw UsageError(prefix + capture_flags()[i].flag +
+                                 ": needs --capture FILE (the file to write)");
+        return;
+    }
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(cl.capture, ec);
+    try {
+        o.capture = capture_settings_from_json(
+            capture_params_from_flags(ec ? cl.capture : abs.string(), cl.capture_flags, prefix));
+    } catch (const FlagError& e) {
+        throw UsageError(e.what());
+    } catch (const ParamError& e) {
+        throw UsageError(capture_flag_name(e.field(), prefix, "--capture") + ": " + e.message());
+    }
+}
+
 }  // namespace
 
 Options build_options(const CommandLine& cl) {
@@ -635,6 +676,7 @@ Options build_options(const CommandLine& cl) {
     control_section(cl, file, src, o);
     traffic_section(cl, file, src, o);
     link_section(cl, file, src, n_dirs, o.dataplane);
+    capture_section(cl, o);
     // What the data plane refuses for its workers, refused here before DPDK starts.
     for (unsigned k = 0; k < n_dirs; ++k) {
         try {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/capture.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/protocol.hpp"
 #include "linkem/time.hpp"
@@ -38,6 +39,9 @@ struct CommandLine {
     // Built-in traffic and the demo: [i] for traffic_flags()[i]; empty = not given.
     std::vector<std::string> traffic;
     bool demo = false;
+    // Capture from the start: --capture FILE, [i] for capture_flags()[i]; empty = not given.
+    std::string capture;
+    std::vector<std::string> capture_flags;
     // [layer][param]: layer 0 = both directions, 1 = a_to_b, 2 = b_to_a; empty = not given.
     std::vector<std::array<std::string, 3>> params;
     std::vector<std::string> eal_args;  // after "--"
@@ -71,6 +75,10 @@ struct Options {
     /// A scenario to play from the start: a built-in's name or a file (checked against the
     /// link at start-up).
     std::string scenario;
+    /// A capture to start with the data plane (--capture FILE, its path made absolute),
+    /// checked except for what the data plane checks (the direction and class against the
+    /// link, the file's creation).
+    std::optional<capture::Settings> capture;
 };
 
 /// A port given as this is a virtual port (dp::VirtualPort) that linkemd creates and whose

@@ -2,7 +2,8 @@
 // own --file-prefix, built-in CBR traffic), with control and telemetry on ipc:// endpoints in
 // a temporary directory: every command, its output and its exit code (0 ok, 1 refused,
 // 2 usage, 3 no answer); save/load through a --config file; shutdown with and without
-// --allow-remote-shutdown; keygen and CURVE on loopback TCP. And the Python example client
+// --allow-remote-shutdown; keygen and CURVE on loopback TCP; capture start/stop/status and
+// linkemd --capture, the files read back with tshark. And the Python example client
 // (examples/python/linkem_client.py) against the same linkemd.
 #include <netinet/in.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -680,6 +682,157 @@ TEST_F(Linkemctl, AScenarioKeepsTheClassesAndItsClassStepsChangeThem) {
     ctl("scenario stop");
     EXPECT_EQ(ctl("classes clear").code, 0);
     EXPECT_EQ(ctl("set --mean-delay 1ms").code, 0);
+}
+
+// The records of a pcapng file as tshark reads them: each frame's comment, one per line
+// (nullopt when tshark is not installed: Debian's `tshark` package).
+std::optional<std::vector<std::string>> tshark_comments(const std::string& file) {
+    if (run_shell("command -v tshark >/dev/null").code != 0) {
+        std::fprintf(stderr, "tshark not found (Debian package tshark): %s not read back\n",
+                     file.c_str());
+        return std::nullopt;
+    }
+    const Result r = run_shell("tshark -r " + file + " -T fields -e frame.comment");
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::vector<std::string> lines;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+std::size_t count_with(const std::vector<std::string>& lines, const std::string& part) {
+    return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const auto& l) {
+        return l.find(part) != std::string::npos;
+    }));
+}
+
+TEST_F(Linkemctl, CaptureStartsStopsAndTsharkReadsTheRecords) {
+    // A relative FILE is made absolute against linkemctl's working directory.
+    const std::string file = g_dir + "/cap.pcapng";
+    const Result start =
+        run_shell("cd " + g_dir + " && " + ctl_cmd(control_, "capture start cap.pcapng"));
+    ASSERT_EQ(start.code, 0) << start.err;
+    EXPECT_NE(start.out.find("capture running: " + file + ", "), std::string::npos) << start.out;
+
+    // One at a time; nothing else changes.
+    const Result busy = ctl("capture start " + g_dir + "/other.pcapng");
+    EXPECT_EQ(busy.code, 1) << busy.err;
+    EXPECT_NE(busy.err.find("linkemd refused capture_start (unavailable)"), std::string::npos)
+        << busy.err;
+    EXPECT_FALSE(fs::exists(g_dir + "/other.pcapng"));
+
+    std::this_thread::sleep_for(1s);
+    json status = ctl_json("capture status");
+    EXPECT_EQ(status["running"], true);
+    EXPECT_EQ(status["file"], file);
+    EXPECT_EQ(status["settings"]["points"], json({"out", "drop"}));
+    EXPECT_EQ(status["settings"]["snaplen_bytes"], 128);
+    const json stats = ctl_json("stats");
+    EXPECT_EQ(stats["capture"]["running"], true);
+    EXPECT_EQ(stats["capture"]["file"], file);
+
+    const Result stop = ctl("capture stop");
+    ASSERT_EQ(stop.code, 0) << stop.err;
+    EXPECT_NE(stop.out.find("capture stopped (stopped): " + file + ", "), std::string::npos)
+        << stop.out;
+    status = ctl_json("capture status");
+    EXPECT_EQ(status["running"], false);
+    EXPECT_EQ(status["stop_reason"], "stopped");
+    EXPECT_EQ(status["written_files"], json({file}));
+    const std::uint64_t records = status["records"];
+    EXPECT_GT(records, 1000u) << status.dump();  // ~1 s of CBR both ways
+    EXPECT_EQ(records, status["records_out"].get<std::uint64_t>() +
+                           status["records_drop"].get<std::uint64_t>());
+    EXPECT_EQ(status["records_in"], 0);
+    EXPECT_EQ(status["capture_missed"], 0);
+    EXPECT_EQ(status["bytes"].get<std::uint64_t>(), fs::file_size(file));
+    EXPECT_GT(status["elapsed_s"].get<double>(), 0.9);
+    // Stopping again answers the same status.
+    EXPECT_EQ(ctl_json("capture stop"), status);
+    const Result line = ctl("capture status");
+    EXPECT_NE(line.out.find("records (out "), std::string::npos) << line.out;
+
+    if (const auto comments = tshark_comments(file)) {
+        EXPECT_EQ(comments->size(), records);
+        EXPECT_EQ(count_with(*comments, "linkem dir="), records);
+        EXPECT_EQ(count_with(*comments, " point=out "), status["records_out"].get<std::size_t>());
+    }
+
+    // A limit: the capture stops itself after that many records.
+    const std::string limited = g_dir + "/limited.pcapng";
+    ASSERT_EQ(ctl("capture start " + limited + " --packets 100 --points in,out --snaplen 64").code,
+              0);
+    for (int i = 0; i < 50 && ctl_json("capture status")["running"] == true; ++i)
+        std::this_thread::sleep_for(100ms);
+    status = ctl_json("capture status");
+    EXPECT_EQ(status["stop_reason"], "packets") << status.dump();
+    EXPECT_EQ(status["records"], 100) << status.dump();
+    if (const auto comments = tshark_comments(limited)) {
+        EXPECT_EQ(comments->size(), 100u);
+    }
+}
+
+TEST_F(Linkemctl, CaptureRefusesBadInputNamingTheFlag) {
+    Result r = ctl("capture start " + g_dir + "/x.pcapng --snaplen 8");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--snaplen: 8 is not allowed; allowed 16 .. 65535 bytes"),
+              std::string::npos)
+        << r.err;
+    r = ctl("capture start " + g_dir + "/x.pcapng --duration 10");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--duration: '10' is not a duration"), std::string::npos) << r.err;
+    r = ctl("capture start " + g_dir + "/x.pcapng --points out,egress");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("allowed: in, out, drop"), std::string::npos) << r.err;
+    // What linkemd checks: the link's classes, the file.
+    r = ctl("capture start " + g_dir + "/x.pcapng --class nosuch");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("[field class] (--class)"), std::string::npos) << r.err;
+    r = ctl("capture start " + g_dir + "/no/such/dir/x.pcapng");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("[field file]"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(g_dir + "/no/such/dir/x.pcapng"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(g_dir + "/x.pcapng"));
+    EXPECT_EQ(ctl_json("capture status")["running"], false);
+}
+
+// linkemd --capture: from the start, stopped cleanly when linkemd stops; bad flags refused
+// before anything starts.
+TEST(LinkemctlCapture, LinkemdCapturesFromTheStartUntilItStops) {
+    const std::string file = g_dir + "/start.pcapng";
+    const std::string control = "ipc://" + g_dir + "/capture-control";
+    const std::string telemetry = "ipc://" + g_dir + "/capture-telemetry";
+    {
+        Linkemd bad("capture-bad", control, telemetry,
+                    "--port-a virtual --capture " + file + " --capture-snaplen 8");
+        EXPECT_EQ(bad.wait_exit(30s), 2);
+        EXPECT_NE(bad.log().find("--capture-snaplen: 8 is not allowed"), std::string::npos)
+            << bad.log();
+        Linkemd lone("capture-lone", control, telemetry, "--port-a virtual --capture-points out");
+        EXPECT_EQ(lone.wait_exit(30s), 2);
+        EXPECT_NE(lone.log().find("--capture-points: needs --capture FILE"), std::string::npos)
+            << lone.log();
+        EXPECT_FALSE(fs::exists(file));
+    }
+    Linkemd d("capture", control, telemetry,
+              "--port-a virtual --port-b virtual --traffic-pattern cbr --capture " + file +
+                  " --capture-points in,out,drop --capture-snaplen 64");
+    ASSERT_TRUE(d.ready()) << d.log();
+    std::this_thread::sleep_for(1s);
+    const Result r = run_shell(ctl_cmd(control, "--json capture status"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json status = json::parse(r.out);
+    EXPECT_EQ(status["running"], true);
+    EXPECT_EQ(status["settings"]["points"], json({"in", "out", "drop"}));
+    EXPECT_EQ(status["settings"]["snaplen_bytes"], 64);
+    EXPECT_EQ(d.stop(), 0) << d.log();
+    EXPECT_NE(d.log().find("shutdown"), std::string::npos) << d.log();
+    if (const auto comments = tshark_comments(file)) {
+        EXPECT_GT(comments->size(), status["records"].get<std::size_t>()) << d.log();
+        EXPECT_GT(count_with(*comments, " point=in "), 0u);
+        EXPECT_GT(count_with(*comments, " point=out "), 0u);
+    }
 }
 
 TEST(LinkemctlShutdown, StopsALinkemdThatAllowsIt) {

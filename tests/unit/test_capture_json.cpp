@@ -8,8 +8,11 @@
 #include <utility>
 
 #include "linkem/capture.hpp"
+#include "linkem/capture_flags.hpp"
 #include "linkem/capture_json.hpp"
 #include "linkem/link_params.hpp"
+#include "linkem/messages.hpp"
+#include "linkem/protocol.hpp"
 
 namespace linkem {
 namespace {
@@ -204,6 +207,108 @@ TEST(CaptureJson, SummaryAndEvent) {
                                               {"capture_missed", 7},
                                               {"stop_reason", "write_error"},
                                               {"error", "No space left on device"}}));
+}
+
+TEST(CaptureJson, TheProtocolsMessages) {
+    // The methods: capture_start takes params, the others none.
+    ASSERT_NE(proto::find_method("capture_start"), nullptr);
+    EXPECT_TRUE(proto::find_method("capture_start")->takes_params);
+    EXPECT_FALSE(proto::find_method("capture_stop")->takes_params);
+    EXPECT_FALSE(proto::find_method("capture_status")->takes_params);
+
+    // hello's capability.
+    proto::Hello h;
+    h.instance_id = "x";
+    h.capabilities.capture = true;
+    const json hj = proto::to_json(h);
+    EXPECT_EQ(hj["capabilities"]["capture"], true);
+    EXPECT_TRUE(proto::decode<proto::Hello>(hj).capabilities.capture);
+
+    // The stats block: always written; absent (an older linkemd) reads as no capture.
+    proto::StatsMessage m;
+    m.header.instance_id = "x";
+    m.capture = sample_status();
+    json sj = proto::to_json(m);
+    EXPECT_EQ(sj["capture"], capture_summary_to_json(sample_status()));
+    EXPECT_EQ(proto::decode<proto::StatsMessage>(sj).capture.records, 60u);
+    EXPECT_TRUE(proto::to_json(proto::StatsMessage{}).contains("capture"));
+    sj.erase("capture");
+    EXPECT_FALSE(proto::decode<proto::StatsMessage>(sj).capture.running);
+
+    // The event: its keys, its severity.
+    Status s = sample_status();
+    const proto::Event stopped =
+        proto::Event::capture(Event{Event::Kind::stopped, s, "capture stopped (write_error)"});
+    EXPECT_EQ(stopped.kind, "capture");
+    EXPECT_EQ(stopped.severity, "warning");
+    json ej = proto::to_json(stopped);
+    const json keys = capture_event_to_json(Event{Event::Kind::stopped, s, ""});
+    for (const auto& [key, value] : keys.items())
+        EXPECT_EQ(ej[key], value) << key;
+    const proto::Event back = proto::decode<proto::Event>(ej);
+    EXPECT_EQ(back.capture_missed, 7u);
+    EXPECT_EQ(back.stop_reason, "write_error");
+    s.reason = StopReason::duration;
+    EXPECT_EQ(proto::Event::capture(Event{Event::Kind::stopped, s, "m"}).severity, "info");
+    EXPECT_EQ(proto::Event::capture(Event{Event::Kind::started, s, "m"}).severity, "info");
+    EXPECT_EQ(proto::Event::capture(Event{Event::Kind::missed, s, "m"}).severity, "warning");
+
+    // Typed calls: the params and the result.
+    Settings p;
+    p.file = "/tmp/x.pcapng";
+    EXPECT_EQ(proto::decode<Settings>(proto::to_json(p)), p);
+    EXPECT_EQ(proto::to_json(proto::decode<Status>(proto::to_json(sample_status()))),
+              capture_status_to_json(sample_status()));
+    try {
+        proto::decode<Settings>(json{{"file", "/x"}, {"snaplen_bytes", 1}});
+        ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("snaplen_bytes: ", 0), 0u) << e.what();
+    }
+}
+
+TEST(CaptureJson, FlagsGiveTheParams) {
+    const std::vector<CaptureFlag>& flags = capture_flags();
+    CaptureFlagText text(flags.size());
+    auto set = [&](const char* flag, const char* value) {
+        for (std::size_t i = 0; i < flags.size(); ++i)
+            if (flags[i].flag == flag) text[i] = value;
+    };
+    EXPECT_EQ(capture_params_from_flags("/tmp/x.pcapng", text, "--"),
+              json({{"file", "/tmp/x.pcapng"}}));
+    set("points", "in,out");
+    set("snaplen", "1514");
+    set("direction", "b_to_a");
+    set("class", "voip");
+    set("duration", "1500ms");
+    set("max-size", "1MiB");
+    set("files", "3");
+    const json p = capture_params_from_flags("/tmp/x.pcapng", text, "--");
+    EXPECT_EQ(p["points"], json({"in", "out"}));
+    EXPECT_EQ(p["duration_s"], 1.5);
+    EXPECT_EQ(p["max_size_bytes"], 1 << 20);
+    const Settings s = capture_settings_from_json(p);
+    EXPECT_EQ(s.points, 3u);
+    EXPECT_EQ(s.snaplen, 1514u);
+    EXPECT_EQ(s.files, 3u);
+
+    // The form is the flag's to check, naming it; the range the params' (then named by flag).
+    set("duration", "10");
+    try {
+        capture_params_from_flags("/tmp/x.pcapng", text, "--capture-");
+        ADD_FAILURE() << "accepted";
+    } catch (const FlagError& e) {
+        EXPECT_EQ(e.flag(), "--capture-duration");
+        EXPECT_EQ(e.field(), "duration_s");
+        EXPECT_NE(std::string(e.what()).find("a duration with a unit"), std::string::npos);
+    }
+    EXPECT_EQ(capture_flag_name("snaplen_bytes", "--capture-", "--capture"), "--capture-snaplen");
+    EXPECT_EQ(capture_flag_name("max_size_bytes", "--", "FILE"), "--max-size");
+    EXPECT_EQ(capture_flag_name("file", "--capture-", "--capture"), "--capture");
+    for (const CaptureFlag& f : flags)  // every flag sets a key capture_start knows
+        EXPECT_EQ(refusal(with(f.key.c_str(), nullptr)).second.find("unknown capture setting"),
+                  std::string::npos)
+            << f.key;
 }
 
 }  // namespace

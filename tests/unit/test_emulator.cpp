@@ -556,3 +556,92 @@ TEST(Emulator, SnapshotJsonHasEveryCounter) {
 
 }  // namespace
 }  // namespace linkem
+
+namespace linkem {
+namespace {
+
+// ingest() with fates decides as ingest() without (the same seed gives the same drops and
+// transmission times), and each fate adds up: a queued packet's transmission time is its
+// arrival + delay + limiter wait + an order wait >= 0 (FIFO), a drop names its cause.
+class Fates : public ::testing::TestWithParam<std::tuple<Strategy, Limiter>> {};
+
+TEST_P(Fates, SayWhatIngestDid) {
+    LinkParams p = base_params();
+    p.strategy = std::get<0>(GetParam());
+    p.limiter = std::get<1>(GetParam());
+    p.mean_delay = 5 * kNsPerMs;
+    p.jitter = 3 * kNsPerMs;
+    p.rate_bps = 200'000'000;        // 1000-byte frames: 40 us each
+    p.spacer_limit_bytes = 200'000;  // the spacer drops past 8 ms of backlog
+    p.policer_burst_bytes = 20'000;
+    p.loss_model = LossModel::bernoulli;
+    p.loss_probability = 0.05;
+    p.buffer_limit_packets = 400;
+    Emulator<Packet> plain(p), noted(p);
+    std::uint64_t seq = 0;
+    std::map<DropCause, std::uint64_t> causes;
+    std::vector<TimeNs> tx_plain, tx_noted;
+    std::uint64_t queued = 0, order_waits = 0;
+    for (int burst = 0; burst < 2000; ++burst) {
+        const TimeNs now = burst * 30 * kNsPerUs;  // 32 frames per 30 us: well above the rate
+        Packet in[32];
+        for (auto& pk : in)
+            pk = Packet{seq++, now, 1000};
+        Packet d1[32], d2[32];
+        PacketFate f[32];
+        const std::size_t n1 = plain.ingest(in, 32, now, d1);
+        const std::size_t n2 = noted.ingest(in, 32, now, d2, f);
+        ASSERT_EQ(n1, n2);
+        std::size_t dropped = 0;
+        for (int i = 0; i < 32; ++i) {
+            if (f[i].outcome != PacketFate::kQueued) {
+                ++causes[static_cast<DropCause>(f[i].outcome)];
+                ASSERT_LT(dropped, n2);
+                EXPECT_EQ(d2[dropped++].seq, in[i].seq);
+                continue;
+            }
+            ++queued;
+            const DurationNs emulated = f[i].tx - now;
+            const DurationNs order = emulated - f[i].delay - f[i].limiter_wait;
+            EXPECT_GE(f[i].delay, 0);
+            EXPECT_GE(f[i].limiter_wait, 0);
+            if (p.strategy == Strategy::reordered) {
+                EXPECT_EQ(order, 0) << "reordered: no order wait";
+            } else {
+                EXPECT_GE(order, -1) << "rounding at most";
+                order_waits += order > 1;
+            }
+            if (p.limiter == Limiter::none || p.limiter == Limiter::policer) {
+                EXPECT_EQ(f[i].limiter_wait, 0);
+            }
+        }
+        EXPECT_EQ(dropped, n2);
+        Packet o[2048];
+        TimeNs t1[2048], t2[2048];
+        const std::size_t m1 = plain.drain(now, o, 2048, t1);
+        const std::size_t m2 = noted.drain(now, o, 2048, t2);
+        ASSERT_EQ(m1, m2);
+        tx_plain.insert(tx_plain.end(), t1, t1 + m1);
+        tx_noted.insert(tx_noted.end(), t2, t2 + m2);
+    }
+    EXPECT_EQ(tx_plain, tx_noted);
+    const CounterSnapshot a = plain.snapshot(), b = noted.snapshot();
+    for (const DropCauseInfo& c : kDropCauses)
+        EXPECT_EQ(causes[c.cause], b.drops[c.cause]) << c.name;
+    EXPECT_EQ(a.drops.total(), b.drops.total());
+    EXPECT_GT(causes[DropCause::loss], 0u);
+    EXPECT_GT(queued, 0u);
+    const std::uint64_t by_limit = p.limiter == Limiter::spacer    ? causes[DropCause::spacer]
+                                   : p.limiter == Limiter::policer ? causes[DropCause::policer]
+                                                                   : causes[DropCause::buffer_full];
+    EXPECT_GT(by_limit, 0u) << "the limit this limiter sets was reached";
+    EXPECT_TRUE(p.strategy == Strategy::reordered || order_waits > 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Emulator, Fates,
+    ::testing::Combine(::testing::Values(Strategy::correlated, Strategy::reordered),
+                       ::testing::Values(Limiter::none, Limiter::spacer, Limiter::policer)));
+
+}  // namespace
+}  // namespace linkem

@@ -76,8 +76,9 @@ Glossary read_glossary() {
 proto::Event every_event() {
     proto::Event e = proto::Event::info("scenario_step", "m");
     e.source = e.direction = e.port = e.method = e.code = e.path = e.name = e.action = e.state =
-        e.note = "x";
-    e.params_generation = e.stalls = e.stall_ns = e.longest_stall_ns = e.step = e.repeat = 1;
+        e.note = e.file = e.stop_reason = e.error = "x";
+    e.params_generation = e.stalls = e.stall_ns = e.longest_stall_ns = e.step = e.repeat =
+        e.records = e.bytes = e.capture_missed = 1;
     e.step_t_ns = 1;
     e.link_up = true;
     e.position_s = e.at_s = e.until_s = 1.0;
@@ -146,6 +147,9 @@ std::set<std::string> protocol_keys() {
     scenario.origin_ns = 1;
     scenario.scenario = full_scenario();
     keys_of(proto::to_json(scenario), keys);
+    capture::Status capture;
+    capture.settings.file = "/x.pcapng";
+    keys_of(proto::to_json(capture), keys);  // with its settings: capture_start's params
     // what clients send
     keys_of(proto::to_json(proto::HelloParams{"linkemctl"}), keys);
     proto::LinkUpdate update;

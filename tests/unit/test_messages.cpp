@@ -68,7 +68,7 @@ TEST(Messages, HelloRoundTripAndTheKeysOfTheSpec) {
     // A later one: keys this build does not know are ignored.
     json later = j;
     later["something_new"] = {1, 2};
-    later["capabilities"]["capture"] = true;
+    later["capabilities"]["compression"] = true;
     EXPECT_EQ(proto::decode<proto::Hello>(later), h);
     // What is wrong is named.
     json bad = j;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "json_read.hpp"
+#include "linkem/capture_json.hpp"
 #include "linkem/classes_json.hpp"
 #include "linkem/scenario_file.hpp"
 #include "linkem/telemetry_json.hpp"
@@ -90,7 +91,8 @@ const std::string kCapSave(name(Method::save_config)), kCapLoad(name(Method::loa
 
 json capabilities_json(const Capabilities& c) {
     return {{kCapSave, c.save_config}, {kCapLoad, c.load_config}, {kCapShutdown, c.shutdown},
-            {"traffic", c.traffic},    {"scenario", c.scenario},  {"classes", c.classes}};
+            {"traffic", c.traffic},    {"scenario", c.scenario},  {"classes", c.classes},
+            {"capture", c.capture}};
 }
 
 }  // namespace
@@ -171,6 +173,7 @@ void decode(const json& j, Hello& h) {
         k.traffic = c->opt_bool("traffic").value_or(false);
         k.scenario = c->opt_bool("scenario").value_or(false);
         k.classes = c->opt_bool("classes").value_or(false);
+        k.capture = c->opt_bool("capture").value_or(false);
     }
 }
 
@@ -436,6 +439,28 @@ void decode(const json& j, ScenarioStatus& s) {
         });
 }
 
+// ------------------------------------------------------------------------------- capture
+json to_json(const capture::Settings& s) {
+    return capture_settings_to_json(s);
+}
+
+void decode(const json& j, capture::Settings& out) {
+    try {
+        out = capture_settings_from_json(j);
+    } catch (const ParamError& e) {
+        throw std::invalid_argument((e.field().empty() ? "params" : e.field()) + ": " +
+                                    e.message());
+    }
+}
+
+json to_json(const capture::Status& s) {
+    return capture_status_to_json(s);
+}
+
+void decode(const json& j, capture::Status& out) {
+    out = capture_status_from_json(j);
+}
+
 // ------------------------------------------------------------------------------ telemetry
 namespace {
 
@@ -460,6 +485,7 @@ void decode(const json& j, Header& h) {
 json to_json(const StatsMessage& m) {
     json body = linkem::to_json(m.stats, m.final);
     if (m.scenario) body["scenario"] = to_json(*m.scenario);
+    body["capture"] = capture_summary_to_json(m.capture);
     return with_header(std::move(body), m.header);
 }
 
@@ -470,6 +496,8 @@ void decode(const json& j, StatsMessage& m) {
     m.stats = link_stats_from_json(j);
     m.scenario.reset();
     if (const auto s = r.opt_object("scenario")) read_position(*s, m.scenario.emplace());
+    // An older linkemd sends no capture block: no capture.
+    m.capture = r.has("capture") ? capture_summary_from_json(r.need("capture")) : capture::Status{};
 }
 
 json to_json(const DelayMessage& m) {
@@ -517,6 +545,12 @@ json to_json(const Event& e) {
     put(j, "position_s", e.position_s);
     put(j, "at_s", e.at_s);
     put(j, "until_s", e.until_s);
+    put(j, "file", e.file);
+    put(j, "records", e.records);
+    put(j, "bytes", e.bytes);
+    put(j, "capture_missed", e.capture_missed);
+    put(j, "stop_reason", e.stop_reason);
+    put(j, "error", e.error);
     if (e.traffic) j["traffic"] = linkem::to_json(*e.traffic);
     if (e.set) j["set"] = to_json(*e.set);
     if (e.ramp) j["ramp"] = to_json(*e.ramp);
@@ -551,11 +585,33 @@ void decode(const json& j, Event& e) {
     e.position_s = r.opt_real("position_s");
     e.at_s = r.opt_real("at_s");
     e.until_s = r.opt_real("until_s");
+    e.file = r.opt_str("file");
+    e.records = r.opt_u64("records");
+    e.bytes = r.opt_u64("bytes");
+    e.capture_missed = r.opt_u64("capture_missed");
+    e.stop_reason = r.opt_str("stop_reason");
+    e.error = r.opt_str("error");
     if (r.has("traffic"))
         e.traffic =
             rethrow_under("traffic", [&] { return traffic_from_json(r.need("traffic"), {}); });
     if (r.has("set")) e.set = proto::decode<LinkUpdate>(r.need("set"));
     if (r.has("ramp")) e.ramp = proto::decode<LinkUpdate>(r.need("ramp"));
+}
+
+Event Event::capture(const linkem::capture::Event& c) {
+    using K = linkem::capture::Event::Kind;
+    const bool warn = c.kind == K::missed ||
+                      (c.kind == K::stopped && c.status.reason == capture::StopReason::write_error);
+    Event e = make("capture", warn ? "warning" : "info", c.message);
+    // As capture_event_to_json writes them.
+    e.action = capture::event_kind_name(c.kind);
+    e.file = c.status.file;
+    e.records = c.status.records;
+    e.bytes = c.status.bytes;
+    e.capture_missed = c.status.missed;
+    e.stop_reason = capture::stop_reason_name(c.status.reason);
+    e.error = c.status.error;
+    return e;
 }
 
 std::optional<Telemetry> decode_telemetry(std::string_view topic, const json& body) {

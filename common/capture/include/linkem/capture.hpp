@@ -231,11 +231,12 @@ class PcapngFile {
 /// linkem-sim uses it directly, CaptureSession from its writer thread.
 class CaptureWriter {
   public:
-    /// `names(direction, slot)` names a record's class. `to_utc(t)`: a record time to the
-    /// wall clock. `directions`: 1 or 2. Opens the first file (throws std::system_error).
+    /// `names(direction, slot)` names a record's class (asked once per direction and slot
+    /// until forget_names()). `utc_offset`: a record's time + this = the wall clock (ns
+    /// since 1970). `directions`: 1 or 2. Opens the first file (throws std::system_error
+    /// whose what() names the path and the reason).
     CaptureWriter(Settings settings, unsigned directions,
-                  std::function<std::string(unsigned, unsigned)> names,
-                  std::function<TimeNs(TimeNs)> to_utc);
+                  std::function<std::string(unsigned, unsigned)> names, TimeNs utc_offset);
     ~CaptureWriter();  // finishes the file (close())
 
     /// Writes one record (header, then cap_len frame bytes). Throws std::system_error when
@@ -254,6 +255,8 @@ class CaptureWriter {
     const std::vector<std::string>& files() const { return files_; }
     /// Set when a write rotated to the next file since the last call (then cleared).
     bool take_rotated();
+    /// Class names may have changed: ask names() again.
+    void forget_names();
 
   private:
     struct Impl;
@@ -278,10 +281,11 @@ class CaptureSession {
         unsigned direction = 0, worker = 0;
     };
     /// Opens the first file (throws std::system_error naming it) and starts the writer
-    /// thread. `ring_bytes` per lane. `now()` reads the producers' clock; `to_utc` maps it.
+    /// thread. `ring_bytes` per lane. `now()` reads the producers' clock (for the duration
+    /// limit); utc_offset maps it to the wall clock (utc_offset()).
     CaptureSession(Settings settings, unsigned directions, std::vector<Lane> lanes,
                    std::size_t ring_bytes, std::function<std::string(unsigned, unsigned)> names,
-                   std::function<TimeNs()> now, std::function<TimeNs(TimeNs)> to_utc);
+                   std::function<TimeNs()> now, TimeNs utc_offset);
     ~CaptureSession();  // stop(StopReason::shutdown) if running
 
     CaptureRing& ring(std::size_t lane) { return *rings_[lane]; }
@@ -294,10 +298,13 @@ class CaptureSession {
     /// blocks, closes the file and joins the thread. Returns the final status.
     Status finish(StopReason reason);
     Status status() const;
+    /// Class names may have changed (a new class list): the writer asks names() again.
+    void forget_names();
     /// Events since the last call (started, rotated, stopped, missed).
     std::vector<Event> take_events();
 
   private:
+    void run();
     struct Impl;
     std::unique_ptr<Impl> impl_;
     std::vector<std::unique_ptr<CaptureRing>> rings_;

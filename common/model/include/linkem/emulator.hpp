@@ -47,6 +47,16 @@ struct PacketTraits {
     static std::uint32_t length(const Packet& p) { return p.length; }
 };
 
+/// What ingest() did with one packet, for callers that record it (capture): the parts of
+/// its delay, or why it was dropped.
+struct PacketFate {
+    static constexpr std::uint8_t kQueued = 0xff;
+    TimeNs tx = 0;                   // queued: its transmission time (before a queue's rounding)
+    DurationNs delay = 0;            // the delay drawn for it, rounded to the ns (>= 0)
+    DurationNs limiter_wait = 0;     // how long the limiter (spacer, trace, shared link) held it
+    std::uint8_t outcome = kQueued;  // kQueued, or the DropCause that dropped it
+};
+
 template <class Packet, class Traits = PacketTraits<Packet>,
           template <class> class ReorderQueue = CalendarQueue>
 class Emulator {
@@ -161,6 +171,20 @@ class Emulator {
     /// weight is set per packet of the measured arrival rate R); only packets the limiter
     /// passes reach the loss stage.
     std::size_t ingest(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped = nullptr) {
+        return ingest_impl<false>(pkts, n, now, dropped, nullptr);
+    }
+    /// ingest() that also says what it did with each packet: fates[i] for pkts[i] (room for
+    /// n). The same decisions as ingest(); a copy of the packet loop that writes them.
+    [[gnu::noinline]] std::size_t ingest(const Packet* pkts, std::size_t n, TimeNs now,
+                                         Packet* dropped, PacketFate* fates) {
+        if (!fates) return ingest_impl<false>(pkts, n, now, dropped, nullptr);
+        return ingest_impl<true>(pkts, n, now, dropped, fates);
+    }
+
+  private:
+    template <bool kFates>
+    [[gnu::always_inline]] std::size_t ingest_impl(const Packet* pkts, std::size_t n, TimeNs now,
+                                                   Packet* dropped, PacketFate* fates) {
         if (n == 0) return 0;
         if (now >= next_change_) [[unlikely]]
             follow_track(now);
@@ -180,7 +204,8 @@ class Emulator {
         for (std::size_t off = 0; off < n; off += step) {
             const std::size_t m = std::min(step, n - off);
             n_dropped +=
-                ingest_piece(pkts + off, m, now, dropped ? dropped + n_dropped : nullptr, fifo);
+                ingest_piece<kFates>(pkts + off, m, now, dropped ? dropped + n_dropped : nullptr,
+                                     fifo, kFates ? fates + off : nullptr);
             if (owed > 1 && last_queued_) [[unlikely]] {
                 take_sample(now);
                 --owed;
@@ -196,6 +221,7 @@ class Emulator {
         return n_dropped;
     }
 
+  public:
     /// Counts n packets of `bytes` bytes in all that arrived but that the caller could not
     /// hand over (the data plane: no buffer left for them) as arrived and dropped for
     /// `cause`, so that in = out + drops + in_flight still holds. They do not enter the rate
@@ -429,29 +455,35 @@ class Emulator {
     // reordering), so that the loop holds no test of either.
 
     // One piece: the chunk loop of the limiter and queue in force.
+    template <bool kF>
     [[gnu::always_inline]] std::size_t ingest_piece(const Packet* pkts, std::size_t n, TimeNs now,
-                                                    Packet* dropped, bool fifo) {
+                                                    Packet* dropped, bool fifo, PacketFate* f) {
         // A limiter shared with other Emulators (share_limiter): reserved per chunk.
         if (shared_link_ && (params_.limiter == Limiter::spacer ||
                              params_.limiter == Limiter::policer)) [[unlikely]]
-            return ingest_shared(pkts, n, now, dropped, fifo);
+            return ingest_shared<kF>(pkts, n, now, dropped, fifo, f);
         switch (params_.limiter) {
             case Limiter::spacer:
-                return ingest_spaced(pkts, n, now, dropped, fifo);
+                return ingest_spaced<kF>(pkts, n, now, dropped, fifo, f);
             case Limiter::policer:
-                return fifo ? ingest_chunk<Limiter::policer, true>(pkts, n, now, dropped)
-                            : ingest_chunk<Limiter::policer, false>(pkts, n, now, dropped);
+                return fifo ? ingest_chunk<Limiter::policer, true, false, false, kF>(pkts, n, now,
+                                                                                     dropped, f)
+                            : ingest_chunk<Limiter::policer, false, false, false, kF>(pkts, n, now,
+                                                                                      dropped, f);
             case Limiter::trace:
-                return ingest_trace(pkts, n, now, dropped, fifo);
+                return ingest_trace<kF>(pkts, n, now, dropped, fifo, f);
             case Limiter::none:
             default:
-                return fifo ? ingest_chunk<Limiter::none, true>(pkts, n, now, dropped)
-                            : ingest_chunk<Limiter::none, false>(pkts, n, now, dropped);
+                return fifo ? ingest_chunk<Limiter::none, true, false, false, kF>(pkts, n, now,
+                                                                                  dropped, f)
+                            : ingest_chunk<Limiter::none, false, false, false, kF>(pkts, n, now,
+                                                                                   dropped, f);
         }
     }
 
+    template <bool kF>
     [[gnu::always_inline]] std::size_t ingest_spaced(const Packet* pkts, std::size_t n, TimeNs now,
-                                                     Packet* dropped, bool fifo) {
+                                                     Packet* dropped, bool fifo, PacketFate* f) {
         // Far from the limit (the common case unless the link is overloaded): no packet of
         // the chunk can overflow it, so the loop skips the check. The packets reach the
         // spacer at `now` (reordered) or at their delayed times, which never fall below the
@@ -459,27 +491,38 @@ class Emulator {
         const double t_min =
             fifo ? std::max(static_cast<double>(now), spacer_floor_) : static_cast<double>(now);
         if (spacer_.fits_whole(t_min, chunk_bytes(pkts, n)))
-            return fifo ? ingest_chunk<Limiter::spacer, true, true>(pkts, n, now, dropped)
-                        : ingest_chunk<Limiter::spacer, false, true>(pkts, n, now, dropped);
-        return fifo ? ingest_chunk<Limiter::spacer, true>(pkts, n, now, dropped)
-                    : ingest_chunk<Limiter::spacer, false>(pkts, n, now, dropped);
+            return fifo ? ingest_chunk<Limiter::spacer, true, true, false, kF>(pkts, n, now,
+                                                                               dropped, f)
+                        : ingest_chunk<Limiter::spacer, false, true, false, kF>(pkts, n, now,
+                                                                                dropped, f);
+        return fifo
+                   ? ingest_chunk<Limiter::spacer, true, false, false, kF>(pkts, n, now, dropped, f)
+                   : ingest_chunk<Limiter::spacer, false, false, false, kF>(pkts, n, now, dropped,
+                                                                            f);
     }
 
+    template <bool kF>
     [[gnu::always_inline]] std::size_t ingest_shared(const Packet* pkts, std::size_t n, TimeNs now,
-                                                     Packet* dropped, bool fifo) {
+                                                     Packet* dropped, bool fifo, PacketFate* f) {
         if (params_.limiter == Limiter::spacer)
-            return fifo ? ingest_chunk<Limiter::spacer, true, false, true>(pkts, n, now, dropped)
-                        : ingest_chunk<Limiter::spacer, false, false, true>(pkts, n, now, dropped);
-        return fifo ? ingest_chunk<Limiter::policer, true, false, true>(pkts, n, now, dropped)
-                    : ingest_chunk<Limiter::policer, false, false, true>(pkts, n, now, dropped);
+            return fifo ? ingest_chunk<Limiter::spacer, true, false, true, kF>(pkts, n, now,
+                                                                               dropped, f)
+                        : ingest_chunk<Limiter::spacer, false, false, true, kF>(pkts, n, now,
+                                                                                dropped, f);
+        return fifo
+                   ? ingest_chunk<Limiter::policer, true, false, true, kF>(pkts, n, now, dropped, f)
+                   : ingest_chunk<Limiter::policer, false, false, true, kF>(pkts, n, now, dropped,
+                                                                            f);
     }
 
     // The trace limiter's chunks, out of line, so that the other limiters' loops, inlined
     // into ingest(), are laid out as without it.
+    template <bool kF>
     [[gnu::noinline]] std::size_t ingest_trace(const Packet* pkts, std::size_t n, TimeNs now,
-                                               Packet* dropped, bool fifo) {
-        return fifo ? ingest_chunk<Limiter::trace, true>(pkts, n, now, dropped)
-                    : ingest_chunk<Limiter::trace, false>(pkts, n, now, dropped);
+                                               Packet* dropped, bool fifo, PacketFate* f) {
+        return fifo ? ingest_chunk<Limiter::trace, true, false, false, kF>(pkts, n, now, dropped, f)
+                    : ingest_chunk<Limiter::trace, false, false, false, kF>(pkts, n, now, dropped,
+                                                                            f);
     }
 
     static constexpr std::size_t kChunk = kMaxReservation;
@@ -542,8 +585,11 @@ class Emulator {
     // room for (at the chunk's start) reserve it in one go before the loop; the spacer's time
     // then comes before the delay for every strategy. The packets beyond that room are
     // dropped as buffer_full, even when losses in the chunk would have made room for some.
-    template <Limiter L, bool Fifo, bool kSpacerFits = false, bool kShared = false>
-    std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped) {
+    // kFates: fates[i] says what became of packet i (ingest's fates).
+    template <Limiter L, bool Fifo, bool kSpacerFits = false, bool kShared = false,
+              bool kFates = false>
+    std::size_t ingest_chunk(const Packet* pkts, std::size_t n, TimeNs now, Packet* dropped,
+                             [[maybe_unused]] PacketFate* fates) {
         double delay[kChunk];
         draw_delays(delay, n, now);
         ChunkState s{buffer_room(), to_loss_, spacer_floor_, last_tx_, overhead_};
@@ -561,6 +607,7 @@ class Emulator {
             t.bytes += len;
             if (s.room == 0 || (kShared && i >= linked)) {
                 t.drop_one(DropCause::buffer_full, pkt, dropped);
+                if constexpr (kFates) fate_dropped(fates[i], delay[i], 0, DropCause::buffer_full);
                 continue;
             }
             // 1 delay
@@ -573,14 +620,19 @@ class Emulator {
             // 2 limiter (and 4: the transmission time)
             TimeNs tx;
             if (!schedule<L, Fifo, kSpacerFits, kShared>(s, spacer, d, len, now, link_at, i, tx)) {
-                t.drop_one(L == Limiter::spacer ? DropCause::spacer : DropCause::policer, pkt,
-                           dropped);
+                const DropCause c = L == Limiter::spacer ? DropCause::spacer : DropCause::policer;
+                t.drop_one(c, pkt, dropped);
+                if constexpr (kFates) fate_dropped(fates[i], d, 0, c);
                 continue;
             }
+            [[maybe_unused]] DurationNs limiter_wait = 0;
+            if constexpr (kFates)
+                limiter_wait = limiter_wait_of<L, Fifo, kShared>(s, d, tx, now, link_at, i);
             // 3 loss
             if (s.to_loss == 0) [[unlikely]] {
                 s.to_loss = loss_.gap(loss_rng_);
                 t.drop_one(DropCause::loss, pkt, dropped);
+                if constexpr (kFates) fate_dropped(fates[i], d, limiter_wait, DropCause::loss);
                 continue;
             }
             --s.to_loss;
@@ -592,6 +644,9 @@ class Emulator {
             }
             queue.push(tx, pkt);
             --s.room;
+            if constexpr (kFates)
+                fates[i] = PacketFate{tx, static_cast<DurationNs>(d + 0.5), limiter_wait,
+                                      PacketFate::kQueued};
             tally_queued<L, Fifo, kShared>(t, s, i, d, tx, now, link_at);
         }
         queue.commit();
@@ -699,6 +754,31 @@ class Emulator {
             tx = now + static_cast<TimeNs>(d + 0.5);
             return true;
         }
+    }
+
+    // A dropped packet's fate (delay d, as drawn; 0 when negative).
+    static void fate_dropped(PacketFate& f, double d, DurationNs limiter_wait, DropCause c) {
+        f = PacketFate{0, d > 0 ? static_cast<DurationNs>(d + 0.5) : 0, limiter_wait,
+                       static_cast<std::uint8_t>(c)};
+    }
+
+    // How long the limiter held packet i (delay d), which schedule() gave the time tx: the
+    // spacer's or trace link's wait after the time it reached it (FIFO: its delayed time, no
+    // earlier than its predecessor's, s.floor; reordered: its arrival), or the shared link's.
+    template <Limiter L, bool Fifo, bool kShared>
+    [[gnu::always_inline]] static DurationNs limiter_wait_of(const ChunkState& s, double d,
+                                                             TimeNs tx, TimeNs now,
+                                                             const TimeNs* link_at, std::size_t i) {
+        DurationNs w = 0;
+        if constexpr (kShared) {
+            if constexpr (L == Limiter::spacer) w = link_at[i] - now;
+        } else if constexpr (L == Limiter::spacer || L == Limiter::trace) {
+            if constexpr (Fifo)
+                w = tx - static_cast<TimeNs>(s.floor + 0.5);
+            else
+                w = tx - now - static_cast<DurationNs>(d + 0.5);
+        }
+        return w > 0 ? w : 0;
     }
 
     // Packet i, delay d, was queued with transmission time tx: its part of the telemetry.

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/capture.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/link_params_json.hpp"
 #include "linkem/protocol.hpp"
@@ -59,6 +60,7 @@ struct Capabilities {
     bool save_config = false, load_config = false, shutdown = false, traffic = false,
          scenario = false;
     bool classes = false;  // traffic classes: the link's `classes`, set_link's `class`
+    bool capture = false;  // capture_start, capture_stop, capture_status
     bool operator==(const Capabilities&) const = default;
 };
 
@@ -206,6 +208,9 @@ struct StatsMessage {
     bool final = false;
     LinkStats stats;
     std::optional<ScenarioPosition> scenario;  // while a scenario is loaded
+    /// The `capture` block: running, file, records, bytes, missed (the status's other
+    /// fields stay at their defaults); all zero when this linkemd never captured.
+    linkem::capture::Status capture;
 };
 
 /// A `delay` message.
@@ -226,6 +231,9 @@ struct Event {
         note;
     std::optional<std::uint64_t> params_generation, stalls, stall_ns, longest_stall_ns, step,
         repeat;
+    // capture: action (started, rotated, stopped, missed) and these (capture_event_to_json).
+    std::optional<std::string> file, stop_reason, error;
+    std::optional<std::uint64_t> records, bytes, capture_missed;
     std::optional<TimeNs> step_t_ns;
     std::optional<bool> link_up;
     std::optional<double> position_s, at_s, until_s;
@@ -238,6 +246,9 @@ struct Event {
     static Event warning(std::string kind, std::string message) {
         return make(std::move(kind), "warning", std::move(message));
     }
+    /// A `capture` event: its keys from the capture's event, severity warning for missed
+    /// records and for a stop by a write error.
+    static Event capture(const linkem::capture::Event& e);
     static Event make(std::string kind, std::string severity, std::string message) {
         Event e;
         e.kind = std::move(kind);
@@ -269,6 +280,9 @@ nlohmann::json to_json(const LoadScenario& p);
 nlohmann::json to_json(const ScenarioPositionParams& p);
 nlohmann::json to_json(const ScenarioPosition& p);
 nlohmann::json to_json(const ScenarioStatus& s);
+/// capture_start's params and the capture status (linkem/capture_json.hpp).
+nlohmann::json to_json(const capture::Settings& s);
+nlohmann::json to_json(const capture::Status& s);
 /// Telemetry bodies, with their header keys (v, instance_id, seq, t_ns).
 nlohmann::json to_json(const StatsMessage& m);
 nlohmann::json to_json(const DelayMessage& m);
@@ -289,6 +303,9 @@ void decode(const nlohmann::json& j, LoadScenario& out);
 void decode(const nlohmann::json& j, ScenarioPositionParams& out);
 void decode(const nlohmann::json& j, ScenarioPosition& out);
 void decode(const nlohmann::json& j, ScenarioStatus& out);
+/// Throws std::invalid_argument naming the key (a ParamError's field for Settings).
+void decode(const nlohmann::json& j, capture::Settings& out);
+void decode(const nlohmann::json& j, capture::Status& out);
 void decode(const nlohmann::json& j, Header& out);
 void decode(const nlohmann::json& j, StatsMessage& out);
 void decode(const nlohmann::json& j, DelayMessage& out);
@@ -332,6 +349,9 @@ LINKEM_METHOD_TYPES(resume_scenario, Empty, ScenarioStatus);
 LINKEM_METHOD_TYPES(stop_scenario, Empty, ScenarioStatus);
 LINKEM_METHOD_TYPES(seek_scenario, ScenarioPositionParams, ScenarioStatus);
 LINKEM_METHOD_TYPES(get_scenario, Empty, ScenarioStatus);
+LINKEM_METHOD_TYPES(capture_start, capture::Settings, capture::Status);
+LINKEM_METHOD_TYPES(capture_stop, Empty, capture::Status);
+LINKEM_METHOD_TYPES(capture_status, Empty, capture::Status);
 LINKEM_METHOD_TYPES(shutdown, Empty, Empty);
 #undef LINKEM_METHOD_TYPES
 

@@ -54,6 +54,9 @@ enum class Method : std::uint8_t {
     stop_scenario,
     seek_scenario,
     get_scenario,
+    capture_start,
+    capture_stop,
+    capture_status,
     shutdown,
 };
 
@@ -82,6 +85,9 @@ inline constexpr MethodSpec kMethods[] = {
     {Method::stop_scenario, "stop_scenario", false},
     {Method::seek_scenario, "seek_scenario", true},  // params: position_s
     {Method::get_scenario, "get_scenario", false},
+    {Method::capture_start, "capture_start", true},  // params: capture settings
+    {Method::capture_stop, "capture_stop", false},
+    {Method::capture_status, "capture_status", false},
     {Method::shutdown, "shutdown", false},
 };
 inline constexpr std::size_t kMethodCount = std::size(kMethods);
