@@ -189,18 +189,6 @@ class Dataplane {
     /// Moves the interval reports and delay samples made since the last call into `out`
     /// (cleared first). Keeps at most ~10 s of reports between calls.
     void take_telemetry(TelemetryBatch& out);
-    /// Starts a capture. Throws ParamError(field, message) for bad settings (capture::validate,
-    /// "direction" not a direction of this link, "class" not a class of the link nor
-    /// "default", "file" not creatable: message names the path and the OS reason), and
-    /// capture::Busy when one is running. Returns the status.
-    capture::Status start_capture(const capture::Settings& s);
-    /// Stops the running capture (file finished, statistics blocks written). No capture
-    /// running: the last status, unchanged. Never throws.
-    capture::Status stop_capture(capture::StopReason r = capture::StopReason::stopped);
-    capture::Status capture_status() const;
-    /// Events since the last call. Also finishes a capture that ended on its own (duration,
-    /// packets, write error): the control thread calls this at every telemetry tick.
-    std::vector<capture::Event> take_capture_events();
     unsigned directions() const;
     /// The configuration; its `link` is the parameters in force (as link(), with the seeds
     /// in use). Read it on the thread that applies changes (it is not locked).
