@@ -190,6 +190,16 @@ void MainWindow::buildMenus() {
         if (!err.isEmpty()) QMessageBox::warning(this, "Save link file", err);
     });
     file->addSeparator();
+    // Ctrl+R: the Record button's action in either layout (the dialog, or Stop recording).
+    auto* record = file->addAction("&Record a capture…", QKeySequence("Ctrl+R"), recorder_,
+                                   &Recorder::recordClicked);
+    record->setObjectName("record_action");
+    connect(recorder_, &Recorder::changed, record, [this, record] {
+        const CaptureTracker& t = recorder_->tracker();
+        record->setText(t.running() ? "Stop &recording" : "&Record a capture…");
+        record->setEnabled(recorder_->available() && recorder_->connected() && t.buttonEnabled());
+    });
+    file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
 
     auto* edit = menuBar()->addMenu("&Edit");

@@ -4,6 +4,7 @@
 // the status while recording from the stats topic and events, Stop, a capture that ends by
 // its duration or was started by another client, and "Open in Wireshark" (enabled only with
 // a wireshark program and a finished file here; it runs the program on the file).
+#include <QAction>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -185,7 +186,8 @@ void CaptureTest::refusalShownInTheDialog() {
 }
 
 // Record with every point, snaplen 256, for 30 s: capture_start's params; the status line
-// counts records; Stop; then Open in Wireshark runs the program on the file.
+// counts records; Stop (Ctrl+R's action); then Open in Wireshark runs the program on the
+// file.
 void CaptureTest::recordStopAndOpen() {
     CaptureDialog* d = openDialog();
     QVERIFY(d);
@@ -221,8 +223,14 @@ void CaptureTest::recordStopAndOpen() {
     QVERIFY2(line->toolTip().contains("in,out,drop, snaplen 256 bytes, for 30 s"),
              qPrintable(line->toolTip()));
 
-    QTest::mouseClick(panel()->recordButton(), Qt::LeftButton);
+    // Ctrl+R is the button's action: here Stop recording
+    auto* action = w_->findChild<QAction*>("record_action");
+    QVERIFY(action && action->isEnabled());
+    QCOMPARE(action->shortcut(), QKeySequence("Ctrl+R"));
+    QCOMPARE(action->text(), QString("Stop &recording"));
+    action->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(panel()->recordButton()->text(), QString("Record…"), kTimeout);
+    QCOMPARE(action->text(), QString("&Record a capture…"));
     QCOMPARE(fake_->requests("capture_stop").size(), std::size_t{1});
     QVERIFY(!fake_->capture_status().running);
     QVERIFY2(line->text().startsWith("Recorded "), qPrintable(line->text()));
