@@ -155,8 +155,12 @@ void CaptureTracker::brief(const CaptureBrief& b, std::int64_t now_ms) {
 
 void CaptureTracker::event(const std::string& action, const capture::Status& e,
                            std::int64_t now_ms) {
-    if (action == "started") {
-        if (phase_ == Phase::starting) return;  // ours: the reply has it all
+    // Ours (a start or stop on its way): its reply has it all.
+    if ((action == "started" && phase_ == Phase::starting) ||
+        (action == "stopped" && phase_ == Phase::stopping))
+        return;
+    const bool known = last_ && last_->file == e.file;
+    if (action == "started" && !(known && last_->running)) {  // another capture
         last_ = capture::Status{};
         last_->settings.file = e.file;
         status_ms_ = now_ms;
@@ -167,8 +171,7 @@ void CaptureTracker::event(const std::string& action, const capture::Status& e,
         whole_ = false;
     }
     capture::Status& s = *last_;
-    if (action == "stopped") {
-        if (phase_ == Phase::stopping) return;  // ours: the reply has it all
+    if (action == "stopped" && !(known && !s.running && whole_)) {  // not seen ending yet
         if (s.running) s.elapsed = elapsed(now_ms);
         s.reason = e.reason;
         s.error = e.error;

@@ -141,6 +141,30 @@ TEST(CaptureTracker, NothingCapturedYet) {
     EXPECT_FALSE(t.last());
 }
 
+// Telemetry and replies travel apart: our own capture's events may come after its replies.
+TEST(CaptureTracker, LateEventsOfOurOwnCapture) {
+    CaptureTracker t;
+    t.startSent();
+    t.status(running("/tmp/z.pcapng", 0), 1000);
+    t.event("started", running("/tmp/z.pcapng", 0), 1010);
+    EXPECT_FALSE(t.needsStatus());
+    EXPECT_EQ(t.last()->settings.file, "/tmp/z.pcapng");
+    EXPECT_EQ(t.elapsed(2000), 3 * kNsPerSec);  // the reply's 2 s + 1 s
+    t.stopSent();
+    capture::Status done = running("/tmp/z.pcapng", 40);
+    done.running = false;
+    done.reason = capture::StopReason::stopped;
+    t.status(done, 3000);
+    capture::Status e;
+    e.file = "/tmp/z.pcapng";
+    e.records = 40;
+    e.reason = capture::StopReason::stopped;
+    t.event("stopped", e, 3010);
+    EXPECT_FALSE(t.needsStatus());
+    EXPECT_EQ(t.phase(), CaptureTracker::Phase::idle);
+    EXPECT_EQ(t.elapsed(9000), 2 * kNsPerSec);
+}
+
 TEST(CaptureTracker, RefusedStartGoesBack) {
     CaptureTracker t;
     t.startSent();
