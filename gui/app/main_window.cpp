@@ -28,6 +28,7 @@
 #include "linkem/messages.hpp"
 #include "preset_controller.hpp"
 #include "readouts.hpp"
+#include "recorder.hpp"
 #include "scenario_strip.hpp"
 #include "settings.hpp"
 #include "stage_strip.hpp"
@@ -80,6 +81,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     stage_ = std::make_unique<StageLayout>();
     bar_ = new ConnectionBar(this);
     addToolBar(bar_);
+    recorder_ = new Recorder(client_, this);
     buildCentral();
     buildDocks();
     status_ = new StatusLine(statusBar());
@@ -127,6 +129,8 @@ void MainWindow::buildCentral() {
     charts_ = new ChartsPanel(model_.store(), central);
     strip_ = new StageStrip(model_.readouts(), central);
     scenario_ = new ScenarioStrip(client_, sync_, model_, central);
+    stage_record_panel_ = recorder_->makePanel("stage_", strip_);
+    strip_->setRecordPanel(stage_record_panel_);
     v->addWidget(charts_, 1);
     v->addWidget(strip_);
     v->addWidget(scenario_);
@@ -184,6 +188,16 @@ void MainWindow::buildMenus() {
         if (path.isEmpty()) return;
         const QString err = presets_->saveLinkFile(path);
         if (!err.isEmpty()) QMessageBox::warning(this, "Save link file", err);
+    });
+    file->addSeparator();
+    // Ctrl+R: the Record button's action in either layout (the dialog, or Stop recording).
+    auto* record = file->addAction("&Record a capture…", QKeySequence("Ctrl+R"), recorder_,
+                                   &Recorder::recordClicked);
+    record->setObjectName("record_action");
+    connect(recorder_, &Recorder::changed, record, [this, record] {
+        const CaptureTracker& t = recorder_->tracker();
+        record->setText(t.running() ? "Stop &recording" : "&Record a capture…");
+        record->setEnabled(recorder_->available() && recorder_->connected() && t.buttonEnabled());
     });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -261,6 +275,17 @@ void MainWindow::buildMenus() {
             note("info", "exported the charts as PNG into " + dir);
     });
 
+    // The desk's Record controls at the menu bar's end, where the menus leave room even in a
+    // 1280-pixel window (the stage has its own in its strip).
+    record_panel_ = recorder_->makePanel({}, menuBar());
+    menuBar()->setCornerWidget(record_panel_, Qt::TopRightCorner);
+    // The menu bar sizes its corner once: again when the controls' width changes.
+    connect(recorder_, &Recorder::changed, this, [this, hint = QSize()]() mutable {
+        if (record_panel_->sizeHint() == hint) return;
+        hint = record_panel_->sizeHint();
+        menuBar()->setCornerWidget(record_panel_, Qt::TopRightCorner);
+    });
+
     auto* help = menuBar()->addMenu("&Help");
     help->addAction("&About linkem-gui", this, [this] {
         QMessageBox::about(this, "linkem-gui",
@@ -321,6 +346,7 @@ void MainWindow::wire() {
     connect(presets_, &PresetController::note, this, line);
     connect(teaching_, &Teaching::note, this, line);
     connect(scenario_, &ScenarioStrip::note, this, line);
+    connect(recorder_, &Recorder::note, this, line);
     connect(scenario_, &ScenarioStrip::targetsChanged, charts_, &ChartsPanel::linkChanged);
 }
 
@@ -332,6 +358,7 @@ void MainWindow::connectNow() {
 void MainWindow::onState(Client::State s, const QString& detail) {
     status_->showState(s, detail);
     bar_->showState(s);
+    recorder_->setConnected(s == Client::State::connected);
     if (s != Client::State::connected) {
         controls_->setEditable(false);
         strip_->setEditable(false);
@@ -363,6 +390,7 @@ void MainWindow::onHello(const proto::Hello& hello, bool restarted) {
     sync_.clear();
     sync_.reload();
     traffic_->setAvailable(hello.capabilities.traffic);
+    recorder_->setAvailable(hello.capabilities.capture);
     // an older linkemd has no traffic classes: no Classes box
     controls_->classes()->setVisible(hello.capabilities.classes);
     refresh();
@@ -372,6 +400,8 @@ void MainWindow::onTelemetry(const proto::Telemetry& message) {
     const std::int64_t t0 = costs_ ? threadCpuNs() : 0;
     const auto took = model_.add(message, wallMs());
     if (costs_) account(*costs_, Cost::ingest, t0);
+    if (message.stats) recorder_->onStats(*message.stats);
+    if (message.event) recorder_->onEvent(*message.event);
     onTelemetryTaken(took);
 }
 
@@ -526,6 +556,10 @@ DirectionPanel* MainWindow::panel(int d) const {
 
 QCheckBox* MainWindow::sameBothWays() const {
     return controls_->sameBothWays();
+}
+
+RecordPanel* MainWindow::recordPanel(const QString& layout) const {
+    return layout == "stage" ? stage_record_panel_ : layout == "desk" ? record_panel_ : nullptr;
 }
 
 QLabel* MainWindow::statusLabel(const QString& name) const {

@@ -33,6 +33,8 @@ class EventsPanel;
 class LinkControls;
 class PresetController;
 class Readouts;
+class RecordPanel;
+class Recorder;
 class ScenarioStrip;
 class StageStrip;
 class StatusLine;
@@ -74,6 +76,10 @@ class MainWindow : public QMainWindow {
     QDockWidget* dock(const QString& name) const;
     /// The scenario strip under the charts (hidden while no scenario is loaded).
     ScenarioStrip* scenarioStrip() const { return scenario_; }
+    /// Recording a capture: the Record button's controller, and the Record controls of a
+    /// layout ("desk": at the menu bar's end, "stage": in the strip).
+    Recorder* recorder() const { return recorder_; }
+    RecordPanel* recordPanel(const QString& layout) const;
 
     void connectNow();
     /// Switches to the layout named "desk" or "stage".
@@ -153,6 +159,8 @@ class MainWindow : public QMainWindow {
     StatusLine* status_ = nullptr;
     PresetController* presets_ = nullptr;
     Teaching* teaching_ = nullptr;
+    Recorder* recorder_ = nullptr;
+    RecordPanel *record_panel_ = nullptr, *stage_record_panel_ = nullptr;
     QDockWidget *link_dock_ = nullptr, *readouts_dock_ = nullptr, *events_dock_ = nullptr,
                 *traffic_dock_ = nullptr;
     QAction *pause_action_ = nullptr, *stage_action_ = nullptr, *undo_action_ = nullptr;

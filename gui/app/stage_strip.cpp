@@ -42,7 +42,7 @@ StageStrip::StageStrip(const ReadoutModel& readouts, QWidget* parent)
     setObjectName("stage_strip");
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(6, 2, 6, 2);
-    auto* top = new QHBoxLayout;
+    auto* top = top_ = new QHBoxLayout;
     auto* tl = new QLabel("Sliders set", this);
     class_ = new QComboBox(this);
     class_->setObjectName("stage_class");
@@ -267,6 +267,10 @@ void StageStrip::refresh() {
         }
         if (l->text() != text) l->setText(text);
     }
+}
+
+void StageStrip::setRecordPanel(QWidget* panel) {
+    top_->insertWidget(top_->indexOf(keys_hint_) - 1, panel);  // before the stretch
 }
 
 void StageStrip::setTextScale(double pt) {

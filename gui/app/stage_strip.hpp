@@ -17,6 +17,7 @@
 
 class QComboBox;
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 
 namespace linkem::gui {
@@ -54,6 +55,8 @@ class StageStrip : public QWidget {
     QLabel* sinceChange(const std::string& key) const;
     /// Larger or smaller text for the screen's size.
     void setTextScale(double points);
+    /// Puts the Record controls (RecordPanel) in the strip's top line.
+    void setRecordPanel(QWidget* panel);
 
   signals:
     /// The user chose the class the sliders set.
@@ -66,6 +69,7 @@ class StageStrip : public QWidget {
 
     const ReadoutModel& readouts_;
     QGridLayout* grid_ = nullptr;
+    QHBoxLayout* top_ = nullptr;
     QComboBox* target_ = nullptr;
     QComboBox* class_ = nullptr;
     QLabel* class_note_ = nullptr;

@@ -11,6 +11,7 @@
 #include "link_controls.hpp"
 #include "main_window.hpp"
 #include "readouts.hpp"
+#include "recorder.hpp"
 #include "stage_strip.hpp"
 
 namespace linkem::gui {
@@ -26,6 +27,7 @@ void DeskLayout::enter(MainWindow& w) {
     w.charts_->setChartStyle(chartStyle(w.height()));
     w.setWindowSeconds(window_s_);
     setCorner(w);
+    w.record_panel_->show();  // the stage's Record controls are in its strip
     if (!docks_.isEmpty() && w.restoreState(docks_)) return;
     // The first desk: the Link pane on the left (in a wide window down its whole height),
     // the readouts under the charts (in a narrow one across the window), events and the
@@ -121,6 +123,7 @@ void StageLayout::enter(MainWindow& w) {
     w.charts_->setArrangement(ChartsPanel::Arrangement::lanes);
     w.setWindowSeconds(window_s_);
     w.strip_->show();
+    w.record_panel_->hide();  // the Record controls are in the strip
     if (docks_.isEmpty() || !w.restoreState(docks_)) {
         // For the audience: the lanes and the strip; the rest one key away (F2 .. F6).
         w.bar_->hide();

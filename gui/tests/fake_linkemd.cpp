@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <random>
 
+#include "linkem/capture_json.hpp"
 #include "linkem/classes.hpp"
 #include "linkem/traffic.hpp"
 #include "linkem/traffic_json.hpp"
@@ -40,6 +43,7 @@ void FakeLinkemd::start(const LinkConfig& link) {
             if (p->seed == 0) p->seed = 12345;
         generation_ = 0;
         instance_ = proto::new_instance_id();
+        capture_ = {};
     }
     control::ServerOptions o;
     o.control = control_;
@@ -90,6 +94,24 @@ void FakeLinkemd::queue_event(const proto::Event& e) {
     std::lock_guard lock(mutex_);
     events_.push_back(e);
 }
+capture::Status FakeLinkemd::capture_status() const {
+    std::lock_guard lock(mutex_);
+    return capture_;
+}
+
+void FakeLinkemd::capture_event(capture::Event::Kind kind, std::string message) {
+    events_.push_back(proto::Event::capture(capture::Event{kind, capture_, std::move(message)}));
+}
+
+void FakeLinkemd::stop_capture(capture::StopReason reason) {
+    if (!capture_.running) return;
+    capture_.running = false;
+    capture_.reason = reason;
+    capture_.elapsed = now_ns() - capture_start_ns_;
+    capture_event(capture::Event::Kind::stopped,
+                  std::string("capture stopped (") + capture::stop_reason_name(reason) +
+                      "): " + std::to_string(capture_.records) + " records");
+}
 
 json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
     std::lock_guard lock(mutex_);
@@ -108,6 +130,7 @@ json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
         h.telemetry = {telemetry_, 10, 20, 2000};
         h.capabilities.traffic = true;
         h.capabilities.classes = true;
+        h.capabilities.capture = true;
         return proto::to_json(h);
     }
     auto link_result = [&](std::optional<bool> applied) {
@@ -137,6 +160,34 @@ json FakeLinkemd::handle(const proto::Request& r, const std::string& source) {
     if (r.method == "set_traffic") {
         traffic_ = traffic_from_json(r.params, traffic_);  // throws ParamError
         return traffic_result(2);
+    }
+    if (r.method == "capture_start") {
+        const capture::Settings s = capture_settings_from_json(r.params);  // throws ParamError
+        if (capture_.running)
+            throw proto::ProtocolError(
+                proto::Error{proto::ErrorCode::unavailable,
+                             "a capture is running (to " + capture_.file + "); stop it first", ""});
+        std::ofstream f(s.file, std::ios::binary | std::ios::trunc);
+        if (!f) throw ParamError("file", "cannot create " + s.file + ": " + std::strerror(errno));
+        f << "fake pcapng\n";
+        capture_ = {};
+        capture_.running = true;
+        capture_.settings = s;
+        capture_.file = s.file;
+        capture_.files = {s.file};
+        capture_.started_utc_ns = now_ns();
+        capture_start_ns_ = now_ns();
+        capture_event(capture::Event::Kind::started, "capture started: " + s.file);
+        return capture_status_to_json(capture_);
+    }
+    if (r.method == "capture_stop") {
+        stop_capture(capture::StopReason::stopped);
+        return capture_status_to_json(capture_);
+    }
+    if (r.method == "capture_status") {
+        capture::Status s = capture_;
+        if (s.running) s.elapsed = now_ns() - capture_start_ns_;
+        return capture_status_to_json(s);
     }
     throw proto::ProtocolError(proto::Error{proto::ErrorCode::unavailable,
                                             "the fake linkemd does not do " + r.method, ""});
@@ -196,6 +247,11 @@ proto::StatsMessage FakeLinkemd::stats_message() const {
         p.link_up = true;
         p.speed_mbps = 10000;
     }
+    m.capture.running = capture_.running;
+    m.capture.file = capture_.file;
+    m.capture.records = capture_.records;
+    m.capture.bytes = capture_.bytes;
+    m.capture.missed = capture_.missed;
     m.header.t_ns = s.t_ns;
     return m;
 }
@@ -255,6 +311,13 @@ void FakeLinkemd::run() {
             events.swap(events_);
             if (now >= next_stats) {
                 packets_ += 1000;
+                if (capture_.running) {
+                    capture_.records += 100;
+                    capture_.bytes += 12800;
+                    if (capture_.settings.duration > 0 &&
+                        now_ns() - capture_start_ns_ >= capture_.settings.duration)
+                        stop_capture(capture::StopReason::duration);
+                }
                 stats = stats_message();
                 next_stats = now + std::chrono::milliseconds(100);
             }

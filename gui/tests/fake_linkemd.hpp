@@ -1,6 +1,8 @@
 // A stand-in for linkemd in the GUI's tests: the real control::Server (real ZeroMQ sockets,
 // the real protocol) with a fake Backend that holds a LinkConfig, records every request
-// and publishes stats, delay and event telemetry from its own thread. No DPDK.
+// and publishes stats, delay and event telemetry from its own thread. No DPDK. Its capture
+// (capture_start, capture_stop, capture_status) writes a few bytes to the file and counts
+// 100 records a stats message; it stops by itself after its duration.
 #pragma once
 
 #include <atomic>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "linkem/capture.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/messages.hpp"
 #include "server.hpp"
@@ -47,12 +50,17 @@ class FakeLinkemd : public control::Backend {
     void clear_requests();
     /// Publishes an event (from the serving thread, at its next turn).
     void queue_event(const proto::Event& e);
+    /// The capture's status now.
+    capture::Status capture_status() const;
 
     nlohmann::json handle(const proto::Request& request, const std::string& source) override;
 
   private:
     void run();
     proto::StatsMessage stats_message() const;
+    /// Ends the running capture (the mutex held) and queues its `stopped` event.
+    void stop_capture(capture::StopReason reason);
+    void capture_event(capture::Event::Kind kind, std::string message);
     proto::DelayMessage delay_message(std::int64_t start_ns, std::int64_t end_ns);
 
     std::string control_, telemetry_, curve_secret_, curve_allow_;
@@ -65,6 +73,8 @@ class FakeLinkemd : public control::Backend {
     std::vector<proto::Event> events_;
     TrafficConfig traffic_{true, TrafficSpec{TrafficPattern::cbr, 1.2144e8, 1518, 30 * kNsPerSec}};
     std::uint64_t packets_ = 0;
+    capture::Status capture_;
+    std::int64_t capture_start_ns_ = 0;
     std::atomic<bool> stop_{false};
     std::unique_ptr<control::Server> server_;
     std::thread thread_;

@@ -3,12 +3,15 @@
 // every chart's title, axis titles, tick labels and legend entries whole and apart, every
 // widget inside the window; on the desk the delay chart the largest chart, and the largest
 // part of a 1920x1080 window; on the stage the delay lanes take at least half the window.
+// A capture is being recorded meanwhile: the layout's Record controls and their status line
+// are whole too, and so is the Record dialog with an error in it.
 // Runs offscreen and under Xvfb (gui/tests/CMakeLists.txt). With LINKEM_GUI_LAYOUT_SHOTS=DIR
 // it saves what it checked as DIR/<layout>-<width>x<height>.png.
 #include <QChartView>
 #include <QDir>
 #include <QDockWidget>
 #include <QLabel>
+#include <QPushButton>
 #include <QScreen>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -16,6 +19,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "capture_dialog.hpp"
 #include "chart_renderer.hpp"
 #include "charts_panel.hpp"
 #include "events_panel.hpp"
@@ -26,6 +30,7 @@
 #include "param_control.hpp"
 #include "probes.hpp"
 #include "readouts.hpp"
+#include "recorder.hpp"
 #include "scenario_strip.hpp"
 #include "stage_strip.hpp"
 
@@ -197,6 +202,12 @@ void LayoutTest::layoutsAreComplete() {
             e.longest_stall_ns = 9'775'000;
             fake_->queue_event(e);
         }
+    // a capture running (started by another client, as linkemctl would)
+    fake_->handle(proto::Request{0, "capture_stop", json::object()}, "linkemctl");
+    const std::string capture_file = (dir_.path() + "/layout.pcapng").toStdString();
+    fake_->handle(proto::Request{1, "capture_start", json{{"file", capture_file}}}, "linkemctl");
+    RecordPanel* record = w.recordPanel(layout);
+    QTRY_VERIFY_WITH_TIMEOUT(record->statusLabel()->text().contains(" records · "), kTimeout);
     QTRY_VERIFY_WITH_TIMEOUT(
         pointsDrawn(*w.charts(), layout == "desk" ? "delay.measured" : "delay.b_to_a.measured") > 0,
         kTimeout);
@@ -240,6 +251,30 @@ void LayoutTest::layoutsAreComplete() {
                           .arg(size.height()));
     }
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));
+    QVERIFY(record->isVisible() && record->statusLabel()->isVisible());
+    QVERIFY(record->recordButton()->text() == "Stop recording");
+    QCOMPARE(w.recordPanel("desk")->isVisible(), layout == "desk");
+
+    // the Record dialog, with linkemd's longest refusal in it, within the window
+    fake_->handle(proto::Request{2, "capture_stop", json::object()}, "linkemctl");
+    QTRY_COMPARE_WITH_TIMEOUT(record->recordButton()->text(), QString("Record…"), kTimeout);
+    w.recorder()->openDialog();
+    CaptureDialog* dialog = w.recorder()->dialog();
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), kTimeout);
+    dialog->showError("file",
+                      "file: cannot create /var/lib/linkem/captures/lesson-3/"
+                      "a-rather-long-name-for-a-capture.pcapng: Permission denied");
+    QTest::qWait(200);
+    const QStringList dialog_problems = windowTextProblems(dialog);
+    if (const QByteArray dir = qgetenv("LINKEM_GUI_LAYOUT_SHOTS"); !dir.isEmpty())
+        dialog->grab().save(QString("%1/%2-%3x%4-record-dialog.png")
+                                .arg(QString::fromLocal8Bit(dir), layout)
+                                .arg(size.width())
+                                .arg(size.height()));
+    QVERIFY2(dialog_problems.isEmpty(), qPrintable(dialog_problems.join("\n")));
+    QVERIFY2(dialog->width() <= size.width() && dialog->height() <= size.height(),
+             qPrintable(QString("the dialog is %1x%2").arg(dialog->width()).arg(dialog->height())));
+    dialog->reject();
 
     if (layout == "stage") {
         // The delay lanes take at least half the window (with the scenario strip under them,
