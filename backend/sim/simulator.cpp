@@ -10,6 +10,7 @@
 #include "linkem/emulator.hpp"
 #include "linkem/huge_page_queue.hpp"
 #include "metrics.hpp"
+#include "sim_capture.hpp"
 
 namespace linkem::sim {
 namespace {
@@ -54,7 +55,13 @@ class Departures {
                                          cfg.traffic.rate_bps)
                           : 0),
           series_ps_(cfg.series_interval * 1000),
-          mean_field_(static_cast<std::size_t>(link_param_index("mean_delay_us"))) {}
+          mean_field_(static_cast<std::size_t>(link_param_index("mean_delay_us"))),
+          capture_(cfg.capture),
+          frame_(capture_ ? capture_->add_frame(
+                                plain_capture_frame(cfg.traffic.frame_bytes, cfg.capture_direction))
+                          : 0) {}
+    /// The plain run's frame in the capture.
+    std::uint32_t frame() const { return frame_; }
 
     void take(const SimPacket* out, const TimeNs* tx, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) {
@@ -63,6 +70,9 @@ class Departures {
                 dep = std::max(dep, queue_free_ps_) + service_ps_;
                 queue_free_ps_ = dep;
             }
+            if (capture_) [[unlikely]]
+                capture_->departed(cfg_.capture_direction, 0, out[i].seq_len >> kLenBits,
+                                   out[i].arrival, dep / 1000, frame_);
             const std::int64_t d = dep - out[i].arrival * 1000;
             moments_.add(d);
             min_d_ = std::min(min_d_, d);
@@ -116,6 +126,8 @@ class Departures {
     const std::int64_t series_ps_;  // 0: every packet
     std::int64_t next_series_ps_ = 0;
     const std::size_t mean_field_;
+    SimCapture* const capture_;
+    const std::uint32_t frame_;
 };
 
 // The emulator's counters and the correlation weight and rate estimate it went through.
@@ -164,7 +176,13 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
             departures.take(out, tx, emu.drain(t, out, kBurst, tx));
         }
         const SimPacket p{t, (seq << kLenBits) | len};
-        if (emu.ingest(&p, 1, t, &dropped)) departures.dropped(seq);
+        if (!cfg.capture) [[likely]] {
+            if (emu.ingest(&p, 1, t, &dropped)) departures.dropped(seq);
+        } else {
+            PacketFate fate;
+            if (emu.ingest(&p, 1, t, &dropped, &fate)) departures.dropped(seq);
+            cfg.capture->arrived(cfg.capture_direction, 0, seq, t, fate, departures.frame());
+        }
         ++seq;
         const std::uint64_t intervals = emu.rate_estimator().intervals();
         if (intervals != last_intervals) [[unlikely]] {
