@@ -22,9 +22,11 @@ namespace linkem::sim {
 /// Time 0 of a simulated run in a capture: 2026-01-01T00:00:00Z (ns since 1970).
 inline constexpr TimeNs kCaptureEpochNs = 1'767'225'600'000'000'000;
 
-/// The plain run's frames (no --classes): UDP over IPv4, A 10.0.0.1:5000, B 10.0.0.2:5001
-/// (a_to_b from A to B, b_to_a the reverse), MACs 02:00:00:00:00:0a (A) and :0b (B).
-inline constexpr std::uint16_t kCapturePortA = 5000, kCapturePortB = 5001;
+/// The plain run's frames (no --classes): UDP over IPv4, A 10.0.0.1:50000, B 10.0.0.2:50001
+/// (a_to_b from A to B, b_to_a the reverse), MACs 02:00:00:00:00:0a (A) and :0b (B); ports
+/// that no Wireshark dissector claims (5000, say, is read as TAPA), so the frames show as UDP
+/// data.
+inline constexpr std::uint16_t kCapturePortA = 50000, kCapturePortB = 50001;
 
 class SimCapture {
   public:

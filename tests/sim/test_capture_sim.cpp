@@ -62,7 +62,7 @@ struct Record {
     std::string interface;
     std::int64_t time_ns = 0;
     std::uint64_t frame_len = 0, cap_len = 0;
-    std::string src, dst;
+    std::string src, dst, ports, protocols;
     std::map<std::string, std::string> f;
     std::int64_t num(const std::string& key) const {
         const auto it = f.find(key);
@@ -83,7 +83,8 @@ std::pair<std::vector<Record>, int> read_capture(const std::string& file) {
     const std::string cmd = "tshark -r '" + file +
                             "' -T fields -E separator=/t -e frame.interface_name "
                             "-e frame.time_epoch -e frame.len -e frame.cap_len -e ip.src "
-                            "-e ip.dst -e frame.comment 2>/dev/null";
+                            "-e ip.dst -e udp.srcport -e udp.dstport -e frame.protocols "
+                            "-e frame.comment 2>/dev/null";
     FILE* p = ::popen(cmd.c_str(), "r");
     std::vector<Record> records;
     std::string line;
@@ -98,7 +99,7 @@ std::pair<std::vector<Record>, int> read_capture(const std::string& file) {
         while (std::getline(ss, c, '\t'))
             cols.push_back(c);
         line.clear();
-        if (cols.size() < 7) continue;
+        if (cols.size() < 10) continue;
         Record r;
         r.interface = cols[0];
         r.time_ns = epoch_ns(cols[1]);
@@ -106,7 +107,9 @@ std::pair<std::vector<Record>, int> read_capture(const std::string& file) {
         r.cap_len = std::stoull(cols[3]);
         r.src = cols[4];
         r.dst = cols[5];
-        for (auto& [k, v] : capture::parse_comment(cols[6]))
+        r.ports = cols[6] + ">" + cols[7];
+        r.protocols = cols[8];
+        for (auto& [k, v] : capture::parse_comment(cols[9]))
             r.f[k] = v;
         records.push_back(std::move(r));
     }
@@ -208,12 +211,14 @@ TEST(SimCapture, RecordsEqualTheRunsCounters) {
             EXPECT_EQ(count_point(records, "in"), 0u);
         }
         ASSERT_FALSE(records.empty());
-        // The plain run's fixed pair in every frame, frames as simulated (1518 bytes with the
-        // FCS).
+        // The plain run's fixed pair in every frame, read as UDP data, frames as simulated
+        // (1518 bytes with the FCS).
         std::uint64_t frames_ok = 0;
         for (const Record& rec : records)
             frames_ok += rec.src == (b_to_a ? "10.0.0.2" : "10.0.0.1") &&
-                         rec.dst == (b_to_a ? "10.0.0.1" : "10.0.0.2") && rec.frame_len == 1514 &&
+                         rec.dst == (b_to_a ? "10.0.0.1" : "10.0.0.2") &&
+                         rec.ports == (b_to_a ? "50001>50000" : "50000>50001") &&
+                         rec.protocols == "eth:ethertype:ip:udp:data" && rec.frame_len == 1514 &&
                          rec.cap_len == (b_to_a ? 64u : 128u);
         EXPECT_EQ(frames_ok, records.size());
         const Record& first = records.front();
