@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <system_error>
@@ -22,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include "linkem/capture.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/dataplane/virtual_port.hpp"
@@ -1288,8 +1290,10 @@ TEST(DataplaneClasses, SwapStormUnderTraffic) {
     run_flows(
         {&f0, &f1, &f2}, 300 * kNsPerMs,
         [&](TimeNs now) {
+            // Every 200 us (or as fast as the control side builds the lists on a loaded
+            // machine): hundreds of replacements while the frames flow.
             if (now < next) return;
-            next = now + kNsPerMs;
+            next = now + 200 * kNsPerUs;
             LinkConfig l = dp.link();
             l.classes = lists[++swaps % lists.size()];
             dp.apply(l);
@@ -1411,6 +1415,213 @@ TEST(DataplaneClasses, ApplyRefusesABadListAndKeepsTheOld) {
     EXPECT_EQ(dp.link().classes.size(), 1u);
     EXPECT_EQ(dp.link().classes[0].name, "voip");
     EXPECT_EQ(dp.generation(), gen + 1);
+}
+
+}  // namespace
+}  // namespace linkem::dp
+
+namespace linkem::dp {
+namespace {
+
+// ------------------------------------------------------------------------ capture
+// What tshark reads of a capture: per packet its interface, time (ns since 1970), the
+// linkem comment's fields, and the frame's payload after the Ethernet header (hex).
+struct Captured {
+    unsigned interface = 0;
+    TimeNs t = 0;
+    std::map<std::string, std::string> f;
+    std::uint64_t frame_seq = 0;  // the test frame's own sequence number
+    std::int64_t num(const std::string& k) const {
+        auto it = f.find(k);
+        return it == f.end() ? -1 : std::stoll(it->second);
+    }
+};
+
+std::vector<Captured> read_capture(const std::string& file, int& rc) {
+    const std::string cmd = "tshark -r '" + file +
+                            "' -T fields -E separator=/t -e frame.interface_id -e "
+                            "frame.time_epoch -e frame.comment -e data.data 2>/dev/null";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    std::vector<Captured> out;
+    char buf[8192];
+    while (std::fgets(buf, sizeof buf, p)) {
+        std::string line(buf);
+        if (!line.empty() && line.back() == '\n') line.pop_back();
+        std::vector<std::string> col;
+        std::size_t at = 0;
+        for (;;) {
+            const std::size_t tab = line.find('\t', at);
+            col.push_back(line.substr(at, tab == std::string::npos ? tab : tab - at));
+            if (tab == std::string::npos) break;
+            at = tab + 1;
+        }
+        if (col.size() < 4) continue;
+        Captured c;
+        c.interface = static_cast<unsigned>(std::stoul(col[0]));
+        const std::size_t dot = col[1].find('.');
+        c.t = std::stoll(col[1].substr(0, dot)) * kNsPerSec + std::stoll(col[1].substr(dot + 1));
+        for (auto& [k, v] : capture::parse_comment(col[2]))
+            c.f[k] = v;
+        // The payload's first 8 bytes: the frame's seq, little-endian.
+        const std::string& hex = col[3];
+        for (int i = 7; i >= 0 && hex.size() >= 16; --i)
+            c.frame_seq = c.frame_seq << 8 | std::stoul(hex.substr(i * 2, 2), nullptr, 16);
+        out.push_back(std::move(c));
+    }
+    rc = WEXITSTATUS(::pclose(p));
+    return out;
+}
+
+bool have_tshark() {
+    return std::system("tshark --version >/dev/null 2>&1") == 0;
+}
+
+// A capture of every point while classes emulate, pass and drop and the loss model drops:
+// tshark reads a record for every packet in, out and dropped, as many as the counters say
+// by cause; each out record's delay is its class's, its parts add up, and the frame's own
+// sequence number ties it to the probe the test received.
+TEST(DataplaneCapture, EveryPacketsFateIsRecorded) {
+    if (!have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
+    VirtualPort a(*g_eal, "cap_a"), b(*g_eal, "cap_b");
+    LinkParams p = constant_delay(5 * kNsPerMs);
+    p.loss_model = LossModel::bernoulli;
+    p.loss_probability = 0.05;
+    DataplaneConfig cfg = two_port(a, b, p);
+    cfg.link.classes = {ethertype_class("slow", 0x88B6, ClassAction::emulate, 20 * kNsPerMs),
+                        ethertype_class("fast", 0x88B7, ClassAction::pass),
+                        ethertype_class("gone", 0x88B8, ClassAction::drop)};
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    const std::string file = "/tmp/linkem-dp-capture-" + std::to_string(getpid()) + ".pcapng";
+    capture::Settings cs;
+    cs.file = file;
+    cs.points = capture::kAllPoints;
+    cs.snaplen = 64;
+    const capture::Status started = dp.start_capture(cs);
+    EXPECT_TRUE(started.running);
+    EXPECT_THROW(dp.start_capture(cs), capture::Busy);
+    Flow plain(&a, &b, 2000, 4000), slow(&a, &b, 1000, 4000), fast(&a, &b, 500, 4000),
+        gone(&a, &b, 300, 4000), back(&b, &a, 1000, 4000);
+    slow.ethertype = 0x88B6;
+    fast.ethertype = 0x88B7;
+    gone.ethertype = 0x88B8;
+    run_flows({&plain, &slow, &fast, &back}, 300 * kNsPerMs, {}, &dp);
+    run_flows({&gone}, 50 * kNsPerMs);
+    ASSERT_TRUE(wait_ingested(dp, 0, plain.sent + slow.sent + fast.sent + gone.sent));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the counters' report
+    const DataplaneStats s = dp.stats();
+    const capture::Status st = dp.stop_capture();
+    EXPECT_FALSE(st.running);
+    EXPECT_EQ(st.reason, capture::StopReason::stopped);
+    EXPECT_EQ(st.missed, 0u);
+    const auto events = dp.take_capture_events();
+    ASSERT_GE(events.size(), 2u);
+    EXPECT_EQ(events.front().kind, capture::Event::Kind::started);
+    EXPECT_EQ(events.back().kind, capture::Event::Kind::stopped);
+    dp.stop();
+    int rc = 0;
+    const std::vector<Captured> recs = read_capture(file, rc);
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(recs.size(), st.records);
+    // Interfaces: 0 a_to_b in, 1 a_to_b out, 2 b_to_a in, 3 b_to_a out, 4 drops.
+    std::uint64_t per_if[5] = {};
+    std::map<std::string, std::uint64_t> drops;
+    std::map<std::string, std::uint64_t> out_by_class;
+    TimeNs last = 0;
+    std::size_t backwards = 0, bad_parts = 0, bad_delay = 0, early_out = 0;
+    // a_to_b's `default` (the flow `plain`) by the frame's seq.
+    std::map<std::pair<std::uint32_t, std::uint64_t>, const Captured*> out_of;
+    for (const Captured& c : recs) {
+        ASSERT_LT(c.interface, 5u);
+        ++per_if[c.interface];
+        backwards += c.t < last;
+        last = c.t;
+        if (c.interface == 4) ++drops[c.f.at("drop")];
+        if (c.interface != 1 && c.interface != 3) continue;
+        const std::string cls = c.f.at("class");
+        ++out_by_class[cls];
+        if (cls == "fast") continue;  // passed at once: no delay
+        const std::int64_t delay = c.num("delay_ns"), emulated = c.num("emulated_ns");
+        bad_delay += delay != (cls == "slow" ? 20 : 5) * kNsPerMs;
+        bad_parts += emulated != delay + c.num("limiter_wait_ns") + c.num("order_wait_ns") ||
+                     c.num("order_wait_ns") != 0 || c.num("lateness_ns") < 0;
+        // Egress - arrival = emulated + lateness, never less than the delay.
+        early_out += c.t - c.num("arrived_ns") != emulated + c.num("lateness_ns");
+        if (c.interface == 1 && cls == "default") out_of[{0u, c.frame_seq}] = &c;
+    }
+    EXPECT_EQ(backwards, 0u) << "records in time order";
+    EXPECT_EQ(bad_delay, 0u);
+    EXPECT_EQ(bad_parts, 0u);
+    EXPECT_EQ(early_out, 0u);
+    EXPECT_EQ(per_if[0], s.dir[0].counters.packets_in);
+    EXPECT_EQ(per_if[1], s.dir[0].counters.packets_out);
+    EXPECT_EQ(per_if[2], s.dir[1].counters.packets_in);
+    EXPECT_EQ(per_if[3], s.dir[1].counters.packets_out);
+    for (const DropCauseInfo& c : kDropCauses)
+        EXPECT_EQ(drops[c.name],
+                  s.dir[0].counters.drops[c.cause] + s.dir[1].counters.drops[c.cause])
+            << c.name;
+    EXPECT_GT(drops["loss"], 0u);
+    EXPECT_EQ(drops["class"], gone.sent);
+    EXPECT_EQ(out_by_class["fast"], fast.sent);
+    EXPECT_EQ(out_by_class["slow"], slow.got.size());
+    // Each frame the test received from the default class has its record, whose hold
+    // (egress - arrival) is within what the test measured from send to receive.
+    std::size_t missing = 0, longer = 0;
+    for (const Probe& pr : plain.got) {
+        auto it = out_of.find({0u, pr.seq});
+        if (it == out_of.end()) {
+            ++missing;
+            continue;
+        }
+        const Captured& c = *it->second;
+        if (c.t - c.num("arrived_ns") > pr.received - pr.sent && longer++ < 5)
+            std::printf("seq %llu: record %lld ns (lateness %lld), test %lld ns\n",
+                        static_cast<unsigned long long>(pr.seq),
+                        static_cast<long long>(c.t - c.num("arrived_ns")),
+                        static_cast<long long>(c.num("lateness_ns")),
+                        static_cast<long long>(pr.received - pr.sent));
+    }
+    EXPECT_EQ(missing, 0u);
+    EXPECT_EQ(longer, 0u) << "the data plane held no frame longer than the test saw it take";
+    std::remove(file.c_str());
+}
+
+// Bad settings are refused, naming what was wrong, and nothing starts.
+TEST(DataplaneCapture, BadSettingsAreRefused) {
+    VirtualPort a(*g_eal, "capbad_a");
+    DataplaneConfig cfg;
+    cfg.port_a = a.name();
+    cfg.mbufs = 16384;
+    cfg.hold_mbufs = g_hold_mbufs;
+    Dataplane dp(*g_eal, cfg);
+    dp.start();
+    const auto field = [&](const capture::Settings& s) {
+        try {
+            dp.start_capture(s);
+        } catch (const ParamError& e) {
+            return e.field();
+        }
+        dp.stop_capture();
+        return std::string("started");
+    };
+    capture::Settings s;
+    s.file = "/nonexistent-dir/x.pcapng";
+    EXPECT_EQ(field(s), "file");
+    s.file = "/tmp/linkem-capbad-" + std::to_string(getpid()) + ".pcapng";
+    s.direction = 1;
+    EXPECT_EQ(field(s), "direction") << "one port: no b_to_a";
+    s.direction.reset();
+    s.class_name = "voip";
+    EXPECT_EQ(field(s), "class");
+    s.class_name = "default";
+    s.snaplen = 8;
+    EXPECT_EQ(field(s), "snaplen_bytes");
+    s.snaplen = 128;
+    EXPECT_FALSE(dp.capture_status().running);
+    EXPECT_EQ(field(s), "started");
+    dp.stop();
+    std::remove(s.file.c_str());
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <random>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -110,6 +112,24 @@ struct Dataplane::Impl {
     void make_slot_emulators(const ClassPlan& plan);
     void make_slot_emulator(Lane& d, unsigned s, const LinkParams& stored);
     std::vector<ClassStats> class_stats(bool live) const;
+
+    // Capture (docs/capture.md). capture_mu is taken after mu, never before.
+    mutable std::mutex capture_mu;
+    std::unique_ptr<capture::CaptureSession> session;
+    std::vector<std::unique_ptr<LaneCapture>> lane_captures;
+    std::vector<Lane*> captured;  // the lanes lane_captures[i] is published to
+    capture::Status last_capture;
+    std::vector<capture::Event> capture_events;
+    std::mutex names_mu;  // capture_names: the writer thread reads them
+    std::array<std::string, kSlots> capture_names{kDefaultClassName};
+    std::size_t ring_bytes() const {
+        std::size_t lanes_n = 0;
+        for (unsigned k = 0; k < n_dirs; ++k)
+            lanes_n += lanes[k].size();
+        const std::size_t per = kCaptureMemory / std::max<std::size_t>(lanes_n, 1);
+        return std::max<std::size_t>(std::min(per, kCaptureRingBytes), std::size_t{1} << 20);
+    }
+    capture::Status stop_capture(capture::StopReason reason);
 
     // Set-up, in the order the Dataplane constructor calls them.
     void check_burst_and_workers() const;
@@ -478,6 +498,14 @@ void Dataplane::Impl::make_slot_emulators(const ClassPlan& plan) {
                 make_slot_emulator(*d, s, link.direction(k));
     slots_named = plan.slots;
     slot_names = plan.slot_names;
+    {
+        std::lock_guard lock(names_mu);
+        capture_names = slot_names;
+    }
+    {
+        std::lock_guard lock(capture_mu);
+        if (session) session->forget_names();
+    }
     classifier = plan.classifier;
     slot_class.fill(kNoClass);
     slot_class[0] = kDefaultClass;
@@ -696,6 +724,10 @@ bool Dataplane::running() const {
 void Dataplane::stop() {
     Impl& m = *impl_;
     if (m.stopped) return;
+    {
+        std::lock_guard lock(m.capture_mu);
+        m.stop_capture(capture::StopReason::shutdown);
+    }
     m.stopped = true;
     m.run.store(false, std::memory_order_release);
     if (m.launched)
@@ -863,6 +895,125 @@ void Dataplane::take_telemetry(TelemetryBatch& out) {
                           return a.arrival_ns < b.arrival_ns;
                       });
     }
+}
+
+// ------------------------------------------------------------------------ capture
+
+capture::Status Dataplane::start_capture(const capture::Settings& s) {
+    Impl& m = *impl_;
+    capture::validate(s);
+    if (s.direction && *s.direction >= m.n_dirs)
+        throw ParamError("direction",
+                         "b_to_a: this link has one direction (one port); allowed: "
+                         "a_to_b");
+    unsigned slot = 0;
+    if (s.class_name && *s.class_name != kDefaultClassName) {
+        std::lock_guard lock(m.mu);
+        std::string known = kDefaultClassName;
+        bool found = false;
+        for (const TrafficClass& c : m.link.classes) {
+            known += ", " + c.name;
+            found = found || c.name == *s.class_name;
+        }
+        for (unsigned t = 1; found && t <= m.slots_named; ++t)
+            if (m.slot_names[t] == *s.class_name) slot = t;
+        if (!found || slot == 0)
+            throw ParamError("class", "'" + *s.class_name +
+                                          "' is not a class of the link; its classes: " + known);
+    }
+    std::lock_guard lock(m.capture_mu);
+    if (m.session)
+        throw capture::Busy("a capture is running (to " + m.session->status().file +
+                            "); stop it first");
+    if (m.stopped) throw capture::Busy("the data plane has stopped");
+    std::vector<capture::CaptureSession::Lane> which;
+    std::vector<Lane*> lanes;
+    for (unsigned k = 0; k < m.n_dirs; ++k) {
+        if (s.direction && *s.direction != k) continue;
+        for (auto& d : m.lanes[k]) {
+            which.push_back({k, d->queue});
+            lanes.push_back(d.get());
+        }
+    }
+    try {
+        m.session = std::make_unique<capture::CaptureSession>(
+            s, m.n_dirs, which, m.ring_bytes(),
+            [&m](unsigned, unsigned slot_k) {
+                std::lock_guard names(m.names_mu);
+                return slot_k < kSlots ? m.capture_names[slot_k] : std::string("?");
+            },
+            [] { return tsc_now(); }, capture::utc_offset([] { return tsc_now(); }));
+    } catch (const std::system_error& e) {
+        throw ParamError("file", std::string(e.what()) + "; give a path linkemd can write");
+    }
+    const std::uint64_t tag = std::random_device{}() | std::uint64_t{1} << 63;
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+        auto c = std::make_unique<LaneCapture>();
+        c->ring = &m.session->ring(i);
+        c->points = s.points;
+        c->snaplen = s.snaplen;
+        c->tag = tag ^ (static_cast<std::uint64_t>(i) << 32);
+        if (s.class_name)
+            c->slot_on[slot] = true;
+        else
+            c->slot_on.fill(true);
+        m.captured.push_back(lanes[i]);
+        lanes[i]->capture_pub.store(c.get(), std::memory_order_release);
+        m.lane_captures.push_back(std::move(c));
+    }
+    return m.session->status();
+}
+
+// Under capture_mu.
+capture::Status Dataplane::Impl::stop_capture(capture::StopReason reason) {
+    if (!session) return last_capture;
+    for (Lane* d : captured)
+        d->capture_pub.store(nullptr, std::memory_order_release);
+    // The lanes let go of their rings at their next loop boundary (microseconds); lcores that
+    // do not run (before start, after stop) hold none.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    if (launched && run.load(std::memory_order_acquire))
+        for (Lane* d : captured)
+            while (d->capture_seen.load(std::memory_order_acquire) != nullptr &&
+                   std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+    for (Lane* d : captured)
+        if (d->capture_seen.load(std::memory_order_acquire) != nullptr && launched &&
+            run.load(std::memory_order_acquire))
+            log("warning: direction %u worker %u did not let go of the capture ring", d->index,
+                d->queue);
+    last_capture = session->finish(reason);
+    for (capture::Event& e : session->take_events())
+        capture_events.push_back(std::move(e));
+    session.reset();
+    captured.clear();
+    lane_captures.clear();
+    return last_capture;
+}
+
+capture::Status Dataplane::stop_capture(capture::StopReason reason) {
+    std::lock_guard lock(impl_->capture_mu);
+    return impl_->stop_capture(reason);
+}
+
+capture::Status Dataplane::capture_status() const {
+    std::lock_guard lock(impl_->capture_mu);
+    return impl_->session ? impl_->session->status() : impl_->last_capture;
+}
+
+std::vector<capture::Event> Dataplane::take_capture_events() {
+    Impl& m = *impl_;
+    std::lock_guard lock(m.capture_mu);
+    if (m.session) {
+        for (capture::Event& e : m.session->take_events())
+            m.capture_events.push_back(std::move(e));
+        if (m.session->ended()) m.stop_capture(capture::StopReason::stopped);
+    }
+    return std::exchange(m.capture_events, {});
+}
+
+std::size_t Dataplane::capture_ring_bytes() const {
+    return impl_->ring_bytes();
 }
 
 unsigned Dataplane::directions() const {

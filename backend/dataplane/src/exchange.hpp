@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "capture_lane.hpp"
 #include "lane.hpp"
 
 namespace linkem::dp::detail {
@@ -73,15 +74,20 @@ inline void release(Lane& d, HeldPacket p) {
         rte_pktmbuf_free(unhold(d, p));
 }
 
-// Hands n received packets to `emu` (the lane's Emulator, or its class's).
-inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+// Hands n received packets to `emu` (the lane's Emulator, or its class's: slot `slot`).
+// `seq`: the packets' numbers when the lane captures this slot (capture_lane.hpp), else null.
+inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16_t n, TimeNs now,
+                        std::uint8_t slot = 0, const std::uint64_t* seq = nullptr) {
     LINKEM_STAGE_START(t_exchange);
     HeldPacket held[kMaxBurst];
+    std::uint64_t held_seq[kMaxBurst];  // with seq: the numbers of held[]
     std::uint16_t k = 0;
     if (!d.exchange) {
         for (std::uint16_t i = 0; i < n; ++i)
             held[i] = HeldPacket::mbuf(pkts[i]);
         k = n;
+        if (seq) [[unlikely]]
+            std::copy(seq, seq + n, held_seq);
     } else {
         rte_mbuf* spare[kMaxBurst];  // headers beyond the stash's room
         rte_mbuf* refused[kMaxBurst];
@@ -94,6 +100,8 @@ inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16
         const std::uintptr_t base = d.buf_base;
         for (std::uint16_t i = 0; i < n; ++i) {
             rte_mbuf* m = pkts[i];
+            if (seq) [[unlikely]]
+                held_seq[k] = seq[i];
             if (exchangeable(d, m) && (stash_n < stash_cap || free_n != 0)) [[likely]] {
                 held[k++] = HeldPacket::buffer(m->buf_addr, base, m->data_len);
                 if (stash_n < stash_cap) [[likely]] {
@@ -106,6 +114,9 @@ inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16
             }
             if (m->pool == d.pool) {
                 if (d.held_own + m->nb_segs > d.held_cap) {
+                    if (seq && captures(d, slot, capture::Point::drop)) [[unlikely]]
+                        record_mbuf(d, *d.cap, capture::Point::drop, slot, seq[i], now, m,
+                                    DropCause::buffer_full);
                     refused[n_refused++] = m;
                     refused_bytes += m->pkt_len + RTE_ETHER_CRC_LEN;
                     continue;
@@ -126,7 +137,8 @@ inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16
     HeldPacket dropped[kMaxBurst];
     LINKEM_STAGE_END(d, exchange, t_exchange);
     LINKEM_STAGE_START(t_ingest);
-    const std::size_t nd = emu.ingest(held, k, now, dropped);
+    const std::size_t nd = seq ? ingest_captured(d, emu, held, k, now, slot, held_seq, dropped)
+                               : emu.ingest(held, k, now, dropped);
     LINKEM_STAGE_END(d, ingest, t_ingest);
     LINKEM_STAGE_COUNT(d, k);
     for (std::size_t j = 0; j < nd; ++j)

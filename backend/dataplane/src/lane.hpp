@@ -13,6 +13,7 @@
 
 #include "acl_classifier.hpp"
 #include "dpdk.hpp"
+#include "linkem/capture.hpp"
 #include "linkem/classes.hpp"
 #include "linkem/dataplane/dataplane.hpp"
 #include "linkem/shared_link.hpp"
@@ -112,6 +113,19 @@ struct ParamBlock {
     unsigned slots = 0;
 };
 
+// Capture (docs/capture.md): what a lane records, made by the control thread for a capture
+// and published to the lane (Lane::capture_pub). The lane writes the records into `ring`
+// (never waiting: a full ring counts the record missed) and a note of each queued packet's
+// fate into its buffer's headroom, which the drain reads back.
+struct LaneCapture {
+    capture::CaptureRing* ring = nullptr;
+    unsigned points = 0;  // capture::Point bits
+    std::uint32_t snaplen = 0;
+    std::uint64_t tag = 0;               // this capture's mark on the notes it writes
+    std::array<bool, kSlots> slot_on{};  // the classes recorded
+    std::uint64_t seq = 0;               // owner: the lane; the next packet's number
+};
+
 struct alignas(64) Lane {
     unsigned index = 0;  // the direction: 0 a_to_b, 1 b_to_a
     unsigned queue = 0;  // the worker within the direction: its queue on both ports
@@ -127,9 +141,12 @@ struct alignas(64) Lane {
     // Parameter hand-off. Written by the control thread...
     alignas(64) std::atomic<const ParamBlock*> block{nullptr};
     std::atomic<std::uint64_t> published{0};
+    std::atomic<LaneCapture*> capture_pub{nullptr};  // a capture's, or none
     // ...and acknowledged by the lcore that owns the Emulator.
     alignas(64) std::atomic<std::uint64_t> acked{0};
     std::uint64_t adopted = 0;
+    std::atomic<LaneCapture*> capture_seen{nullptr};  // the capture the lane took up
+    LaneCapture* cap = nullptr;                       // owner: the lane's lcore
 
     // Traffic classes (owner: the lane's lcore, from the adopted block; slot_emu and
     // slot_samples are made by the control thread, see ClassBlock above).
@@ -299,6 +316,16 @@ inline void adopt_params(Lane& d) {
     }
     d.adopted = b->generation;
     d.acked.store(b->generation, std::memory_order_release);
+}
+
+// Takes up a newly published capture (or its end) at a loop boundary and says so: once
+// capture_seen is the control thread's new value, the lane no longer touches the old one.
+inline void adopt_capture(Lane& d) {
+    LaneCapture* c = d.capture_pub.load(std::memory_order_acquire);
+    if (c != d.cap) [[unlikely]] {
+        d.cap = c;
+        d.capture_seen.store(c, std::memory_order_release);
+    }
 }
 
 [[gnu::noinline, gnu::cold]] inline void count_stall(Lane& d, TimeNs gap) {

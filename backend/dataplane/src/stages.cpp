@@ -41,7 +41,7 @@ inline bool send_pending(Lane& d, std::uint32_t m) {
 }
 
 // Sends emu's due packets; false when the TX queue left some pending.
-inline bool drain_emulator(Lane& d, MbufEmulator& emu, TimeNs now) {
+inline bool drain_emulator(Lane& d, MbufEmulator& emu, TimeNs now, std::uint8_t slot) {
     // A few bursts per visit so that a backlog of due packets (after a pause or a rate
     // change) is worked off faster than new ones arrive. After the first, only whole ones:
     // a remainder waits for the next visit (a loop later) and leaves with the packets due
@@ -50,6 +50,8 @@ inline bool drain_emulator(Lane& d, MbufEmulator& emu, TimeNs now) {
         if (round > 0 && !emu.due_at_least(now, d.burst)) return true;
         const std::size_t m = drain(d, emu, now, d.pending, d.burst);
         if (m == 0) return true;
+        if (captures(d, slot, capture::Point::out)) [[unlikely]]
+            record_out(d, d.pending, m, now, slot);
         if (!send_pending(d, static_cast<std::uint32_t>(m))) return false;
         if (m < d.burst) return true;
     }
@@ -58,11 +60,12 @@ inline bool drain_emulator(Lane& d, MbufEmulator& emu, TimeNs now) {
 
 inline void drain_to_port(Lane& d, TimeNs now) {
     if (!flush_pending(d)) return;
-    if (!drain_emulator(d, *d.emu, now)) return;
+    if (!drain_emulator(d, *d.emu, now, 0)) return;
     // The classes' Emulators (slots 1 .. slots), those that hold packets, in slot order.
     for (unsigned s = 1; s <= d.slots; ++s) {
         MbufEmulator* e = d.slot_emu[s].get();
-        if (e && e->in_flight() != 0 && !drain_emulator(d, *e, now)) return;
+        if (e && e->in_flight() != 0 && !drain_emulator(d, *e, now, static_cast<std::uint8_t>(s)))
+            return;
     }
 }
 
@@ -94,12 +97,15 @@ inline void drain_to_port(Lane& d, TimeNs now) {
 
 // Ingests a burst on a lane with classes: each packet's class (the classifier), then each
 // class's packets in the order they arrived: `emulate` into its slot's Emulator, `pass` out
-// at once, `drop` freed. Counted per slot.
-[[gnu::noinline]] void ingest_classes(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
+// at once, `drop` freed. Counted per slot. `seq`: the packets' numbers when the lane
+// captures (capture_lane.hpp), else null.
+[[gnu::noinline]] void ingest_classes(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now,
+                                      const std::uint64_t* seq) {
     ClassId id[kMaxBurst];
     d.classifier->classify_burst(pkts, n, static_cast<int>(d.index), id);
     rte_mbuf* emulated[kMaxBurst];
     std::uint8_t emulated_slot[kMaxBurst];
+    std::uint64_t emulated_seq[kMaxBurst];  // with seq
     rte_mbuf* passed[kMaxBurst];
     std::uint8_t passed_slot[kMaxBurst];
     rte_mbuf* dropped[kMaxBurst];
@@ -110,11 +116,22 @@ inline void drain_to_port(Lane& d, TimeNs now) {
         rte_mbuf* m = pkts[i];
         const std::uint8_t s = d.slot_of[id[i]];
         const std::uint64_t bytes = m->pkt_len + RTE_ETHER_CRC_LEN;
-        switch (d.action[id[i]]) {
+        const ClassAction action = d.action[id[i]];
+        if (seq && action != ClassAction::emulate) [[unlikely]] {
+            if (captures(d, s, capture::Point::in))
+                record_mbuf(d, *d.cap, capture::Point::in, s, seq[i], now, m);
+            const auto at =
+                action == ClassAction::pass ? capture::Point::out : capture::Point::drop;
+            if (captures(d, s, at))
+                record_mbuf(d, *d.cap, at, s, seq[i], now, m, DropCause::class_action);
+        }
+        switch (action) {
             case ClassAction::emulate:
                 if (ne == 0) first = s;
                 one_slot = one_slot && s == first;
                 emulated_slot[ne] = s;
+                if (seq) [[unlikely]]
+                    emulated_seq[ne] = seq[i];
                 emulated[ne++] = m;
                 break;
             case ClassAction::pass: {
@@ -140,12 +157,17 @@ inline void drain_to_port(Lane& d, TimeNs now) {
     if (nd) rte_pktmbuf_free_bulk(dropped, nd);
     if (np) send_passed(d, passed, passed_slot, np);
     if (ne == 0) return;
+    const auto seq_of = [&](std::uint8_t s, const std::uint64_t* numbers) {
+        return seq && d.cap->slot_on[s] ? numbers : nullptr;
+    };
     if (one_slot) {
-        ingest_into(d, *slot_emulator(d, first), emulated, static_cast<std::uint16_t>(ne), now);
+        ingest_into(d, *slot_emulator(d, first), emulated, static_cast<std::uint16_t>(ne), now,
+                    first, seq_of(first, emulated_seq));
         return;
     }
     // Several classes in the burst: each one's packets in turn, in their order.
     rte_mbuf* mine[kMaxBurst];
+    std::uint64_t mine_seq[kMaxBurst];
     std::uint64_t done[(kSlots + 63) / 64] = {};
     for (unsigned i = 0; i < ne; ++i) {
         const std::uint8_t s = emulated_slot[i];
@@ -153,8 +175,12 @@ inline void drain_to_port(Lane& d, TimeNs now) {
         done[s / 64] |= std::uint64_t{1} << (s % 64);
         std::uint16_t k = 0;
         for (unsigned j = i; j < ne; ++j)
-            if (emulated_slot[j] == s) mine[k++] = emulated[j];
-        ingest_into(d, *slot_emulator(d, s), mine, k, now);
+            if (emulated_slot[j] == s) {
+                if (seq) [[unlikely]]
+                    mine_seq[k] = emulated_seq[j];
+                mine[k++] = emulated[j];
+            }
+        ingest_into(d, *slot_emulator(d, s), mine, k, now, s, seq_of(s, mine_seq));
     }
 }
 
@@ -184,11 +210,20 @@ inline std::uint16_t poll_rx_gathered(Lane& d, rte_mbuf** pkts) {
 // Ingests the n packets of a poll_rx() made before `now` was read (and notes the poll).
 inline void ingest_polled(Lane& d, rte_mbuf** pkts, std::uint16_t n, TimeNs now) {
     note_poll(d, d.last_rx_poll, now);
+    std::uint64_t seq[kMaxBurst];
+    const std::uint64_t* numbered = nullptr;
+    if (d.cap) [[unlikely]] {
+        // The clock as of this poll: the lane's records from now on are no earlier.
+        d.cap->ring->set_watermark(now);
+        for (std::uint16_t i = 0; i < n; ++i)
+            seq[i] = d.cap->seq++;
+        numbered = seq;
+    }
     if (n == 0) return;
     if (d.classifier) [[unlikely]]
-        ingest_classes(d, pkts, n, now);
+        ingest_classes(d, pkts, n, now, numbered);
     else
-        ingest_into(d, *d.emu, pkts, n, now);
+        ingest_into(d, *d.emu, pkts, n, now, 0, numbered && d.cap->slot_on[0] ? seq : nullptr);
 }
 
 // The timestamp is taken after rx_burst returns: taken before, a preemption between the
@@ -229,12 +264,15 @@ int lcore_main(void* arg) {
         while (run.load(std::memory_order_relaxed)) {
             adopt_params(d0);
             adopt_params(d1);
+            adopt_capture(d0);
+            adopt_capture(d1);
             both_rx_and_emulate(d0, d1);
         }
         return 0;
     }
     while (run.load(std::memory_order_relaxed)) {
         adopt_params(d0);
+        adopt_capture(d0);
         const TimeNs now = rx_and_ingest(d0);
         drain_to_port(d0, now);
         report_if_due(d0, now);

@@ -64,7 +64,8 @@ struct Body {
 }  // namespace
 
 PcapngFile::PcapngFile(const std::string& path, const std::vector<Interface>& interfaces,
-                       std::uint32_t snaplen, std::string_view application)
+                       std::uint32_t snaplen, std::string_view application,
+                       std::string_view comment)
     : path_(path) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot create " + path);
@@ -75,6 +76,7 @@ PcapngFile::PcapngFile(const std::string& path, const std::vector<Interface>& in
         o.put(std::uint16_t{1});
         o.put(std::uint16_t{0});
         o.put(std::int64_t{-1});  // section length: not given
+        o.option(kOptComment, comment);
         o.option(kShbUserAppl, application);
         o.end();
         block(kSectionHeader, b);

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <string>
 
 #include "linkem/capture.hpp"
@@ -7,48 +9,58 @@ namespace linkem::capture {
 
 namespace {
 
-void put(std::string& out, std::string_view key, std::int64_t v) {
-    out += ' ';
-    out += key;
-    out += '=';
-    char buf[24];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-}
-
-void put(std::string& out, std::string_view key, std::string_view v) {
-    out += ' ';
-    out += key;
-    out += '=';
-    out += v;
-}
+// The comment is built in a buffer on the stack (a record's comment is ~200 characters), then
+// appended once: the writer formats one per record.
+struct Line {
+    char buf[512];
+    char* at = buf;
+    void text(std::string_view s) {
+        const std::size_t n = std::min<std::size_t>(s.size(), buf + sizeof buf - 32 - at);
+        std::memcpy(at, s.data(), n);
+        at += n;
+    }
+    void put(std::string_view key, std::int64_t v) {
+        *at++ = ' ';
+        text(key);
+        *at++ = '=';
+        at = std::to_chars(at, buf + sizeof buf, v).ptr;
+    }
+    void put(std::string_view key, std::string_view v) {
+        *at++ = ' ';
+        text(key);
+        *at++ = '=';
+        text(v);
+    }
+};
 
 }  // namespace
 
 void append_comment(std::string& out, const RecordHeader& h, std::string_view class_name,
                     TimeNs utc_offset) {
-    out += "linkem";
-    put(out, "dir", h.direction == 0 ? "a_to_b" : "b_to_a");
-    put(out, "class", class_name);
-    put(out, "point", point_name(h.point));
-    put(out, "worker", h.worker);
-    put(out, "seq", static_cast<std::int64_t>(h.seq));
-    put(out, "arrived_ns", h.arrived_ns + utc_offset);
+    Line l;
+    l.text("linkem");
+    l.put("dir", h.direction == 0 ? "a_to_b" : "b_to_a");
+    l.put("class", class_name.substr(0, 64));
+    l.put("point", point_name(h.point));
+    l.put("worker", h.worker);
     const bool fate = (h.flags & RecordHeader::kHasFate) != 0;
+    if (h.flags & RecordHeader::kHasSeq) l.put("seq", static_cast<std::int64_t>(h.seq));
+    if (fate || h.point != Point::out) l.put("arrived_ns", h.arrived_ns + utc_offset);
     if (fate && h.point != Point::in) {
-        put(out, "delay_ns", h.delay_ns);
-        put(out, "limiter_wait_ns", h.limiter_wait_ns);
+        l.put("delay_ns", h.delay_ns);
+        l.put("limiter_wait_ns", h.limiter_wait_ns);
     }
     if (h.point == Point::out && fate) {
         const DurationNs emulated = h.tx_ns - h.arrived_ns;
-        put(out, "order_wait_ns", emulated - h.delay_ns - h.limiter_wait_ns);
-        put(out, "emulated_ns", emulated);
-        put(out, "lateness_ns", h.time_ns - h.tx_ns);
+        l.put("order_wait_ns", emulated - h.delay_ns - h.limiter_wait_ns);
+        l.put("emulated_ns", emulated);
+        l.put("lateness_ns", h.time_ns - h.tx_ns);
     }
     if (h.point == Point::drop) {
         const std::size_t c = h.cause;
-        put(out, "drop", c < kDropCauseCount ? kDropCauses[c].name : "unknown");
+        l.put("drop", c < kDropCauseCount ? kDropCauses[c].name : "unknown");
     }
+    out.append(l.buf, l.at);
 }
 
 std::vector<std::pair<std::string, std::string>> parse_comment(std::string_view text) {

@@ -41,7 +41,8 @@ struct CaptureWriter::Impl {
 
     void open(std::vector<std::string>& files) {
         const std::string path = ring_file_name(settings.file, index, settings.max_size != 0);
-        file = std::make_unique<PcapngFile>(path, interfaces, settings.snaplen, kApplication);
+        file = std::make_unique<PcapngFile>(path, interfaces, settings.snaplen, kApplication,
+                                            "linkem utc_offset_ns=" + std::to_string(utc_offset));
         files.push_back(path);
         per_interface.assign(interfaces.size(), 0);
         file_start = file_end = 0;

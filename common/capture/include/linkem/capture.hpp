@@ -122,7 +122,7 @@ struct RecordHeader {
     std::uint8_t slot = 0;        // class slot (0: default); the session names it
     std::uint8_t cause = 0;       // drop: DropCause
     std::uint16_t worker = 0;     // the direction's worker (its queue)
-    std::uint16_t flags = 0;      // kHasFate: the fields below arrived_ns are known
+    std::uint16_t flags = 0;      // kHasFate: the fields below arrived_ns are known; kHasSeq
     std::uint32_t frame_len = 0;  // the frame's length (without FCS)
     std::uint32_t cap_len = 0;    // bytes of it that follow the header
     TimeNs time_ns = 0;           // when: egress (out), the decision (drop), arrival (in)
@@ -132,13 +132,15 @@ struct RecordHeader {
     DurationNs limiter_wait_ns = 0;
     std::uint64_t seq = 0;  // the packet's number in its worker's direction
     static constexpr std::uint16_t kHasFate = 1;
+    static constexpr std::uint16_t kHasSeq = 2;  // seq is known (not: a packet queued before)
 };
 static_assert(sizeof(RecordHeader) == 72);
 
 /// The comment of a record: "linkem dir=... " as in the header above, its times
 /// (arrived_ns) on the wall clock: the record's + `utc_offset`. `class_name` names its class.
 /// Appends to out. The keys, in this order:
-///   dir class point worker seq arrived_ns
+///   dir class point worker seq (when known) arrived_ns (when known: not for a packet that
+///   was queued before the capture started)
 ///   out, in and drop with a fate: delay_ns limiter_wait_ns
 ///   out: order_wait_ns emulated_ns lateness_ns (emulated = delay + limiter_wait + order_wait,
 ///        the time from arrival to the scheduled transmission; lateness: egress - scheduled)
@@ -197,8 +199,9 @@ class PcapngFile {
     /// Creates (truncates) path and writes the section header and one interface block per
     /// entry (interface i: Ethernet, snaplen, if_tsresol 9). Throws std::system_error
     /// (what names the path and the reason) when it cannot.
+    /// `comment`: the section header's (shb comment).
     PcapngFile(const std::string& path, const std::vector<Interface>& interfaces,
-               std::uint32_t snaplen, std::string_view application);
+               std::uint32_t snaplen, std::string_view application, std::string_view comment = {});
     ~PcapngFile();
     PcapngFile(const PcapngFile&) = delete;
     PcapngFile& operator=(const PcapngFile&) = delete;
@@ -226,7 +229,9 @@ class PcapngFile {
 };
 
 /// Writes records into pcapng files: one interface per direction and point (a_to_b in/out,
-/// b_to_a in/out) and one for drops, the comment of each record, the ring of files
+/// b_to_a in/out) and one for drops, the comment of each record, the section header's
+/// comment "linkem utc_offset_ns=N" (a record's wall-clock time - N is the producer's clock:
+/// linkemd's telemetry times, t_ns and arrival_ns), the ring of files
 /// (Settings::max_size, files), the statistics blocks at each file's end. Synchronous:
 /// linkem-sim uses it directly, CaptureSession from its writer thread.
 class CaptureWriter {

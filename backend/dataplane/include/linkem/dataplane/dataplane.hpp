@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 
+#include "linkem/capture.hpp"
 #include "linkem/counters.hpp"
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/link_params.hpp"
@@ -104,6 +105,9 @@ struct DataplaneConfig {
 };
 
 inline constexpr unsigned kMaxDelaySamplesPerS = 20000;
+/// A capture's ring per lane, and the most all lanes' rings take together.
+inline constexpr std::size_t kCaptureRingBytes = std::size_t{8} << 20;
+inline constexpr std::size_t kCaptureMemory = std::size_t{64} << 20;
 /// How often each direction's lcores report their counters and delay statistics (at the
 /// multiples of this period of the data plane's clock, so that a direction's workers report
 /// together).
@@ -192,6 +196,24 @@ class Dataplane {
     /// Seed in use per direction (drawn at construction when the parameters say 0). Each
     /// worker draws its own random streams from it.
     std::uint64_t seed(unsigned direction) const;
+    /// Starts a capture (docs/capture.md): each lane of the directions captured records into
+    /// a ring of its own (kCaptureRingBytes, capture_ring_bytes()), a writer thread on the
+    /// calling thread's CPUs writes the file. Throws ParamError(field, message) for bad
+    /// settings (capture::validate; "direction" not a direction of this link; "class" not a
+    /// class of the link nor `default`; "file" not creatable: the path and the reason) and
+    /// capture::Busy while one runs; then nothing changes. Returns the status.
+    capture::Status start_capture(const capture::Settings& s);
+    /// Stops the running capture (its records written, the statistics blocks, the file
+    /// closed). None running: the last capture's status, unchanged.
+    capture::Status stop_capture(capture::StopReason reason = capture::StopReason::stopped);
+    capture::Status capture_status() const;
+    /// The capture events since the last call. Ends a capture that ended on its own
+    /// (duration, packets, a write error): the control thread calls this regularly.
+    std::vector<capture::Event> take_capture_events();
+    /// The bytes of each lane's capture ring (kCaptureRingBytes, less with more than
+    /// kCaptureMemory / kCaptureRingBytes lanes, at least 1 MiB).
+    std::size_t capture_ring_bytes() const;
+
     /// Mbufs per pool (one pool per receive queue).
     std::uint32_t mbufs_per_pool() const;
     /// The names of the mbuf pools (DPDK mempools), in creation order: for checks that walk
