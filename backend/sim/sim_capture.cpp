@@ -40,6 +40,7 @@ RecordHeader SimCapture::header(Point p, unsigned direction, unsigned slot, std:
     h.time_ns = time;
     h.arrived_ns = arrived;
     h.seq = seq;
+    h.flags = RecordHeader::kHasSeq;  // the simulation knows every packet's number
     return h;
 }
 
@@ -58,7 +59,7 @@ void SimCapture::write_at(const RecordHeader& h, std::uint32_t frame) {
 void SimCapture::arrived(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs now,
                          const PacketFate& fate, std::uint32_t frame) {
     RecordHeader h = header(Point::in, direction, slot, seq, now, now, frame);
-    h.flags = RecordHeader::kHasFate;
+    h.flags |= RecordHeader::kHasFate;
     h.delay_ns = fate.delay;
     h.limiter_wait_ns = fate.limiter_wait;
     if (wants(Point::in)) write_at(h, frame);
@@ -95,7 +96,7 @@ void SimCapture::departed(unsigned direction, unsigned slot, std::uint64_t seq, 
     const auto it = fates_.find(seq * 2 + direction);
     RecordHeader h = header(Point::out, direction, slot, seq, departure, arrival, frame);
     if (it != fates_.end()) {
-        h.flags = RecordHeader::kHasFate;
+        h.flags |= RecordHeader::kHasFate;
         h.tx_ns = it->second.tx;
         h.delay_ns = it->second.delay;
         h.limiter_wait_ns = it->second.limiter_wait;

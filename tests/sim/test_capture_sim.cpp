@@ -123,6 +123,9 @@ void check_records(const std::vector<Record>& records) {
     std::map<std::string, std::int64_t> last;
     for (const Record& r : records) {
         ASSERT_EQ(r.f.count("point"), 1u) << "not a linkem comment";
+        // The simulation knows every packet's number and arrival.
+        EXPECT_EQ(r.f.count("seq"), 1u);
+        EXPECT_EQ(r.f.count("arrived_ns"), 1u);
         EXPECT_GE(r.time_ns, last[r.interface]) << r.interface << " goes back";
         last[r.interface] = r.time_ns;
         const std::string& point = r.f.at("point");
