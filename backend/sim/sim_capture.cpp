@@ -58,15 +58,16 @@ void SimCapture::write_at(const RecordHeader& h, std::uint32_t frame) {
 
 void SimCapture::arrived(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs now,
                          const PacketFate& fate, std::uint32_t frame) {
+    // `in`: as it arrived, before the emulator (as linkemd records it).
     RecordHeader h = header(Point::in, direction, slot, seq, now, now, frame);
-    h.flags |= RecordHeader::kHasFate;
-    h.delay_ns = fate.delay;
-    h.limiter_wait_ns = fate.limiter_wait;
     if (wants(Point::in)) write_at(h, frame);
     if (fate.outcome != PacketFate::kQueued) {
         if (!wants(Point::drop)) return;
         h.point = Point::drop;
         h.cause = fate.outcome;
+        h.flags |= RecordHeader::kHasFate;
+        h.delay_ns = fate.delay;
+        h.limiter_wait_ns = fate.limiter_wait;
         write_at(h, frame);
         return;
     }
