@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "flows.hpp"
+#include "run_loop.hpp"
 
 namespace linkem::sim {
 
@@ -114,6 +115,10 @@ void SimCapture::close() {
         writer_->write(p.h, frames_[p.frame].data());
     pending_.clear();
     writer_->close(0);
+}
+
+RunResult run_once_captured(const SimConfig& cfg) {
+    return run_emulator<true>(cfg);
 }
 
 std::vector<std::uint8_t> plain_capture_frame(std::uint32_t frame_bytes, unsigned d) {

@@ -16,6 +16,7 @@
 
 #include "linkem/capture.hpp"
 #include "linkem/emulator.hpp"
+#include "simulator.hpp"
 
 namespace linkem::sim {
 
@@ -82,6 +83,9 @@ class SimCapture {
     std::deque<Pending> pending_;  // out records, in departure order
     bool closed_ = false;
 };
+
+/// run_once with cfg.capture set (in this unit: see run_loop.hpp).
+RunResult run_once_captured(const SimConfig& cfg);
 
 /// The plain run's frame of frame_bytes bytes (with the FCS; the frame is 4 bytes shorter) in
 /// direction d (0: a_to_b, 1: b_to_a), as above.
