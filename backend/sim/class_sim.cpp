@@ -14,6 +14,7 @@
 #include "linkem/link_params_json.hpp"
 #include "linkem/shared_link.hpp"
 #include "metrics.hpp"
+#include "sim_capture.hpp"
 
 namespace linkem::sim {
 
@@ -139,6 +140,7 @@ struct Stream {
     std::uint32_t length;
     std::uint64_t in = 0, out = 0, dropped = 0;
     DelayStats delay;
+    std::uint32_t frame;  // with a capture: one of its frames (SimCapture::add_frame)
 };
 
 // One class in one direction.
@@ -232,7 +234,8 @@ void ClassSim::add_streams() {
             const std::uint64_t source_seed = seed + 0x9e3779b97f4a7c15ULL * (2 * i + d + 1);
             streams_.push_back(Stream{i, d, make_source(f.traffic, source_seed), id,
                                       static_cast<std::size_t>(&lane - lanes_.data()),
-                                      f.traffic.frame_bytes, 0, 0, 0, DelayStats{}});
+                                      f.traffic.frame_bytes, 0, 0, 0, DelayStats{},
+                                      cfg_.capture ? cfg_.capture->add_frame(frame) : 0});
         }
     }
 }
@@ -246,6 +249,8 @@ void ClassSim::deliver(Lane& lane, const ClassPacket* p, const TimeNs* tx, std::
         lane.delay.add(delay);
         inversions_[lane.d].depart(p[i].seq);
         ++out_[lane.d];
+        if (cfg_.capture) [[unlikely]]
+            cfg_.capture->departed(lane.d, lane.id, p[i].seq, p[i].arrival, tx[i], s.frame);
     }
 }
 
@@ -284,6 +289,7 @@ void ClassSim::arrive(std::size_t index, TimeNs t) {
     ++lane.in;
     switch (lane.action) {
         case ClassAction::pass:
+            if (cfg_.capture) cfg_.capture->passed(s.d, s.id, seq, t, s.frame);
             ++lane.passed;
             ++s.out;
             s.delay.add(0);
@@ -292,6 +298,7 @@ void ClassSim::arrive(std::size_t index, TimeNs t) {
             ++out_[s.d];
             return;
         case ClassAction::drop:
+            if (cfg_.capture) cfg_.capture->class_dropped(s.d, s.id, seq, t, s.frame);
             ++lane.dropped;
             ++s.dropped;
             inversions_[s.d].drop(seq);
@@ -302,7 +309,11 @@ void ClassSim::arrive(std::size_t index, TimeNs t) {
     }
     const ClassPacket p{t, seq, s.length, static_cast<std::uint32_t>(index)};
     ClassPacket dropped;
-    if (lane.emu->ingest(&p, 1, t, &dropped)) {
+    PacketFate fate;
+    const bool was_dropped = cfg_.capture ? lane.emu->ingest(&p, 1, t, &dropped, &fate) != 0
+                                          : lane.emu->ingest(&p, 1, t, &dropped) != 0;
+    if (cfg_.capture) cfg_.capture->arrived(s.d, s.id, seq, t, fate, s.frame);
+    if (was_dropped) {
         ++s.dropped;
         inversions_[s.d].drop(seq);
         ++dropped_[s.d];

@@ -39,9 +39,14 @@ ClassFile class_file_from_json(const nlohmann::json& j,
                                const nlohmann::json& link_flags = nlohmann::json::object(),
                                std::uint64_t default_seed = 1);
 
+class SimCapture;
+
 struct ClassSimConfig {
     ClassFile file;
     DurationNs duration = 60 * kNsPerSec;  // arrivals in [0, duration); then drained
+    /// Where every packet's records go (--capture), or none: the flows' frames, each class
+    /// by its name.
+    SimCapture* capture = nullptr;
 };
 
 /// One class in one direction.

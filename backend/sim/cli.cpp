@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include "linkem/traffic_flags.hpp"
 #include "linkem/units.hpp"
 #include "report.hpp"
+#include "sim_capture.hpp"
 #include "sweep.hpp"
 
 namespace linkem::sim {
@@ -135,6 +137,15 @@ const std::vector<FlagDef>& flag_defs() {
              "a class file: the link's parameters, a 'classes' list and a 'flows' list (the "
              "traffic mix); reports each class and flow (docs/simulation.md, \"Traffic classes\")",
              "FILE"},
+            {"--capture", "",
+             "write a pcapng capture of the run for Wireshark (docs/capture.md): every packet "
+             "as it left and every drop, with what the emulator did to it (the first run's)",
+             "FILE"},
+            {"--capture-points", "",
+             "with --capture: where records are taken, any of in,out,drop (default out,drop)",
+             "POINTS"},
+            {"--capture-snaplen", "",
+             "with --capture: bytes of each frame kept, 16 .. 65535 (default 128)", "BYTES"},
             {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)", "N"},
             {"--delay-series", "", "write the delay series of the first run to this CSV", "FILE"},
             {"--delay-series-interval", "",
@@ -327,7 +338,7 @@ void refuse_mixed_flags(const RawOptions& raw, const CliOptions& o) {
         throw UsageError("--paper-durations", "only applies with --sweep");
     if (sweep && !o.series_path.empty())
         throw UsageError("--delay-series", "not available with --sweep");
-    for (const char* f : {"--scenario", "--arrivals", "--direction"})
+    for (const char* f : {"--scenario", "--arrivals", "--direction", "--capture"})
         if (sweep && raw.get(f)) throw UsageError(f, "not available with --sweep");
     if (sweep && o.json) throw UsageError("--json", "sweeps write CSV (see --csv)");
     if (!o.from_csv.empty() && o.plot_path.empty())
@@ -413,6 +424,36 @@ void read_scenario(const std::string& name, CliOptions& o) {
     c.track = &o.tracks->dir[o.direction];
 }
 
+// --capture FILE, --capture-points, --capture-snaplen (linkemd's --capture flags).
+void read_capture_flags(const RawOptions& raw, CliOptions& o) {
+    const auto file = raw.get("--capture");
+    for (const char* f : {"--capture-points", "--capture-snaplen"})
+        if (!file && raw.get(f)) throw UsageError(f, "only applies with --capture FILE");
+    if (!file) return;
+    capture::Settings s;
+    s.file = *file;
+    if (s.file.empty()) throw UsageError("--capture", "needs a file name (FILE.pcapng)");
+    if (auto v = raw.get("--capture-points")) {
+        try {
+            s.points = capture::parse_points(*v);
+        } catch (const ParamError& e) {
+            throw UsageError("--capture-points", e.message());
+        }
+    }
+    if (auto v = raw.get("--capture-snaplen"))
+        s.snaplen = static_cast<std::uint32_t>(
+            need_uint("--capture-snaplen", *v, capture::kMinSnaplen, capture::kMaxSnaplen));
+    try {
+        capture::validate(s);
+    } catch (const ParamError& e) {
+        throw UsageError(e.field() == "points"          ? "--capture-points"
+                         : e.field() == "snaplen_bytes" ? "--capture-snaplen"
+                                                        : "--capture",
+                         e.message());
+    }
+    o.capture = s;
+}
+
 }  // namespace
 
 CliOptions parse_cli(int argc, const char* const* argv) {
@@ -437,6 +478,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
         throw UsageError("", std::string(e.what()) + " (see --help)");
     }
 
+    read_capture_flags(raw, o);
     if (auto v = raw.get("--classes")) {
         read_classes(raw, *v, o);
         return o;
@@ -500,8 +542,30 @@ class Progress {
     std::chrono::steady_clock::time_point start_, last_;
 };
 
+// --capture's file, opened (an error names the flag, the path and the reason).
+std::unique_ptr<SimCapture> open_capture(const CliOptions& o, unsigned directions,
+                                         std::function<std::string(unsigned, unsigned)> names) {
+    try {
+        return std::make_unique<SimCapture>(*o.capture, directions, std::move(names));
+    } catch (const std::system_error& e) {
+        throw std::runtime_error(std::string("--capture: ") + e.what());
+    }
+}
+
+void report_capture(SimCapture& cap, const CliOptions& o, std::ostream& err) {
+    cap.close();
+    if (o.quiet) return;
+    const std::uint64_t* by_point = cap.records_by_point();
+    err << "linkem-sim: wrote " << o.capture->file << ": " << cap.records() << " records ("
+        << by_point[0] << " in, " << by_point[1] << " out, " << by_point[2] << " drop)\n";
+}
+
 int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<RunResult> results;
+    // The first run's records (b_to_a: the file has both directions' interfaces).
+    std::unique_ptr<SimCapture> cap;
+    if (o.capture)
+        cap = open_capture(o, o.direction + 1, [](unsigned, unsigned) { return "default"; });
     std::unique_ptr<std::ofstream> series;
     if (!o.series_path.empty()) {
         series = std::make_unique<std::ofstream>(o.series_path);
@@ -519,10 +583,15 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
                                    : results.empty()    ? 0
                                                         : results.front().seed;
         c.link.seed = base == 0 ? 0 : base + static_cast<std::uint64_t>(i);
-        if (i == 0) c.series = series.get();
+        if (i == 0) {
+            c.series = series.get();
+            c.capture = cap.get();
+            c.capture_direction = o.direction;
+        }
         Progress progress(err, o.quiet, i, o.runs);
         c.progress = [&progress](double f, std::uint64_t n) { progress(f, n); };
         results.push_back(run_once(c));
+        if (i == 0 && cap) report_capture(*cap, o, err);
     }
     if (o.json)
         out << report_json(o.cfg, results).dump(2) << "\n";
@@ -531,8 +600,18 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
 }
 
-int run_classes_cli(const CliOptions& o, std::ostream& out) {
-    const ClassRunResult r = run_classes(*o.classes);
+int run_classes_cli(const CliOptions& o, std::ostream& out, std::ostream& err) {
+    ClassSimConfig cfg = *o.classes;
+    std::unique_ptr<SimCapture> cap;
+    if (o.capture) {
+        cap = open_capture(o, 2, [&cfg](unsigned, unsigned slot) {
+            return slot == 0 || slot > cfg.file.classes.size() ? std::string(kDefaultClassName)
+                                                               : cfg.file.classes[slot - 1].name;
+        });
+        cfg.capture = cap.get();
+    }
+    const ClassRunResult r = run_classes(cfg);
+    if (cap) report_capture(*cap, o, err);
     if (o.json)
         out << class_report_json(*o.classes, r).dump(2) << "\n";
     else
@@ -587,7 +666,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         return 0;
     }
     try {
-        if (o.classes) return run_classes_cli(o, out);
+        if (o.classes) return run_classes_cli(o, out, err);
         return o.sweep.empty() ? run_single(o, out, err) : run_sweep_cli(o, out, err);
     } catch (const std::exception& e) {
         err << "linkem-sim: " << e.what() << "\n";

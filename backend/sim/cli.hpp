@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "class_sim.hpp"
+#include "linkem/capture.hpp"
 #include "simulator.hpp"
 
 namespace linkem::sim {
@@ -52,6 +54,9 @@ struct CliOptions {
     // --classes: the class file read and checked (link, classes, flows) and --duration.
     std::string classes_path;
     std::shared_ptr<const ClassSimConfig> classes;
+
+    // --capture FILE with --capture-points and --capture-snaplen (checked), or none.
+    std::optional<capture::Settings> capture;
 
     bool help = false;
     std::string help_text;

@@ -22,6 +22,8 @@
 
 namespace linkem::sim {
 
+class SimCapture;
+
 struct SimConfig {
     LinkParams link;  // link.seed is the run's seed (0: drawn at random, reported)
     TrafficSpec traffic;
@@ -42,6 +44,11 @@ struct SimConfig {
     std::uint64_t stream = 0;
     /// Arrival times to replay (ns, non-decreasing) instead of cfg.traffic's, or none.
     const std::vector<TimeNs>* arrivals = nullptr;
+
+    /// Where every packet's records go (--capture), or none; records of direction
+    /// `capture_direction` (0 a_to_b, 1 b_to_a).
+    SimCapture* capture = nullptr;
+    unsigned capture_direction = 0;
 
     /// Called now and then (every few million packets) with the fraction of simulated time
     /// done; return value ignored.

@@ -63,7 +63,8 @@ has() { dpkg-deb -c "$1" | awk '{print $6}' | grep -qx "./${2#/}"; }
 for f in /usr/bin/linkemd /usr/bin/linkem-sim /lib/systemd/system/linkemd.service \
          /etc/linkem/linkemd.json /usr/share/man/man1/linkemd.1.gz \
          /usr/share/man/man1/linkem-sim.1.gz /usr/share/linkem/scenarios/step-response.json \
-         /usr/share/linkem/scenarios/train-tunnel.json; do
+         /usr/share/linkem/scenarios/train-tunnel.json \
+         "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/wireshark/plugins/linkem.lua"; do
   has "$deb_main" "$f" || fail "linkem: $f is missing"
 done
 [[ $(dpkg-deb -f "$deb_main" Depends) == *librte-eal* ]] ||

@@ -1,0 +1,320 @@
+// linkem-sim --capture: the pcapng file of a simulated run, read back with tshark (the
+// independent reference): its records equal the run's own counters (out = packets_out,
+// drops by cause = drops_*), every out record's parts add up, time stamps never go back on
+// an interface, the same seed writes the same bytes, and bad flags are refused.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "linkem/capture.hpp"
+#include "sim_capture.hpp"
+
+namespace linkem::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        char tmpl[] = "/tmp/linkem-sim-capture-XXXXXX";
+        path = ::mkdtemp(tmpl);
+    }
+    ~TempDir() { fs::remove_all(path); }
+    std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+bool have_tshark() {
+    return std::system("tshark --version >/dev/null 2>&1") == 0;
+}
+
+struct SimRun {
+    int rc = 0;
+    std::string out, err;
+};
+
+SimRun sim(std::vector<std::string> args) {
+    args.insert(args.begin(), "linkem-sim");
+    std::vector<const char*> argv;
+    for (const auto& a : args)
+        argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    SimRun r;
+    r.rc = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+// One record as tshark reads it: its interface, its time (ns since 1970), its lengths and
+// its comment's fields.
+struct Record {
+    std::string interface;
+    std::int64_t time_ns = 0;
+    std::uint64_t frame_len = 0, cap_len = 0;
+    std::string src, dst, ports, protocols;
+    std::map<std::string, std::string> f;
+    std::int64_t num(const std::string& key) const {
+        const auto it = f.find(key);
+        return it == f.end() ? -1 : std::stoll(it->second);
+    }
+};
+
+// "1767225600.017448766" -> ns.
+std::int64_t epoch_ns(const std::string& s) {
+    const auto dot = s.find('.');
+    std::string frac = s.substr(dot + 1);
+    frac.resize(9, '0');
+    return std::stoll(s.substr(0, dot)) * 1'000'000'000 + std::stoll(frac);
+}
+
+// Every record of `file`, and tshark's exit code.
+std::pair<std::vector<Record>, int> read_capture(const std::string& file) {
+    const std::string cmd = "tshark -r '" + file +
+                            "' -T fields -E separator=/t -e frame.interface_name "
+                            "-e frame.time_epoch -e frame.len -e frame.cap_len -e ip.src "
+                            "-e ip.dst -e udp.srcport -e udp.dstport -e frame.protocols "
+                            "-e frame.comment 2>/dev/null";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    std::vector<Record> records;
+    std::string line;
+    char buf[8192];
+    while (std::fgets(buf, sizeof buf, p)) {
+        line += buf;
+        if (line.empty() || line.back() != '\n') continue;
+        line.pop_back();
+        std::vector<std::string> cols;
+        std::stringstream ss(line);
+        std::string c;
+        while (std::getline(ss, c, '\t'))
+            cols.push_back(c);
+        line.clear();
+        if (cols.size() < 10) continue;
+        Record r;
+        r.interface = cols[0];
+        r.time_ns = epoch_ns(cols[1]);
+        r.frame_len = std::stoull(cols[2]);
+        r.cap_len = std::stoull(cols[3]);
+        r.src = cols[4];
+        r.dst = cols[5];
+        r.ports = cols[6] + ">" + cols[7];
+        r.protocols = cols[8];
+        for (auto& [k, v] : capture::parse_comment(cols[9]))
+            r.f[k] = v;
+        records.push_back(std::move(r));
+    }
+    const int rc = ::pclose(p);
+    return {records, WEXITSTATUS(rc)};
+}
+
+// The checks every capture passes: out records' parts add up and are not negative, time
+// stamps never go back on an interface, the drop records name a cause.
+void check_records(const std::vector<Record>& records) {
+    std::map<std::string, std::int64_t> last;
+    for (const Record& r : records) {
+        ASSERT_EQ(r.f.count("point"), 1u) << "not a linkem comment";
+        // The simulation knows every packet's number and arrival.
+        EXPECT_EQ(r.f.count("seq"), 1u);
+        EXPECT_EQ(r.f.count("arrived_ns"), 1u);
+        EXPECT_GE(r.time_ns, last[r.interface]) << r.interface << " goes back";
+        last[r.interface] = r.time_ns;
+        const std::string& point = r.f.at("point");
+        EXPECT_EQ(r.interface, point == "drop" ? "drops" : r.f.at("dir") + " " + point);
+        if (point == "out") {
+            EXPECT_EQ(r.num("emulated_ns"),
+                      r.num("delay_ns") + r.num("limiter_wait_ns") + r.num("order_wait_ns"))
+                << "seq " << r.num("seq");
+            EXPECT_GE(r.num("order_wait_ns"), 0);
+            EXPECT_GE(r.num("lateness_ns"), 0);
+            // Departure = arrival + emulated + lateness.
+            EXPECT_EQ(r.time_ns, r.num("arrived_ns") + r.num("emulated_ns") + r.num("lateness_ns"));
+        }
+        if (point == "drop") {
+            EXPECT_EQ(r.f.count("drop"), 1u);
+            EXPECT_EQ(r.time_ns, r.num("arrived_ns"));
+        }
+    }
+}
+
+// Per cause name ("loss", ...), the drop records.
+std::map<std::string, std::uint64_t> drops_by_cause(const std::vector<Record>& records) {
+    std::map<std::string, std::uint64_t> n;
+    for (const Record& r : records)
+        if (r.f.at("point") == "drop") ++n[r.f.at("drop")];
+    return n;
+}
+
+std::uint64_t count_point(const std::vector<Record>& records, const std::string& point) {
+    std::uint64_t n = 0;
+    for (const Record& r : records)
+        n += r.f.at("point") == point;
+    return n;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Plain runs, each with other drop causes and delay parts: the records equal the run's
+// counters.
+TEST(SimCapture, RecordsEqualTheRunsCounters) {
+    if (!have_tshark()) GTEST_SKIP() << "tshark not installed";
+    TempDir dir;
+    const std::vector<std::vector<std::string>> configs = {
+        // loss, policer, buffer_full, and a virtual queue behind the emulator (lateness).
+        {"--limiter", "policer", "--rate", "40Mbit", "--loss-model", "bernoulli",
+         "--loss-probability", "0.05", "--buffer-limit", "20", "--utilization", "0.9", "--jitter",
+         "3ms"},
+        // spacer drops and waits, FIFO order waits.
+        {"--strategy", "uncorrelated", "--distribution", "uniform", "--jitter", "2ms", "--limiter",
+         "spacer", "--rate", "40Mbit", "--spacer-limit", "30000"},
+        // reordered: the calendar queue's rounding is lateness; b_to_a; every point.
+        {"--traffic-pattern", "poisson", "--strategy", "reordered", "--jitter", "2ms", "--limiter",
+         "spacer", "--rate", "45Mbit", "--spacer-limit", "100000", "--direction", "b_to_a",
+         "--capture-points", "in,out,drop", "--capture-snaplen", "64"},
+    };
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        SCOPED_TRACE("config " + std::to_string(i));
+        const std::string file = dir.file("run" + std::to_string(i) + ".pcapng");
+        std::vector<std::string> args = {"--duration",   "200ms", "--traffic-rate", "50Mbit",
+                                         "--mean-delay", "5ms",   "--json",         "-q",
+                                         "--capture",    file};
+        args.insert(args.end(), configs[i].begin(), configs[i].end());
+        const SimRun run = sim(args);
+        ASSERT_EQ(run.rc, 0) << run.err;
+        const nlohmann::json r = nlohmann::json::parse(run.out)["results"][0];
+        const auto [records, rc] = read_capture(file);
+        EXPECT_EQ(rc, 0) << "tshark -r failed on " << file;
+        check_records(records);
+        EXPECT_EQ(count_point(records, "out"), r["packets_out"].get<std::uint64_t>());
+        const auto drops = drops_by_cause(records);
+        std::uint64_t all_drops = 0;
+        for (const DropCauseInfo& c : kDropCauses) {
+            const std::uint64_t want = r[c.key].get<std::uint64_t>();
+            const auto it = drops.find(c.name);
+            EXPECT_EQ(it == drops.end() ? 0 : it->second, want) << c.name;
+            all_drops += want;
+        }
+        EXPECT_GT(all_drops, 0u) << "each configuration drops packets";
+        const bool b_to_a = i == 2;
+        if (b_to_a) {
+            EXPECT_EQ(count_point(records, "in"), r["packets_in"].get<std::uint64_t>());
+        } else {
+            EXPECT_EQ(count_point(records, "in"), 0u);
+        }
+        ASSERT_FALSE(records.empty());
+        // The plain run's fixed pair in every frame, read as UDP data, frames as simulated
+        // (1518 bytes with the FCS).
+        std::uint64_t frames_ok = 0;
+        for (const Record& rec : records)
+            frames_ok += rec.src == (b_to_a ? "10.0.0.2" : "10.0.0.1") &&
+                         rec.dst == (b_to_a ? "10.0.0.1" : "10.0.0.2") &&
+                         rec.ports == (b_to_a ? "50001>50000" : "50000>50001") &&
+                         rec.protocols == "eth:ethertype:ip:udp:data" && rec.frame_len == 1514 &&
+                         rec.cap_len == (b_to_a ? 64u : 128u);
+        EXPECT_EQ(frames_ok, records.size());
+        const Record& first = records.front();
+        // Time 0 of the run is kCaptureEpochNs.
+        EXPECT_GE(first.num("arrived_ns"), kCaptureEpochNs);
+        EXPECT_LT(first.num("arrived_ns"), kCaptureEpochNs + 200'000'000);
+    }
+}
+
+TEST(SimCapture, TheSameSeedWritesTheSameBytes) {
+    TempDir dir;
+    for (const char* name : {"a.pcapng", "b.pcapng"}) {
+        const SimRun run =
+            sim({"--duration", "50ms", "--traffic-rate", "20Mbit", "--traffic-pattern", "poisson",
+                 "--jitter", "2ms", "--loss-model", "bernoulli", "--loss-probability", "0.02",
+                 "--seed", "7", "-q", "--capture", dir.file(name)});
+        ASSERT_EQ(run.rc, 0) << run.err;
+    }
+    const std::string a = slurp(dir.file("a.pcapng")), b = slurp(dir.file("b.pcapng"));
+    EXPECT_GT(a.size(), 10'000u);
+    EXPECT_TRUE(a == b) << "the two files differ";
+}
+
+// A class file: records per class and direction equal the class's counters, the flows'
+// addresses are in the frames, a class's `drop` action is the cause `class`.
+TEST(SimCapture, ClassRunRecordsEqualEachClasssCounters) {
+    if (!have_tshark()) GTEST_SKIP() << "tshark not installed";
+    TempDir dir;
+    const std::string file = dir.file("classes.pcapng");
+    const SimRun run = sim({"--classes", LINKEM_CLASSES_EXAMPLE_PATH, "--duration", "2s", "--json",
+                            "-q", "--capture", file});
+    ASSERT_EQ(run.rc, 0) << run.err;
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    const auto [records, rc] = read_capture(file);
+    EXPECT_EQ(rc, 0);
+    check_records(records);
+    std::map<std::string, std::uint64_t> out, drops;  // "class dir" (drops: "class dir cause")
+    for (const Record& r : records) {
+        const std::string key = r.f.at("class") + " " + r.f.at("dir");
+        if (r.f.at("point") == "out") ++out[key];
+        if (r.f.at("point") == "drop") ++drops[key + " " + r.f.at("drop")];
+    }
+    std::uint64_t checked = 0;
+    for (const auto& c : j["classes"]) {
+        const std::string key =
+            c["class"].get<std::string>() + " " + c["direction"].get<std::string>();
+        SCOPED_TRACE(key);
+        EXPECT_EQ(out[key], c["packets_out"].get<std::uint64_t>());
+        for (const DropCauseInfo& cause : kDropCauses)
+            EXPECT_EQ(drops[key + " " + cause.name], c[cause.key].get<std::uint64_t>())
+                << cause.name;
+        ++checked;
+    }
+    EXPECT_GE(checked, 6u);
+    EXPECT_GT(drops["no-ipv6 a_to_b class"], 0u);
+    bool saw_call = false;
+    for (const Record& r : records)
+        saw_call |= r.f.at("class") == "voip" && r.src == "10.0.0.1" && r.dst == "10.0.0.2";
+    EXPECT_TRUE(saw_call) << "the call flow's addresses in voip's frames";
+}
+
+TEST(SimCapture, BadFlagsAreRefusedNamingTheFlag) {
+    TempDir dir;
+    const std::string file = dir.file("x.pcapng");
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {{"--capture", file, "--capture-points", "out,sideways"}, "--capture-points: 'sideways'"},
+        {{"--capture", file, "--capture-points", ""}, "--capture-points"},
+        {{"--capture", file, "--capture-snaplen", "8"}, "--capture-snaplen: '8' is out of range"},
+        {{"--capture", file, "--capture-snaplen", "lots"}, "--capture-snaplen"},
+        {{"--capture-points", "out"}, "--capture-points: only applies with --capture"},
+        {{"--capture-snaplen", "64"}, "--capture-snaplen: only applies with --capture"},
+        {{"--capture", file, "--sweep", "fig4"}, "--capture: not available with --sweep"},
+    };
+    for (const Case& c : cases) {
+        std::vector<std::string> args = {"--duration", "10ms"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        const SimRun run = sim(args);
+        EXPECT_EQ(run.rc, 2) << c.says;
+        EXPECT_NE(run.err.find(c.says), std::string::npos) << run.err;
+        EXPECT_FALSE(fs::exists(file));
+    }
+    // A file that cannot be created: the flag, the path and the reason.
+    const std::string bad = dir.file("no/such/dir/x.pcapng");
+    const SimRun run = sim({"--duration", "10ms", "-q", "--capture", bad});
+    EXPECT_EQ(run.rc, 1);
+    EXPECT_NE(run.err.find("--capture"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(bad), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("No such file or directory"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace linkem::sim
