@@ -4,7 +4,7 @@
 -- key=value form (common/capture/include/linkem/capture.hpp, append_comment):
 --
 --   linkem dir=a_to_b class=default point=out worker=0 seq=17 arrived_ns=... delay_ns=...
---          limiter_wait_ns=... order_wait_ns=... emulated_ns=... lateness_ns=...
+--          limiter_wait_ns=... order_wait_ns=... scheduled_ns=... lateness_ns=...
 --   linkem dir=a_to_b class=voip point=drop worker=0 seq=18 arrived_ns=... drop=loss
 --
 -- This script turns the comment into a `linkem` tree of fields that can be columns,
@@ -33,8 +33,8 @@ f.limiter_wait_ns = ProtoField.int64("linkem.limiter_wait_ns", "Limiter wait (ns
 f.limiter_wait_ms = ProtoField.double("linkem.limiter_wait_ms", "Limiter wait (ms)")
 f.order_wait_ns = ProtoField.int64("linkem.order_wait_ns", "Order wait (ns)", base.DEC)
 f.order_wait_ms = ProtoField.double("linkem.order_wait_ms", "Order wait (ms)")
-f.emulated_ns = ProtoField.int64("linkem.emulated_ns", "Emulated delay (ns)", base.DEC)
-f.emulated_ms = ProtoField.double("linkem.emulated_ms", "Emulated delay (ms)")
+f.scheduled_ns = ProtoField.int64("linkem.scheduled_ns", "Scheduled delay (ns)", base.DEC)
+f.scheduled_ms = ProtoField.double("linkem.scheduled_ms", "Scheduled delay (ms)")
 f.lateness_ns = ProtoField.int64("linkem.lateness_ns", "Lateness (ns)", base.DEC)
 f.lateness_us = ProtoField.double("linkem.lateness_us", "Lateness (us)")
 f.drop = ProtoField.string("linkem.drop", "Dropped by")
@@ -130,7 +130,7 @@ function linkem.dissector(tvb, pinfo, tree)
             add_duration(t, kv, "delay_ns", f.delay_ns, f.delay_ms, 1e6)
             add_duration(t, kv, "limiter_wait_ns", f.limiter_wait_ns, f.limiter_wait_ms, 1e6)
             add_duration(t, kv, "order_wait_ns", f.order_wait_ns, f.order_wait_ms, 1e6)
-            add_duration(t, kv, "emulated_ns", f.emulated_ns, f.emulated_ms, 1e6)
+            add_duration(t, kv, "scheduled_ns", f.scheduled_ns, f.scheduled_ms, 1e6)
             add_duration(t, kv, "lateness_ns", f.lateness_ns, f.lateness_us, 1e3)
             if kv.delay_ns and tonumber(kv.delay_ns) then
                 summary[#summary + 1] = string.format("delay %.3f ms", tonumber(kv.delay_ns) / 1e6)

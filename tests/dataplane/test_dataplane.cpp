@@ -1541,12 +1541,12 @@ TEST(DataplaneCapture, EveryPacketsFateIsRecorded) {
         const std::string cls = c.f.at("class");
         ++out_by_class[cls];
         if (cls == "fast") continue;  // passed at once: no delay
-        const std::int64_t delay = c.num("delay_ns"), emulated = c.num("emulated_ns");
+        const std::int64_t delay = c.num("delay_ns"), scheduled = c.num("scheduled_ns");
         bad_delay += delay != (cls == "slow" ? 20 : 5) * kNsPerMs;
-        bad_parts += emulated != delay + c.num("limiter_wait_ns") + c.num("order_wait_ns") ||
+        bad_parts += scheduled != delay + c.num("limiter_wait_ns") + c.num("order_wait_ns") ||
                      c.num("order_wait_ns") != 0 || c.num("lateness_ns") < 0;
-        // Egress - arrival = emulated + lateness, never less than the delay.
-        early_out += c.t - c.num("arrived_ns") != emulated + c.num("lateness_ns");
+        // Egress - arrival = scheduled + lateness, never less than the delay.
+        early_out += c.t - c.num("arrived_ns") != scheduled + c.num("lateness_ns");
         if (c.interface == 1 && cls == "default") out_of[{0u, c.frame_seq}] = &c;
     }
     EXPECT_EQ(backwards, 0u) << "records in time order";

@@ -76,9 +76,9 @@ for line in open(recs):
         if f.get("class") == "voip" and f["drop"] == "loss":
             voip["drop_loss"] += 1
         continue
-    if iface not in (1, 3) or "emulated_ns" not in f:
+    if iface not in (1, 3) or "scheduled_ns" not in f:
         continue
-    d, lw, ow, em = (int(f[k]) for k in ("delay_ns", "limiter_wait_ns", "order_wait_ns", "emulated_ns"))
+    d, lw, ow, em = (int(f[k]) for k in ("delay_ns", "limiter_wait_ns", "order_wait_ns", "scheduled_ns"))
     bad_parts += em != d + lw + ow or ow < 0 or lw < 0 or int(f["lateness_ns"]) < 0
     hold = t - int(f["arrived_ns"])
     bad_parts += hold != em + int(f["lateness_ns"])

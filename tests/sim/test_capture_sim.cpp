@@ -131,13 +131,13 @@ void check_records(const std::vector<Record>& records) {
         const std::string& point = r.f.at("point");
         EXPECT_EQ(r.interface, point == "drop" ? "drops" : r.f.at("dir") + " " + point);
         if (point == "out") {
-            EXPECT_EQ(r.num("emulated_ns"),
+            EXPECT_EQ(r.num("scheduled_ns"),
                       r.num("delay_ns") + r.num("limiter_wait_ns") + r.num("order_wait_ns"))
                 << "seq " << r.num("seq");
             EXPECT_GE(r.num("order_wait_ns"), 0);
             EXPECT_GE(r.num("lateness_ns"), 0);
-            // Departure = arrival + emulated + lateness.
-            EXPECT_EQ(r.time_ns, r.num("arrived_ns") + r.num("emulated_ns") + r.num("lateness_ns"));
+            // Departure = arrival + scheduled + lateness.
+            EXPECT_EQ(r.time_ns, r.num("arrived_ns") + r.num("scheduled_ns") + r.num("lateness_ns"));
         }
         if (point == "drop") {
             EXPECT_EQ(r.f.count("drop"), 1u);

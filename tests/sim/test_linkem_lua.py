@@ -18,9 +18,9 @@ import tempfile
 SIM, LUA, CLASSES = sys.argv[1:4]
 FIELDS = ["dir", "class", "point", "worker", "seq", "arrived_ns", "delay_ns", "delay_ms",
           "limiter_wait_ns", "limiter_wait_ms", "order_wait_ns", "order_wait_ms",
-          "emulated_ns", "emulated_ms", "lateness_ns", "lateness_us", "drop"]
+          "scheduled_ns", "scheduled_ms", "lateness_ns", "lateness_us", "drop"]
 SCALED = {"delay_ms": ("delay_ns", 1e6), "limiter_wait_ms": ("limiter_wait_ns", 1e6),
-          "order_wait_ms": ("order_wait_ns", 1e6), "emulated_ms": ("emulated_ns", 1e6),
+          "order_wait_ms": ("order_wait_ns", 1e6), "scheduled_ms": ("scheduled_ns", 1e6),
           "lateness_us": ("lateness_ns", 1e3)}
 failures = []
 

@@ -171,7 +171,7 @@ TEST(CaptureComment, OutRecordCarriesItsDelayParts) {
     EXPECT_EQ(f["arrived_ns"], std::to_string(h.arrived_ns + 5));
     EXPECT_EQ(f["delay_ns"], "19000000");
     EXPECT_EQ(f["limiter_wait_ns"], "500000");
-    EXPECT_EQ(f["emulated_ns"], std::to_string(h.tx_ns - h.arrived_ns));
+    EXPECT_EQ(f["scheduled_ns"], std::to_string(h.tx_ns - h.arrived_ns));
     EXPECT_EQ(f["order_wait_ns"], std::to_string(h.tx_ns - h.arrived_ns - 19'500'000));
     EXPECT_EQ(f["lateness_ns"], "1000");
     EXPECT_EQ(f.count("drop"), 0u);
@@ -186,7 +186,7 @@ TEST(CaptureComment, DropRecordNamesItsCause) {
     auto f = fields_of(c);
     EXPECT_EQ(f["drop"], "buffer_full");
     EXPECT_EQ(f["point"], "drop");
-    EXPECT_EQ(f.count("emulated_ns"), 0u);
+    EXPECT_EQ(f.count("scheduled_ns"), 0u);
     h.flags = RecordHeader::kHasSeq;  // no fate (a class's drop action: no delay was drawn)
     h.cause = static_cast<std::uint8_t>(DropCause::class_action);
     c.clear();

@@ -52,9 +52,9 @@ void append_comment(std::string& out, const RecordHeader& h, std::string_view cl
         l.put("limiter_wait_ns", h.limiter_wait_ns);
     }
     if (h.point == Point::out && fate) {
-        const DurationNs emulated = h.tx_ns - h.arrived_ns;
-        l.put("order_wait_ns", emulated - h.delay_ns - h.limiter_wait_ns);
-        l.put("emulated_ns", emulated);
+        const DurationNs scheduled = h.tx_ns - h.arrived_ns;
+        l.put("order_wait_ns", scheduled - h.delay_ns - h.limiter_wait_ns);
+        l.put("scheduled_ns", scheduled);
         l.put("lateness_ns", h.time_ns - h.tx_ns);
     }
     if (h.point == Point::drop) {

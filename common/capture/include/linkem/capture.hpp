@@ -8,7 +8,7 @@
 // packet in a fixed key=value form that linkem.lua (packaging/wireshark) turns into fields:
 //
 //   linkem dir=a_to_b class=default point=out seq=17 arrived_ns=… delay_ns=…
-//          limiter_wait_ns=… order_wait_ns=… emulated_ns=… lateness_ns=…
+//          limiter_wait_ns=… order_wait_ns=… scheduled_ns=… lateness_ns=…
 //   linkem dir=a_to_b class=voip point=drop seq=18 arrived_ns=… drop=loss
 //
 // linkem-sim writes the same files through CaptureWriter, synchronously. Nothing here knows
@@ -142,7 +142,7 @@ static_assert(sizeof(RecordHeader) == 72);
 ///   dir class point worker seq (when known) arrived_ns (when known: not for a packet that
 ///   was queued before the capture started)
 ///   out, in and drop with a fate: delay_ns limiter_wait_ns
-///   out: order_wait_ns emulated_ns lateness_ns (emulated = delay + limiter_wait + order_wait,
+///   out: order_wait_ns scheduled_ns lateness_ns (scheduled = delay + limiter_wait + order_wait,
 ///        the time from arrival to the scheduled transmission; lateness: egress - scheduled)
 ///   drop: drop=<cause> (kDropCauses' names: loss, policer, spacer, buffer_full, class)
 void append_comment(std::string& out, const RecordHeader& h, std::string_view class_name,
