@@ -140,7 +140,8 @@ class MainLoop {
         // said.
         for (const proto::Event& e : monitor_.check(final_stats, dataplane_.link()))
             controller_.event(e);
-        printer_.print(final_stats, true);
+        const capture::Status cap = dataplane_.capture_status();
+        printer_.print(final_stats, true, &cap);
         controller_.publish_final(final_stats);
     }
 
@@ -184,7 +185,8 @@ class MainLoop {
             next_check_ = now + std::chrono::seconds(1);
         }
         if (o_.stats_interval > 0 && now >= next_stats_) {
-            printer_.print(dataplane_.stats(), false);
+            const capture::Status cap = dataplane_.capture_status();
+            printer_.print(dataplane_.stats(), false, &cap);
             next_stats_ += interval_;
             if (next_stats_ <= now) next_stats_ = now + interval_;
         }

@@ -1,12 +1,15 @@
 #include "stats_output.hpp"
 
+#include "linkem/capture_json.hpp"
 #include "linkem/stats_table.hpp"
 
 namespace linkem::linkemd {
 
-void StatsPrinter::print(const dp::DataplaneStats& s, bool final) {
+void StatsPrinter::print(const dp::DataplaneStats& s, bool final, const capture::Status* capture) {
     if (json_) {
-        std::fprintf(out_, "%s\n", to_json(s, final).dump().c_str());
+        nlohmann::json j = to_json(s, final);
+        if (capture && !capture->file.empty()) j["capture"] = capture_summary_to_json(*capture);
+        std::fprintf(out_, "%s\n", j.dump().c_str());
     } else {
         table(s, final);
     }

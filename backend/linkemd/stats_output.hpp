@@ -14,8 +14,9 @@ namespace linkem::linkemd {
 class StatsPrinter {
   public:
     explicit StatsPrinter(bool json, std::FILE* out = stdout) : json_(json), out_(out) {}
-    /// Prints the counters: a JSON line (linkem/stats.hpp's to_json) or a table.
-    void print(const dp::DataplaneStats& s, bool final);
+    /// Prints the counters: a JSON line (linkem/stats.hpp's to_json, with the `capture` block
+    /// as the stats topic has it when a capture ran) or a table.
+    void print(const dp::DataplaneStats& s, bool final, const capture::Status* capture = nullptr);
 
   private:
     void table(const dp::DataplaneStats& s, bool final);

@@ -28,6 +28,7 @@
 #include "linkem/dataplane/eal.hpp"
 #include "linkem/dataplane/virtual_port.hpp"
 #include "pool_check.hpp"
+#include "tshark.hpp"
 
 namespace linkem::dp {
 namespace {
@@ -1438,42 +1439,22 @@ struct Captured {
 };
 
 std::vector<Captured> read_capture(const std::string& file, int& rc) {
-    const std::string cmd = "tshark -r '" + file +
-                            "' -T fields -E separator=/t -e frame.interface_id -e "
-                            "frame.time_epoch -e frame.comment -e data.data 2>/dev/null";
-    FILE* p = ::popen(cmd.c_str(), "r");
+    const test::TsharkRows t = test::tshark_fields(
+        file, {"frame.interface_id", "frame.time_epoch", "frame.comment", "data.data"});
+    rc = t.rc;
     std::vector<Captured> out;
-    char buf[8192];
-    while (std::fgets(buf, sizeof buf, p)) {
-        std::string line(buf);
-        if (!line.empty() && line.back() == '\n') line.pop_back();
-        std::vector<std::string> col;
-        std::size_t at = 0;
-        for (;;) {
-            const std::size_t tab = line.find('\t', at);
-            col.push_back(line.substr(at, tab == std::string::npos ? tab : tab - at));
-            if (tab == std::string::npos) break;
-            at = tab + 1;
-        }
-        if (col.size() < 4) continue;
+    for (const auto& col : t.rows) {
         Captured c;
         c.interface = static_cast<unsigned>(std::stoul(col[0]));
-        const std::size_t dot = col[1].find('.');
-        c.t = std::stoll(col[1].substr(0, dot)) * kNsPerSec + std::stoll(col[1].substr(dot + 1));
-        for (auto& [k, v] : capture::parse_comment(col[2]))
-            c.f[k] = v;
+        c.t = test::epoch_ns(col[1]);
+        c.f = test::comment_fields(col[2]);
         // The payload's first 8 bytes: the frame's seq, little-endian.
         const std::string& hex = col[3];
         for (int i = 7; i >= 0 && hex.size() >= 16; --i)
             c.frame_seq = c.frame_seq << 8 | std::stoul(hex.substr(i * 2, 2), nullptr, 16);
         out.push_back(std::move(c));
     }
-    rc = WEXITSTATUS(::pclose(p));
     return out;
-}
-
-bool have_tshark() {
-    return std::system("tshark --version >/dev/null 2>&1") == 0;
 }
 
 // A capture of every point while classes emulate, pass and drop and the loss model drops:
@@ -1481,7 +1462,7 @@ bool have_tshark() {
 // by cause; each out record's delay is its class's, its parts add up, and the frame's own
 // sequence number ties it to the probe the test received.
 TEST(DataplaneCapture, EveryPacketsFateIsRecorded) {
-    if (!have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
     VirtualPort a(*g_eal, "cap_a"), b(*g_eal, "cap_b");
     LinkParams p = constant_delay(5 * kNsPerMs);
     p.loss_model = LossModel::bernoulli;

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "linkemd_process.hpp"
+#include "tshark.hpp"
 
 namespace {
 
@@ -342,34 +343,15 @@ struct Rec {
 };
 
 std::vector<Rec> read_records(const std::string& file, const std::string& extra, int& rc) {
-    const std::string cmd = "tshark -r '" + file + "' " + extra +
-                            " -T fields -E separator=/t -e frame.interface_id -e "
-                            "frame.time_epoch -e frame.comment -e data.data 2>/dev/null";
-    FILE* p = ::popen(cmd.c_str(), "r");
+    const linkem::test::TsharkRows t = linkem::test::tshark_fields(
+        file, {"frame.interface_id", "frame.time_epoch", "frame.comment", "data.data"}, extra);
+    rc = t.rc;
     std::vector<Rec> out;
-    char buf[8192];
-    while (std::fgets(buf, sizeof buf, p)) {
-        std::string line(buf);
-        if (!line.empty() && line.back() == '\n') line.pop_back();
-        std::vector<std::string> col;
-        for (std::size_t at = 0;;) {
-            const std::size_t tab = line.find('\t', at);
-            col.push_back(line.substr(at, tab == std::string::npos ? tab : tab - at));
-            if (tab == std::string::npos) break;
-            at = tab + 1;
-        }
-        if (col.size() < 4) continue;
+    for (const auto& col : t.rows) {
         Rec r;
         r.iface = static_cast<unsigned>(std::stoul(col[0]));
-        const std::size_t dot = col[1].find('.');
-        r.t =
-            std::stoll(col[1].substr(0, dot)) * 1'000'000'000 + std::stoll(col[1].substr(dot + 1));
-        std::istringstream words(col[2]);
-        std::string w;
-        words >> w;  // "linkem"
-        while (words >> w)
-            if (const auto eq = w.find('='); eq != std::string::npos)
-                r.f[w.substr(0, eq)] = w.substr(eq + 1);
+        r.t = linkem::test::epoch_ns(col[1]);
+        r.f = linkem::test::comment_fields(col[2]);
         // The built-in frame's header (host order): magic, direction @4, seq @16.
         const std::string& hex = col[3];
         if (hex.size() >= 48 && hex.substr(0, 8) == "4e474b4c") {
@@ -379,7 +361,6 @@ std::vector<Rec> read_records(const std::string& file, const std::string& extra,
         }
         out.push_back(std::move(r));
     }
-    rc = WEXITSTATUS(::pclose(p));
     return out;
 }
 
@@ -389,7 +370,7 @@ std::vector<Rec> read_records(const std::string& file, const std::string& extra,
 // in time order per interface, and every packet the data plane's own delay samples followed
 // has its out record with the same delay, scheduled delay and time in linkemd.
 TEST(LinkemdTraffic, CaptureAgreesWithTheDataPlanesOwnAccount) {
-    if (std::system("tshark --version >/dev/null 2>&1") != 0)
+    if (!linkem::test::have_tshark())
         GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
     Linkemd d;
     wait_traffic(d, [](const json& t) { return u(t, "received") >= 100; });

@@ -18,6 +18,7 @@
 #include "cli.hpp"
 #include "linkem/capture.hpp"
 #include "sim_capture.hpp"
+#include "tshark.hpp"
 
 namespace linkem::sim {
 namespace {
@@ -33,10 +34,6 @@ struct TempDir {
     ~TempDir() { fs::remove_all(path); }
     std::string file(const std::string& name) const { return (path / name).string(); }
 };
-
-bool have_tshark() {
-    return std::system("tshark --version >/dev/null 2>&1") == 0;
-}
 
 struct SimRun {
     int rc = 0;
@@ -70,51 +67,26 @@ struct Record {
     }
 };
 
-// "1767225600.017448766" -> ns.
-std::int64_t epoch_ns(const std::string& s) {
-    const auto dot = s.find('.');
-    std::string frac = s.substr(dot + 1);
-    frac.resize(9, '0');
-    return std::stoll(s.substr(0, dot)) * 1'000'000'000 + std::stoll(frac);
-}
-
 // Every record of `file`, and tshark's exit code.
 std::pair<std::vector<Record>, int> read_capture(const std::string& file) {
-    const std::string cmd = "tshark -r '" + file +
-                            "' -T fields -E separator=/t -e frame.interface_name "
-                            "-e frame.time_epoch -e frame.len -e frame.cap_len -e ip.src "
-                            "-e ip.dst -e udp.srcport -e udp.dstport -e frame.protocols "
-                            "-e frame.comment 2>/dev/null";
-    FILE* p = ::popen(cmd.c_str(), "r");
+    const test::TsharkRows t = test::tshark_fields(
+        file, {"frame.interface_name", "frame.time_epoch", "frame.len", "frame.cap_len", "ip.src",
+               "ip.dst", "udp.srcport", "udp.dstport", "frame.protocols", "frame.comment"});
     std::vector<Record> records;
-    std::string line;
-    char buf[8192];
-    while (std::fgets(buf, sizeof buf, p)) {
-        line += buf;
-        if (line.empty() || line.back() != '\n') continue;
-        line.pop_back();
-        std::vector<std::string> cols;
-        std::stringstream ss(line);
-        std::string c;
-        while (std::getline(ss, c, '\t'))
-            cols.push_back(c);
-        line.clear();
-        if (cols.size() < 10) continue;
+    for (const auto& cols : t.rows) {
         Record r;
         r.interface = cols[0];
-        r.time_ns = epoch_ns(cols[1]);
+        r.time_ns = test::epoch_ns(cols[1]);
         r.frame_len = std::stoull(cols[2]);
         r.cap_len = std::stoull(cols[3]);
         r.src = cols[4];
         r.dst = cols[5];
         r.ports = cols[6] + ">" + cols[7];
         r.protocols = cols[8];
-        for (auto& [k, v] : capture::parse_comment(cols[9]))
-            r.f[k] = v;
+        r.f = test::comment_fields(cols[9]);
         records.push_back(std::move(r));
     }
-    const int rc = ::pclose(p);
-    return {records, WEXITSTATUS(rc)};
+    return {records, t.rc};
 }
 
 // The checks every capture passes: out records' parts add up and are not negative, time
@@ -137,7 +109,8 @@ void check_records(const std::vector<Record>& records) {
             EXPECT_GE(r.num("order_wait_ns"), 0);
             EXPECT_GE(r.num("lateness_ns"), 0);
             // Departure = arrival + scheduled + lateness.
-            EXPECT_EQ(r.time_ns, r.num("arrived_ns") + r.num("scheduled_ns") + r.num("lateness_ns"));
+            EXPECT_EQ(r.time_ns,
+                      r.num("arrived_ns") + r.num("scheduled_ns") + r.num("lateness_ns"));
         }
         if (point == "drop") {
             EXPECT_EQ(r.f.count("drop"), 1u);
@@ -169,7 +142,7 @@ std::string slurp(const std::string& path) {
 // Plain runs, each with other drop causes and delay parts: the records equal the run's
 // counters.
 TEST(SimCapture, RecordsEqualTheRunsCounters) {
-    if (!have_tshark()) GTEST_SKIP() << "tshark not installed";
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed";
     TempDir dir;
     const std::vector<std::vector<std::string>> configs = {
         // loss, policer, buffer_full, and a virtual queue behind the emulator (lateness).
@@ -248,7 +221,7 @@ TEST(SimCapture, TheSameSeedWritesTheSameBytes) {
 // A class file: records per class and direction equal the class's counters, the flows'
 // addresses are in the frames, a class's `drop` action is the cause `class`.
 TEST(SimCapture, ClassRunRecordsEqualEachClasssCounters) {
-    if (!have_tshark()) GTEST_SKIP() << "tshark not installed";
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed";
     TempDir dir;
     const std::string file = dir.file("classes.pcapng");
     const SimRun run = sim({"--classes", LINKEM_CLASSES_EXAMPLE_PATH, "--duration", "2s", "--json",

@@ -19,6 +19,7 @@
 
 #include "linkem/capture.hpp"
 #include "linkem/link_params.hpp"
+#include "tshark.hpp"
 
 namespace linkem::capture {
 namespace {
@@ -35,28 +36,20 @@ struct TempDir {
     std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-bool have_tshark() {
-    return std::system("tshark --version >/dev/null 2>&1") == 0;
-}
+using test::have_tshark;
 
 // tshark's fields of every packet of `file`, tab-separated, one line each; and its exit code.
 std::pair<std::vector<std::string>, int> tshark_fields(const std::string& file,
-                                                       const std::string& fields) {
-    const std::string cmd = "tshark -r '" + file + "' -T fields " + fields + " 2>/dev/null";
-    FILE* p = ::popen(cmd.c_str(), "r");
+                                                       const std::vector<std::string>& fields) {
+    const test::TsharkRows t = test::tshark_fields(file, fields);
     std::vector<std::string> lines;
-    char buf[4096];
-    std::string line;
-    while (std::fgets(buf, sizeof buf, p)) {
-        line += buf;
-        if (!line.empty() && line.back() == '\n') {
-            line.pop_back();
-            lines.push_back(line);
-            line.clear();
-        }
+    for (const auto& row : t.rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i)
+            line += (i ? "\t" : "") + row[i];
+        lines.push_back(line);
     }
-    const int rc = ::pclose(p);
-    return {lines, WEXITSTATUS(rc)};
+    return {lines, t.rc};
 }
 
 // A frame of `len` bytes whose bytes count up from `first`.
@@ -280,10 +273,8 @@ TEST(CaptureWriter, TsharkReadsEveryRecordWithItsComment) {
         EXPECT_EQ(w.records(), 100u);
         EXPECT_EQ(w.records_by_point()[2], 10u);
     }
-    const auto [lines, rc] =
-        tshark_fields(s.file,
-                      "-e frame.interface_id -e frame.time_epoch -e frame.len -e frame.cap_len -e "
-                      "frame.comment");
+    const auto [lines, rc] = tshark_fields(s.file, {"frame.interface_id", "frame.time_epoch",
+                                                    "frame.len", "frame.cap_len", "frame.comment"});
     EXPECT_EQ(rc, 0);
     ASSERT_EQ(lines.size(), 100u);
     for (int i = 0; i < 100; ++i) {
@@ -344,7 +335,7 @@ TEST(CaptureWriter, AFileCutShortReadsToItsLastWholeBlock) {
     }
     const auto size = fs::file_size(dir.file("crash.pcapng"));
     // Whole: all 50 records, although no statistics block ends it.
-    EXPECT_EQ(tshark_fields(dir.file("crash.pcapng"), "-e frame.number").first.size(), 50u);
+    EXPECT_EQ(tshark_fields(dir.file("crash.pcapng"), {"frame.number"}).first.size(), 50u);
     // Cut in the middle of the 31st packet's block: the first 30 read.
     std::uintmax_t header = 0;
     {
@@ -357,7 +348,7 @@ TEST(CaptureWriter, AFileCutShortReadsToItsLastWholeBlock) {
     }
     const std::uintmax_t per = (size - header) / 50;
     fs::resize_file(dir.file("crash.pcapng"), header + 30 * per + per / 2);
-    const auto [lines, rc] = tshark_fields(dir.file("crash.pcapng"), "-e frame.number");
+    const auto [lines, rc] = tshark_fields(dir.file("crash.pcapng"), {"frame.number"});
     EXPECT_EQ(lines.size(), 30u);
     EXPECT_NE(rc, 0);  // tshark says the file was cut short
 }
@@ -385,7 +376,7 @@ TEST(CaptureWriter, ARingOfFilesKeepsTheNewest) {
     EXPECT_EQ(on_disk, 3u);
     if (have_tshark()) {
         for (const auto& file : w.files())
-            EXPECT_EQ(tshark_fields(file, "-e frame.number").second, 0) << file;
+            EXPECT_EQ(tshark_fields(file, {"frame.number"}).second, 0) << file;
     }
 }
 
@@ -444,7 +435,7 @@ TEST(CaptureSession, MergesProducersInTimeOrder) {
     EXPECT_FALSE(st.running);
     EXPECT_EQ(st.reason, StopReason::stopped);
     if (!have_tshark()) GTEST_SKIP() << "tshark is not installed: the file is not read";
-    const auto [lines, rc] = tshark_fields(s.file, "-e frame.time_epoch");
+    const auto [lines, rc] = tshark_fields(s.file, {"frame.time_epoch"});
     ASSERT_EQ(lines.size(), 3u * kPer);
     EXPECT_TRUE(std::is_sorted(lines.begin(), lines.end(), [](const auto& a, const auto& b) {
         return std::stod(a) < std::stod(b);
@@ -511,7 +502,7 @@ TEST(CaptureSession, AWriteErrorEndsTheCaptureAndKeepsTheFileReadable) {
     EXPECT_NE(st.error.find("too large"), std::string::npos) << st.error;
     EXPECT_LE(fs::file_size(s.file), 256u << 10);
     if (!have_tshark()) GTEST_SKIP() << "tshark is not installed: the file is not read";
-    const auto [lines, rc] = tshark_fields(s.file, "-e frame.number");
+    const auto [lines, rc] = tshark_fields(s.file, {"frame.number"});
     EXPECT_GT(lines.size(), 100u);
     EXPECT_EQ(rc, 0) << "the file ends at a whole block";
 }

@@ -102,8 +102,13 @@ inline void record_mbuf(const Lane& d, LaneCapture& c, capture::Point point, std
                 c.ring->commit();
             }
     PacketFate fate[kMaxBurst];
-    const std::size_t nd = emu.ingest(held, k, now, dropped, fate);
     const bool out = (c.points & static_cast<unsigned>(Point::out)) != 0;
+    // The notes' lines are not the frame's (the NIC wrote those): fetched for writing while
+    // the Emulator runs, so that their misses overlap.
+    if (out)
+        for (std::uint16_t i = 0; i < k; ++i)
+            if (CaptureNote* note = note_of(d, held[i])) rte_prefetch0_write(note);
+    const std::size_t nd = emu.ingest(held, k, now, dropped, fate);
     const bool drop = (c.points & static_cast<unsigned>(Point::drop)) != 0;
     for (std::uint16_t i = 0; i < k; ++i) {
         const PacketFate& f = fate[i];
@@ -132,13 +137,22 @@ inline void record_mbuf(const Lane& d, LaneCapture& c, capture::Point point, std
 [[gnu::noinline]] inline void record_out(const Lane& d, rte_mbuf* const* pkts, std::size_t n,
                                          TimeNs now, std::uint8_t slot) {
     LaneCapture& c = *d.cap;
+    // Their notes and first lines, long out of the cache: fetched for the whole burst first.
+    for (std::size_t i = 0; i < n; ++i) {
+        if (const CaptureNote* note = note_of(pkts[i])) rte_prefetch0(note);
+        rte_prefetch0(rte_pktmbuf_mtod(pkts[i], const void*));
+    }
     for (std::size_t i = 0; i < n; ++i) {
         rte_mbuf* m = pkts[i];
+        capture::RecordHeader* h =
+            begin_record(d, c, capture::Point::out, slot, 0, now, m->pkt_len);
+        if (!h) {  // the ring is full: so for the rest of the burst
+            c.ring->miss(n - i - 1);
+            return;
+        }
         const CaptureNote* note = note_of(m);
         const bool known = note && note->tag == c.tag;
-        capture::RecordHeader* h =
-            begin_record(d, c, capture::Point::out, slot, known ? note->seq : 0, now, m->pkt_len);
-        if (!h) continue;
+        if (known) h->seq = note->seq;
         if (!known) h->flags = 0;
         if (known) {
             h->flags |= capture::RecordHeader::kHasFate;

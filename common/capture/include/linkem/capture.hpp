@@ -168,6 +168,10 @@ class CaptureRing {
     /// The record is written in place and published by commit().
     RecordHeader* reserve(std::uint32_t cap_len);
     void commit();
+    /// Producer: n records not offered (the ring was found full for their burst): missed.
+    void miss(std::uint64_t n) {
+        missed_.store(missed_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
     /// Producer: its clock as of its last poll (records later than this may still come).
     void set_watermark(TimeNs t) { watermark_.store(t, std::memory_order_release); }
 
