@@ -55,7 +55,8 @@ Xvfb -displayfd 3 -screen 0 "$((w + 40))x$((h + 40))x24" 3>"$tmp/display" >/dev/
 pids+=($!)
 for _ in $(seq 50); do [[ -s $tmp/display ]] && break; sleep 0.1; done
 [[ -s $tmp/display ]] || { echo "capture-screenshot.sh: Xvfb did not start" >&2; exit 1; }
-export DISPLAY=:$(head -n1 "$tmp/display")
+DISPLAY=:$(head -n1 "$tmp/display")
+export DISPLAY
 
 columns='gui.column.format:"No.","%m","Time","%t","Source","%s","Destination","%d","Point","%Cus:linkem.point","Delay (ms)","%Cus:linkem.delay_ms","Scheduled (ms)","%Cus:linkem.scheduled_ms","Drop","%Cus:linkem.drop","Info","%i"'
 mkdir -p "$tmp/config"
