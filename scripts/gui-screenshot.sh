@@ -4,19 +4,25 @@
 # WIDTHxHEIGHT, default 1920x1080) connected to `linkemd --demo`, its window the screen's
 # size, ~22 s into the built-in scenario SCENARIO (default step-response).
 #   scripts/gui-screenshot.sh [--build-dir DIR] [--size WIDTHxHEIGHT] [--scenario NAME] [--out DIR]
+#   scripts/gui-screenshot.sh --recording [--build-dir DIR] [--size WIDTHxHEIGHT] [--out DIR]
 # (defaults: build, 1920x1080, step-response, docs/figures). Needs Xvfb, xdotool and
 # ImageMagick's import.
+# --recording takes docs/figures/linkem-gui-recording.png instead (docs/gui.md, "Recording a
+# capture"; there at 1280x720): the desk layout, no scenario, 22 s after it connected;
+# `linkemctl capture start` then records to a file in a temporary folder, and the picture is
+# taken 7 s later, the button reading Stop recording and the line beside it counting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build size=1920x1080 scenario=step-response out=docs/figures
+build=build size=1920x1080 scenario=step-response out=docs/figures recording=0
 while (($#)); do
   case $1 in
     --build-dir) build=${2:?--build-dir needs a directory} ;;
     --size) size=${2:?--size needs WIDTHxHEIGHT} ;;
     --scenario) scenario=${2:?--scenario needs a built-in scenario name} ;;
     --out) out=${2:?--out needs a directory} ;;
+    --recording) recording=1; shift; continue ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) echo "gui-screenshot.sh: unknown argument '$1'; allowed: --build-dir DIR, --size WIDTHxHEIGHT, --scenario NAME, --out DIR" >&2; exit 2 ;;
+    *) echo "gui-screenshot.sh: unknown argument '$1'; allowed: --build-dir DIR, --size WIDTHxHEIGHT, --scenario NAME, --out DIR, --recording" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -33,10 +39,13 @@ mkdir -p "$out"
 Xvfb "$display" -screen 0 "${size}x24" >/dev/null 2>&1 & xvfb=$!
 "$build/backend/linkemd/linkemd" --demo --control "$control" --telemetry "$telemetry" \
   >/dev/null 2>&1 & linkemd=$!
-trap 'kill $linkemd $xvfb 2>/dev/null || true' EXIT
+tmp=$(mktemp -d)
+trap 'kill $linkemd $xvfb 2>/dev/null || true; rm -rf "$tmp"' EXIT
 sleep 6
 ctl() { "$build/backend/ctl/linkemctl" --control "$control" "$@" >/dev/null; }
-for layout in desk projector; do
+layouts=(desk projector)
+((recording)) && layouts=(desk)
+for layout in "${layouts[@]}"; do
   DISPLAY=$display QT_QPA_PLATFORM=xcb "$build/gui/linkem-gui" --control "$control" \
     --telemetry "$telemetry" "--$layout" >/dev/null 2>&1 & gui=$!
   sleep 4
@@ -44,6 +53,16 @@ for layout in desk projector; do
     DISPLAY=$display xdotool windowmove "$win" 0 0 windowsize "$win" "$w" "$h"
   done
   sleep 1
+  if ((recording)); then
+    sleep 22
+    ctl capture start "$tmp/lesson.pcapng"
+    sleep 7
+    DISPLAY=$display import -window root "$out/linkem-gui-recording.png"
+    echo "wrote $out/linkem-gui-recording.png"
+    ctl capture stop
+    kill "$gui"
+    break
+  fi
   ctl scenario play "$scenario"
   sleep 22
   name=linkem-gui.png
