@@ -501,9 +501,11 @@ TEST(CaptureSession, AWriteErrorEndsTheCaptureAndKeepsTheFileReadable) {
     EXPECT_EQ(st.reason, StopReason::write_error);
     EXPECT_NE(st.error.find("too large"), std::string::npos) << st.error;
     EXPECT_LE(fs::file_size(s.file), 256u << 10);
+    EXPECT_EQ(st.bytes, fs::file_size(s.file)) << "the status counts what reached the file";
     if (!have_tshark()) GTEST_SKIP() << "tshark is not installed: the file is not read";
     const auto [lines, rc] = tshark_fields(s.file, {"frame.number"});
     EXPECT_GT(lines.size(), 100u);
+    EXPECT_EQ(lines.size(), st.records);
     EXPECT_EQ(rc, 0) << "the file ends at a whole block";
 }
 

@@ -150,6 +150,7 @@ void PcapngFile::packet(std::uint32_t interface, TimeNs utc_ns, std::uint32_t fr
     o.put(total);
     std::memcpy(buf_.data() + start + 4, &total, 4);
     size_ += total;
+    ++packets_buffered_;
     if (buf_.size() >= kFlushAt) flush();
 }
 
@@ -189,11 +190,15 @@ void PcapngFile::flush() {
             // length at offset 4).
             std::size_t whole = 0;
             while (whole + 8 <= buf_.size()) {
-                std::uint32_t len;
+                std::uint32_t type, len;
+                std::memcpy(&type, buf_.data() + whole, 4);
                 std::memcpy(&len, buf_.data() + whole + 4, 4);
                 if (whole + len > at) break;
                 whole += len;
+                packets_written_ += type == kEnhancedPacket;
             }
+            size_ -= buf_.size() - whole;
+            packets_buffered_ = 0;
             if (whole != at) {
                 const off_t end = ::lseek(fd_, 0, SEEK_CUR);
                 const off_t keep = end - static_cast<off_t>(at - whole);
@@ -204,6 +209,8 @@ void PcapngFile::flush() {
         }
         at += static_cast<std::size_t>(n);
     }
+    packets_written_ += packets_buffered_;
+    packets_buffered_ = 0;
     buf_.clear();
 }
 

@@ -195,6 +195,10 @@ void CaptureSession::run() {
                 ending = true;
                 m.status.reason = end;
                 m.status.error = error;
+                if (end == StopReason::write_error) {  // what reached the file
+                    m.status.records = m.writer->records_written();
+                    m.status.bytes = m.writer->bytes();
+                }
                 ended_.store(true, std::memory_order_release);
             }
         }
@@ -210,16 +214,21 @@ Status CaptureSession::finish(StopReason reason) {
     const TimeNs t = m.now();
     std::lock_guard lock(m.mu);
     const std::uint64_t missed = m.missed(rings_);
-    if (m.status.reason != StopReason::write_error) {
-        try {
-            m.writer->close(missed);
-        } catch (const std::system_error& e) {
-            m.status.reason = StopReason::write_error;
-            m.status.error = e.code().message();
-        }
+    // The statistics blocks end the file (after a write error too: a full disk may still take
+    // their few hundred bytes; if not, the file ends at its last whole block).
+    try {
+        m.writer->close(missed);
+    } catch (const std::system_error& e) {
+        if (m.status.reason != StopReason::write_error) m.status.error = e.code().message();
+        m.status.reason = StopReason::write_error;
     }
     if (m.status.reason == StopReason::none) m.status.reason = reason;
-    if (m.status.reason != StopReason::write_error) m.update_status(rings_, t);
+    if (m.status.reason != StopReason::write_error) {
+        m.update_status(rings_, t);
+    } else {  // what reached the files
+        m.status.records = m.writer->records_written();
+        m.status.bytes = m.writer->bytes();
+    }
     m.status.missed = missed;
     m.status.elapsed = t - m.started;
     m.status.running = false;

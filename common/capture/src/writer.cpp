@@ -23,6 +23,7 @@ struct CaptureWriter::Impl {
     std::unique_ptr<PcapngFile> file;
     std::uint64_t index = 0;                   // of the current file
     std::uint64_t closed_bytes = 0;            // of the files before the current one
+    std::uint64_t closed_records = 0;          // likewise
     std::vector<std::uint64_t> per_interface;  // records in the current file
     TimeNs file_start = 0, file_end = 0;       // UTC of its first and last record
     std::array<std::array<std::string, kNameSlots>, 2> name_cache;
@@ -59,6 +60,7 @@ struct CaptureWriter::Impl {
         }
         file->flush();
         closed_bytes += file->size();
+        closed_records += file->packets_written();
         file.reset();
     }
 };
@@ -133,6 +135,10 @@ void CaptureWriter::flush() {
 
 std::uint64_t CaptureWriter::bytes() const {
     return impl_->closed_bytes + (impl_->file ? impl_->file->size() : 0);
+}
+
+std::uint64_t CaptureWriter::records_written() const {
+    return impl_->closed_records + (impl_->file ? impl_->file->packets_written() : 0);
 }
 
 std::string CaptureWriter::current_file() const {

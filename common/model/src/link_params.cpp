@@ -256,7 +256,7 @@ const std::vector<Field>& fields() {
                      "&Mean delay", ms, {100, 1e6, true, ""}),  // 0, 0.1 ms .. 1 s
             shown_as(
                 duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
-                               "standard deviation of the added delay; 0 = constant delay", "3ms"),
+                               "standard deviation of the added delay; 0ms: a constant delay", "3ms"),
                 "&Jitter", ms, {100, 1e5, true, "mean_delay_us"},  // 0, 0.1 ms .. max(100 ms, mean)
                 varying),
             shown_as(duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife,

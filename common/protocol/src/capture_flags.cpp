@@ -18,7 +18,7 @@ const std::vector<CaptureFlag>& capture_flags() {
         {"packets", "packets", "N", "10000", "stop after this many records"},
         {"max_size_bytes", "max-size", "BYTES", "100MiB",
          "start the next file at this size (at least 64KiB)"},
-        {"files", "files", "N", "5", "with --max-size: keep this many files, 1 .. 1000"},
+        {"files", "files", "N", "5", "a ring of this many files, each up to max-size, 1 .. 1000"},
     };
     return kFlags;
 }

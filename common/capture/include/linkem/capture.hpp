@@ -220,8 +220,10 @@ class PcapngFile {
                     std::uint64_t received, std::uint64_t dropped, std::string_view comment);
     /// Writes what is buffered (whole blocks) to the file. Throws std::system_error.
     void flush();
-    /// Bytes written or buffered so far.
+    /// Bytes written or buffered so far (after a failed write: those in the file).
     std::uint64_t size() const { return size_; }
+    /// Packet blocks in the file (written, not buffered).
+    std::uint64_t packets_written() const { return packets_written_; }
     const std::string& path() const { return path_; }
 
   private:
@@ -230,6 +232,7 @@ class PcapngFile {
     int fd_ = -1;
     std::vector<std::uint8_t> buf_;
     std::uint64_t size_ = 0;
+    std::uint64_t packets_buffered_ = 0, packets_written_ = 0;
 };
 
 /// Writes records into pcapng files: one interface per direction and point (a_to_b in/out,
@@ -257,6 +260,8 @@ class CaptureWriter {
     void flush();
 
     std::uint64_t records() const { return records_; }
+    /// Records in the files (after a failed write, those that reached them).
+    std::uint64_t records_written() const;
     const std::uint64_t* records_by_point() const { return by_point_; }
     std::uint64_t bytes() const;
     std::uint64_t rotations() const { return rotations_; }
