@@ -107,7 +107,7 @@ inline void record_mbuf(const Lane& d, LaneCapture& c, capture::Point point, std
     // the Emulator runs, so that their misses overlap.
     if (out)
         for (std::uint16_t i = 0; i < k; ++i)
-            if (CaptureNote* note = note_of(d, held[i])) rte_prefetch0_write(note);
+            if (CaptureNote* note = note_of(d, held[i])) __builtin_prefetch(note, 1, 3);
     const std::size_t nd = emu.ingest(held, k, now, dropped, fate);
     const bool drop = (c.points & static_cast<unsigned>(Point::drop)) != 0;
     for (std::uint16_t i = 0; i < k; ++i) {
