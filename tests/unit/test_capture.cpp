@@ -469,6 +469,11 @@ TEST(CaptureSession, StopsAfterItsPacketsAndCountsWhatItMissed) {
     EXPECT_EQ(st.records, 1000u);
     // Everything offered was either taken by the ring or counted missed.
     EXPECT_LE(st.missed, offered);
+    // Records missed are said in `missed` events, as many in all as the status counts.
+    std::uint64_t said = 0;
+    for (const Event& e : cs.take_events())
+        if (e.kind == Event::Kind::missed) said = e.status.missed;
+    EXPECT_EQ(said, st.missed);
 }
 
 TEST(CaptureSession, AWriteErrorEndsTheCaptureAndKeepsTheFileReadable) {

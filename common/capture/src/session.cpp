@@ -232,6 +232,10 @@ Status CaptureSession::finish(StopReason reason) {
     m.status.missed = missed;
     m.status.elapsed = t - m.started;
     m.status.running = false;
+    if (missed > m.missed_reported)
+        m.event(Event::Kind::missed,
+                "capture missed " + std::to_string(missed - m.missed_reported) +
+                    " records (the writer fell behind; packets were not affected)");
     std::string msg = std::string("capture stopped (") + stop_reason_name(m.status.reason) +
                       "): " + std::to_string(m.status.records) + " records, " +
                       std::to_string(m.status.bytes) + " bytes, " + std::to_string(missed) +
