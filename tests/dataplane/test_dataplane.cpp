@@ -1615,7 +1615,10 @@ TEST(DataplaneCapture, WorkersRecordsMergeInTimeOrder) {
         last = c.t;
         const unsigned dir = c.f.at("dir") == "a_to_b" ? 0 : 1;
         workers[dir].insert(c.f.at("worker"));
-        dup += !numbers.insert({c.interface, c.f.at("worker"), c.num("seq")}).second;
+        if (!numbers.insert({c.interface, c.f.at("worker"), c.num("seq")}).second && dup++ < 5)
+            std::printf("twice: interface %u worker %s seq %lld at %lld\n", c.interface,
+                        c.f.at("worker").c_str(), static_cast<long long>(c.num("seq")),
+                        static_cast<long long>(c.t));
     }
     EXPECT_EQ(backwards, 0u) << "the four lanes' records merged in time order";
     EXPECT_EQ(dup, 0u) << "a packet's number is its worker's";

@@ -961,6 +961,15 @@ capture::Status Dataplane::start_capture(const capture::Settings& s) {
         lanes[i]->capture_pub.store(c.get(), std::memory_order_release);
         m.lane_captures.push_back(std::move(c));
     }
+    // Running lanes take it up at their next loop boundary (microseconds): once every one has,
+    // every packet received from now on is recorded.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    if (m.launched && m.run.load(std::memory_order_acquire))
+        for (std::size_t i = 0; i < lanes.size(); ++i)
+            while (lanes[i]->capture_seen.load(std::memory_order_acquire) !=
+                       m.lane_captures[i].get() &&
+                   std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
     return m.session->status();
 }
 

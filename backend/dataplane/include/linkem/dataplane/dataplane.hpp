@@ -201,7 +201,8 @@ class Dataplane {
     /// calling thread's CPUs writes the file. Throws ParamError(field, message) for bad
     /// settings (capture::validate; "direction" not a direction of this link; "class" not a
     /// class of the link nor `default`; "file" not creatable: the path and the reason) and
-    /// capture::Busy while one runs; then nothing changes. Returns the status.
+    /// capture::Busy while one runs; then nothing changes. Returns once the running lanes
+    /// record (every packet received from then on has its records), with the status.
     capture::Status start_capture(const capture::Settings& s);
     /// Stops the running capture (its records written, the statistics blocks, the file
     /// closed). None running: the last capture's status, unchanged.
