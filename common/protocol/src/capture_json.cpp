@@ -87,7 +87,8 @@ Settings read_settings(const json& j, bool complete) {
             for (const json& p : v) {
                 if (!p.is_string())
                     throw ParamError(key, "expected " + std::string(allowed) + ", got " + v.dump());
-                text += (text.empty() ? "" : ",") + p.get<std::string>();
+                if (!text.empty()) text += ',';
+                text += p.get<std::string>();
             }
             s.points = parse_points(text);  // ParamError("points", ...) naming the bad one
         } else if (key == "snaplen_bytes") {
