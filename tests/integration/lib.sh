@@ -38,7 +38,9 @@ fail() { log "FAIL: $*"; exit 1; }
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
-    for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    # A background `nsx ... &` is a subshell whose child runs the program: both go (else
+    # `wait` below waits out a server's own time limit).
+    for p in "${BG_PIDS[@]}"; do pkill -TERM -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
     if [[ -n "$FWD_PID" ]] && kill -0 "$FWD_PID" 2>/dev/null; then
         kill -TERM "$FWD_PID" 2>/dev/null
         for _ in $(seq 50); do kill -0 "$FWD_PID" 2>/dev/null || break; sleep 0.1; done

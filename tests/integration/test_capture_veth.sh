@@ -44,11 +44,9 @@ stop_forwarder
 show_forwarder_counters
 last_stats_line >"$WORK/final.json"
 [[ -s "$CAP" ]] || { dump_forwarder; fail "no capture file $CAP"; }
-tshark -r "$CAP" -q >/dev/null 2>"$WORK/tshark.err" || fail "tshark -r: $(cat "$WORK/tshark.err")"
-log "capture: $(capinfos -c -s "$CAP" | tail -n 2 | tr -s ' ' | paste -sd ' ')"
 tshark -r "$CAP" -T fields -E separator=/t -e frame.interface_id -e frame.time_epoch \
     -e frame.comment -e icmp.type -e icmp.seq -e udp.dstport -e tcp.dstport \
-    >"$WORK/records.tsv" 2>/dev/null || fail "tshark -T fields failed"
+    >"$WORK/records.tsv" 2>"$WORK/tshark.err" || fail "tshark -r: $(cat "$WORK/tshark.err")"
 lost=$(json_get "$WORK/udp.json" "j['lost']")
 $PY - "$WORK/records.tsv" "$WORK/final.json" "$WORK/ping.txt" "$lost" <<'EOF' || fail "the capture disagrees (above)"
 import json, re, sys
