@@ -28,6 +28,7 @@ IP2=10.91.0.2
 WORK=""
 FWD_PID=""
 BG_PIDS=()
+WATCHDOG_PID=""
 FORWARDER="${LINKEM_FORWARDER:-linkemd}"
 LINKEMD=""
 
@@ -38,8 +39,10 @@ fail() { log "FAIL: $*"; exit 1; }
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
-    # A background `nsx ... &` is a subshell whose child runs the program: both go (else
-    # `wait` below waits out a server's own time limit).
+    # The deadline's watchdog first (TERM: it ends its sleep and exits quietly). A background
+    # `nsx ... &` is a subshell whose child runs the program: both go (else `wait` below waits
+    # out a server's own time limit).
+    [[ -n "$WATCHDOG_PID" ]] && kill "$WATCHDOG_PID" 2>/dev/null
     for p in "${BG_PIDS[@]}"; do pkill -TERM -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
     if [[ -n "$FWD_PID" ]] && kill -0 "$FWD_PID" 2>/dev/null; then
         kill -TERM "$FWD_PID" 2>/dev/null
@@ -88,7 +91,7 @@ require_env() {
         log "FAIL: test deadline ${TEST_LIMIT_S:-150}s reached"
         kill -TERM "$main"
     ) &
-    BG_PIDS+=($!)
+    WATCHDOG_PID=$!
     ip netns add "$NS1" 2>/dev/null || skip "'ip netns add' failed (no namespace support here)"
     WORK=$(mktemp -d "/tmp/linkem-it-$TAG.XXXXXX")
 }
