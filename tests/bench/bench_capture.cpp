@@ -5,8 +5,8 @@
 //
 // 1. writer: CaptureWriter alone, records of 1500-byte frames cut to the snaplen, into a file
 //    in --dir: records/s and MB/s.
-// 2. session: a producer thread (as a data-plane lane) offers records at a paced rate into a
-//    CaptureSession's ring (8 MiB, as linkemd's), the writer thread merges and writes them;
+// 2. recorder: a producer thread (as a data-plane lane) offers records at a paced rate into a
+//    Recorder's ring (8 MiB, as linkemd's), the writer thread merges and writes them;
 //    for each offered rate: records written/s and the share missed (capture_missed).
 // Prints figures, asserts nothing.
 #include <chrono>
@@ -99,13 +99,13 @@ int main(int argc, char** argv) {
         std::filesystem::remove(file);
     }
 
-    // 2. The session at paced rates.
+    // 2. The recorder at paced rates.
     std::printf("\noffered (M rec/s)   written (M rec/s)   missed\n");
     for (const double mrate : {0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0}) {
         Settings s;
         s.file = file;
         s.snaplen = snaplen;
-        CaptureSession cs(s, 1, {{0, 0}}, std::size_t{8} << 20, nullptr, now_ns, 0);
+        Recorder cs(s, 1, {{0, 0}}, std::size_t{8} << 20, nullptr, now_ns, 0);
         CaptureRing& r = cs.ring(0);
         const TimeNs start = now_ns();
         const TimeNs end = start + static_cast<TimeNs>(seconds * 1e9);

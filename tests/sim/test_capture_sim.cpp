@@ -18,6 +18,7 @@
 #include "cli.hpp"
 #include "linkem/capture.hpp"
 #include "sim_capture.hpp"
+#include "temp_dir.hpp"
 #include "tshark.hpp"
 
 namespace linkem::sim {
@@ -25,15 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        char tmpl[] = "/tmp/linkem-sim-capture-XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using test::TempDir;
 
 struct SimRun {
     int rc = 0;
@@ -143,7 +136,7 @@ std::string slurp(const std::string& path) {
 // counters.
 TEST(SimCapture, RecordsEqualTheRunsCounters) {
     if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed";
-    TempDir dir;
+    TempDir dir("linkem-sim-capture");
     const std::vector<std::vector<std::string>> configs = {
         // loss, policer, buffer_full, and a virtual queue behind the emulator (lateness).
         {"--limiter", "policer", "--rate", "40Mbit", "--loss-model", "bernoulli",
@@ -205,7 +198,7 @@ TEST(SimCapture, RecordsEqualTheRunsCounters) {
 }
 
 TEST(SimCapture, TheSameSeedWritesTheSameBytes) {
-    TempDir dir;
+    TempDir dir("linkem-sim-capture");
     for (const char* name : {"a.pcapng", "b.pcapng"}) {
         const SimRun run =
             sim({"--duration", "50ms", "--traffic-rate", "20Mbit", "--traffic-pattern", "poisson",
@@ -222,7 +215,7 @@ TEST(SimCapture, TheSameSeedWritesTheSameBytes) {
 // addresses are in the frames, a class's `drop` action is the cause `class`.
 TEST(SimCapture, ClassRunRecordsEqualEachClasssCounters) {
     if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed";
-    TempDir dir;
+    TempDir dir("linkem-sim-capture");
     const std::string file = dir.file("classes.pcapng");
     const SimRun run = sim({"--classes", LINKEM_CLASSES_EXAMPLE_PATH, "--duration", "2s", "--json",
                             "-q", "--capture", file});
@@ -257,7 +250,7 @@ TEST(SimCapture, ClassRunRecordsEqualEachClasssCounters) {
 }
 
 TEST(SimCapture, BadFlagsAreRefusedNamingTheFlag) {
-    TempDir dir;
+    TempDir dir("linkem-sim-capture");
     const std::string file = dir.file("x.pcapng");
     struct Case {
         std::vector<std::string> args;

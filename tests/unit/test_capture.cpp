@@ -1,6 +1,6 @@
 // The capture library (linkem/capture.hpp): settings, the comment format, the ring, pcapng
 // files as tshark reads them (the independent reference), rotation, a file cut short, a
-// write error, and the session's merge of several producers.
+// write error, and the recorder's merge of several producers.
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -19,6 +19,7 @@
 
 #include "linkem/capture.hpp"
 #include "linkem/link_params.hpp"
+#include "temp_dir.hpp"
 #include "tshark.hpp"
 
 namespace linkem::capture {
@@ -26,15 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        char tmpl[] = "/tmp/linkem-capture-test-XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using test::TempDir;
 
 using test::have_tshark;
 
@@ -75,12 +68,7 @@ RecordHeader out_record(TimeNs t, std::uint64_t seq, std::uint32_t len, std::uin
     return h;
 }
 
-std::map<std::string, std::string> fields_of(const std::string& comment) {
-    std::map<std::string, std::string> m;
-    for (auto& [k, v] : parse_comment(comment))
-        m[k] = v;
-    return m;
-}
+using test::comment_fields;
 
 // ------------------------------------------------------------------------- settings
 
@@ -160,7 +148,7 @@ TEST(CaptureComment, OutRecordCarriesItsDelayParts) {
     std::string c;
     append_comment(c, h, "voip", 5);
     EXPECT_EQ(c.rfind("linkem dir=b_to_a class=voip point=out worker=2 seq=17 ", 0), 0u) << c;
-    auto f = fields_of(c);
+    auto f = comment_fields(c);
     EXPECT_EQ(f["arrived_ns"], std::to_string(h.arrived_ns + 5));
     EXPECT_EQ(f["delay_ns"], "19000000");
     EXPECT_EQ(f["limiter_wait_ns"], "500000");
@@ -176,7 +164,7 @@ TEST(CaptureComment, DropRecordNamesItsCause) {
     h.cause = static_cast<std::uint8_t>(DropCause::buffer_full);
     std::string c;
     append_comment(c, h, "default", 0);
-    auto f = fields_of(c);
+    auto f = comment_fields(c);
     EXPECT_EQ(f["drop"], "buffer_full");
     EXPECT_EQ(f["point"], "drop");
     EXPECT_EQ(f.count("scheduled_ns"), 0u);
@@ -184,10 +172,10 @@ TEST(CaptureComment, DropRecordNamesItsCause) {
     h.cause = static_cast<std::uint8_t>(DropCause::class_action);
     c.clear();
     append_comment(c, h, "bulk", 0);
-    f = fields_of(c);
+    f = comment_fields(c);
     EXPECT_EQ(f["drop"], "class");
     EXPECT_EQ(f.count("delay_ns"), 0u);
-    EXPECT_TRUE(parse_comment("not linkem").empty());
+    EXPECT_TRUE(comment_fields("not linkem").empty());
 }
 
 // ------------------------------------------------------------------------- ring
@@ -248,7 +236,7 @@ TEST(CaptureRing, WrapsRecordsOfEverySizeAcrossThreads) {
 
 TEST(CaptureWriter, TsharkReadsEveryRecordWithItsComment) {
     if (!have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
-    TempDir dir;
+    TempDir dir("linkem-capture-test");
     Settings s;
     s.file = dir.file("w.pcapng");
     s.snaplen = 64;
@@ -295,7 +283,7 @@ TEST(CaptureWriter, TsharkReadsEveryRecordWithItsComment) {
         EXPECT_EQ(when, want) << i;
         EXPECT_EQ(len, std::to_string(60 + i));
         EXPECT_EQ(cap, std::to_string(std::min(60 + i, 64)));
-        auto f = fields_of(comment);
+        auto f = comment_fields(comment);
         EXPECT_EQ(f["seq"], std::to_string(i));
         EXPECT_EQ(f["class"], i % 3 == 0 ? "voip" : "default");
         EXPECT_EQ(f["point"], drop ? "drop" : "out");
@@ -319,7 +307,7 @@ TEST(CaptureWriter, TsharkReadsEveryRecordWithItsComment) {
 
 TEST(CaptureWriter, AFileCutShortReadsToItsLastWholeBlock) {
     if (!have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
-    TempDir dir;
+    TempDir dir("linkem-capture-test");
     Settings s;
     s.file = dir.file("cut.pcapng");
     {
@@ -354,7 +342,7 @@ TEST(CaptureWriter, AFileCutShortReadsToItsLastWholeBlock) {
 }
 
 TEST(CaptureWriter, ARingOfFilesKeepsTheNewest) {
-    TempDir dir;
+    TempDir dir("linkem-capture-test");
     Settings s;
     s.file = dir.file("ring.pcapng");
     s.max_size = 64 << 10;
@@ -392,14 +380,14 @@ TEST(CaptureWriter, AnUnwritablePathIsRefusedWithItsReason) {
     }
 }
 
-// ------------------------------------------------------------------------- session
+// ------------------------------------------------------------------------- recorder
 
-TEST(CaptureSession, MergesProducersInTimeOrder) {
-    TempDir dir;
+TEST(CaptureRecorder, MergesProducersInTimeOrder) {
+    TempDir dir("linkem-capture-test");
     Settings s;
     s.file = dir.file("merge.pcapng");
     std::atomic<TimeNs> clock{0};
-    CaptureSession cs(
+    Recorder cs(
         s, 2, {{0, 0}, {1, 0}, {0, 1}}, 1 << 20, nullptr, [&] { return clock.load(); }, 0);
     constexpr int kPer = 20'000;
     std::atomic<std::uint64_t> refused{0};
@@ -446,12 +434,12 @@ TEST(CaptureSession, MergesProducersInTimeOrder) {
     EXPECT_EQ(events.back().kind, Event::Kind::stopped);
 }
 
-TEST(CaptureSession, StopsAfterItsPacketsAndCountsWhatItMissed) {
-    TempDir dir;
+TEST(CaptureRecorder, StopsAfterItsPacketsAndCountsWhatItMissed) {
+    TempDir dir("linkem-capture-test");
     Settings s;
     s.file = dir.file("limit.pcapng");
     s.packets = 1000;
-    CaptureSession cs(
+    Recorder cs(
         s, 1, {{0, 0}}, 64 << 10, nullptr, [] { return TimeNs{0}; }, 0);
     CaptureRing& r = cs.ring(0);
     r.set_watermark(std::numeric_limits<TimeNs>::max());
@@ -476,8 +464,8 @@ TEST(CaptureSession, StopsAfterItsPacketsAndCountsWhatItMissed) {
     EXPECT_EQ(said, st.missed);
 }
 
-TEST(CaptureSession, AWriteErrorEndsTheCaptureAndKeepsTheFileReadable) {
-    TempDir dir;
+TEST(CaptureRecorder, AWriteErrorEndsTheCaptureAndKeepsTheFileReadable) {
+    TempDir dir("linkem-capture-test");
     Settings s;
     s.file = dir.file("full.pcapng");
     // A file-size limit stands in for a full disk: write() fails (EFBIG) past it.
@@ -489,7 +477,7 @@ TEST(CaptureSession, AWriteErrorEndsTheCaptureAndKeepsTheFileReadable) {
     ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
     Status st;
     {
-        CaptureSession cs(
+        Recorder cs(
             s, 1, {{0, 0}}, 1 << 20, nullptr, [] { return TimeNs{0}; }, 0);
         CaptureRing& r = cs.ring(0);
         r.set_watermark(std::numeric_limits<TimeNs>::max());

@@ -115,7 +115,7 @@ struct Dataplane::Impl {
 
     // Capture (docs/capture.md). capture_mu is taken after mu, never before.
     mutable std::mutex capture_mu;
-    std::unique_ptr<capture::CaptureSession> session;
+    std::unique_ptr<capture::Recorder> recorder;
     std::vector<std::unique_ptr<LaneCapture>> lane_captures;
     std::vector<Lane*> captured;  // the lanes lane_captures[i] is published to
     capture::Status last_capture;
@@ -130,6 +130,27 @@ struct Dataplane::Impl {
         return std::max<std::size_t>(std::min(per, kCaptureRingBytes), std::size_t{1} << 20);
     }
     capture::Status stop_capture(capture::StopReason reason);
+    // Publishes each captured lane's LaneCapture (on) or none (off), and waits (at most 2 s)
+    // until the running lanes took it up at their next loop boundary (microseconds): then every
+    // packet received from now on is recorded (on), or no lane touches a ring any more (off).
+    // Lcores that do not run (before start, after stop) hold none.
+    void publish_captures(bool on) {
+        for (std::size_t i = 0; i < captured.size(); ++i)
+            captured[i]->capture_pub.store(on ? lane_captures[i].get() : nullptr,
+                                           std::memory_order_release);
+        if (!launched || !run.load(std::memory_order_acquire)) return;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        for (std::size_t i = 0; i < captured.size(); ++i) {
+            const Lane& d = *captured[i];
+            const LaneCapture* want = on ? lane_captures[i].get() : nullptr;
+            while (d.capture_seen.load(std::memory_order_acquire) != want &&
+                   std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+            if (d.capture_seen.load(std::memory_order_acquire) != want)
+                log("warning: direction %u worker %u did not %s the capture ring in 2 s", d.index,
+                    d.queue, on ? "take up" : "let go of");
+        }
+    }
 
     // Set-up, in the order the Dataplane constructor calls them.
     void check_burst_and_workers() const;
@@ -504,7 +525,7 @@ void Dataplane::Impl::make_slot_emulators(const ClassPlan& plan) {
     }
     {
         std::lock_guard lock(capture_mu);
-        if (session) session->forget_names();
+        if (recorder) recorder->forget_names();
     }
     classifier = plan.classifier;
     slot_class.fill(kNoClass);
@@ -922,11 +943,11 @@ capture::Status Dataplane::start_capture(const capture::Settings& s) {
                                           "' is not a class of the link; its classes: " + known);
     }
     std::lock_guard lock(m.capture_mu);
-    if (m.session)
-        throw capture::Busy("a capture is running (to " + m.session->status().file +
+    if (m.recorder)
+        throw capture::Busy("a capture is running (to " + m.recorder->status().file +
                             "); stop it first");
     if (m.stopped) throw capture::Busy("the data plane has stopped");
-    std::vector<capture::CaptureSession::Lane> which;
+    std::vector<capture::Recorder::Lane> which;
     std::vector<Lane*> lanes;
     for (unsigned k = 0; k < m.n_dirs; ++k) {
         if (s.direction && *s.direction != k) continue;
@@ -936,7 +957,7 @@ capture::Status Dataplane::start_capture(const capture::Settings& s) {
         }
     }
     try {
-        m.session = std::make_unique<capture::CaptureSession>(
+        m.recorder = std::make_unique<capture::Recorder>(
             s, m.n_dirs, which, m.ring_bytes(),
             [&m](unsigned, unsigned slot_k) {
                 std::lock_guard names(m.names_mu);
@@ -949,7 +970,7 @@ capture::Status Dataplane::start_capture(const capture::Settings& s) {
     const std::uint64_t tag = std::random_device{}() | std::uint64_t{1} << 63;
     for (std::size_t i = 0; i < lanes.size(); ++i) {
         auto c = std::make_unique<LaneCapture>();
-        c->ring = &m.session->ring(i);
+        c->ring = &m.recorder->ring(i);
         c->points = s.points;
         c->snaplen = s.snaplen;
         c->tag = tag ^ (static_cast<std::uint64_t>(i) << 32);
@@ -958,43 +979,20 @@ capture::Status Dataplane::start_capture(const capture::Settings& s) {
         else
             c->slot_on.fill(true);
         m.captured.push_back(lanes[i]);
-        lanes[i]->capture_pub.store(c.get(), std::memory_order_release);
         m.lane_captures.push_back(std::move(c));
     }
-    // Running lanes take it up at their next loop boundary (microseconds): once every one has,
-    // every packet received from now on is recorded.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    if (m.launched && m.run.load(std::memory_order_acquire))
-        for (std::size_t i = 0; i < lanes.size(); ++i)
-            while (lanes[i]->capture_seen.load(std::memory_order_acquire) !=
-                       m.lane_captures[i].get() &&
-                   std::chrono::steady_clock::now() < until)
-                std::this_thread::sleep_for(std::chrono::microseconds(50));
-    return m.session->status();
+    m.publish_captures(true);
+    return m.recorder->status();
 }
 
 // Under capture_mu.
 capture::Status Dataplane::Impl::stop_capture(capture::StopReason reason) {
-    if (!session) return last_capture;
-    for (Lane* d : captured)
-        d->capture_pub.store(nullptr, std::memory_order_release);
-    // The lanes let go of their rings at their next loop boundary (microseconds); lcores that
-    // do not run (before start, after stop) hold none.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    if (launched && run.load(std::memory_order_acquire))
-        for (Lane* d : captured)
-            while (d->capture_seen.load(std::memory_order_acquire) != nullptr &&
-                   std::chrono::steady_clock::now() < until)
-                std::this_thread::sleep_for(std::chrono::microseconds(50));
-    for (Lane* d : captured)
-        if (d->capture_seen.load(std::memory_order_acquire) != nullptr && launched &&
-            run.load(std::memory_order_acquire))
-            log("warning: direction %u worker %u did not let go of the capture ring", d->index,
-                d->queue);
-    last_capture = session->finish(reason);
-    for (capture::Event& e : session->take_events())
+    if (!recorder) return last_capture;
+    publish_captures(false);
+    last_capture = recorder->finish(reason);
+    for (capture::Event& e : recorder->take_events())
         capture_events.push_back(std::move(e));
-    session.reset();
+    recorder.reset();
     captured.clear();
     lane_captures.clear();
     return last_capture;
@@ -1007,16 +1005,16 @@ capture::Status Dataplane::stop_capture(capture::StopReason reason) {
 
 capture::Status Dataplane::capture_status() const {
     std::lock_guard lock(impl_->capture_mu);
-    return impl_->session ? impl_->session->status() : impl_->last_capture;
+    return impl_->recorder ? impl_->recorder->status() : impl_->last_capture;
 }
 
 std::vector<capture::Event> Dataplane::take_capture_events() {
     Impl& m = *impl_;
     std::lock_guard lock(m.capture_mu);
-    if (m.session) {
-        for (capture::Event& e : m.session->take_events())
+    if (m.recorder) {
+        for (capture::Event& e : m.recorder->take_events())
             m.capture_events.push_back(std::move(e));
-        if (m.session->ended()) m.stop_capture(capture::StopReason::stopped);
+        if (m.recorder->ended()) m.stop_capture(capture::StopReason::stopped);
     }
     return std::exchange(m.capture_events, {});
 }

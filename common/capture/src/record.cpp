@@ -64,22 +64,6 @@ void append_comment(std::string& out, const RecordHeader& h, std::string_view cl
     out.append(l.buf, l.at);
 }
 
-std::vector<std::pair<std::string, std::string>> parse_comment(std::string_view text) {
-    std::vector<std::pair<std::string, std::string>> kv;
-    if (text.substr(0, 7) != "linkem ") return kv;
-    std::size_t at = 7;
-    while (at < text.size()) {
-        std::size_t end = text.find(' ', at);
-        if (end == std::string_view::npos) end = text.size();
-        const std::string_view item = text.substr(at, end - at);
-        const std::size_t eq = item.find('=');
-        if (eq != std::string_view::npos && eq > 0)
-            kv.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
-        at = end + 1;
-    }
-    return kv;
-}
-
 std::uint32_t interface_of(const RecordHeader& h, unsigned directions) {
     if (h.point == Point::drop) return 2 * directions;
     return h.direction * 2u + (h.point == Point::out ? 1u : 0u);

@@ -3,7 +3,7 @@
 // A capture record is one packet at one point of the emulator: `in` (as it arrived), `out`
 // (as it left, with the parts of its delay) or `drop` (when it was dropped, with the cause).
 // linkemd's lanes put records on a bounded ring each (CaptureRing); a writer thread
-// (CaptureSession) merges them in time order and writes pcapng (PcapngFile): one interface
+// (Recorder) merges them in time order and writes pcapng (PcapngFile): one interface
 // per direction and point, nanosecond timestamps on the wall clock, and a comment on every
 // packet in a fixed key=value form that linkem.lua (packaging/wireshark) turns into fields:
 //
@@ -114,12 +114,12 @@ class Busy : public std::runtime_error {
 // ------------------------------------------------------------------------- records
 
 /// What the emulator knew of a packet, at a point. Times on the producer's clock (the data
-/// plane's TSC ns, the simulator's virtual time); the session maps them to the wall clock.
+/// plane's TSC ns, the simulator's virtual time); the recorder maps them to the wall clock.
 struct RecordHeader {
     std::uint32_t size = 0;  // bytes of header + frame bytes, rounded up to 8 (the ring)
     Point point = Point::out;
     std::uint8_t direction = 0;   // 0 a_to_b, 1 b_to_a
-    std::uint8_t slot = 0;        // class slot (0: default); the session names it
+    std::uint8_t slot = 0;        // class slot (0: default); the recorder names it
     std::uint8_t cause = 0;       // drop: DropCause
     std::uint16_t worker = 0;     // the direction's worker (its queue)
     std::uint16_t flags = 0;      // kHasFate: the fields below arrived_ns are known; kHasSeq
@@ -147,10 +147,6 @@ static_assert(sizeof(RecordHeader) == 72);
 ///   drop: drop=<cause> (kDropCauses' names: loss, policer, spacer, buffer_full, class)
 void append_comment(std::string& out, const RecordHeader& h, std::string_view class_name,
                     TimeNs utc_offset);
-
-/// A comment's fields, parsed (what linkem.lua does, for tests): key -> value text.
-/// Empty when the text is not a linkem comment.
-std::vector<std::pair<std::string, std::string>> parse_comment(std::string_view text);
 
 // ------------------------------------------------------------------------- ring
 
@@ -240,7 +236,7 @@ class PcapngFile {
 /// comment "linkem utc_offset_ns=N" (a record's wall-clock time - N is the producer's clock:
 /// linkemd's telemetry times, t_ns and arrival_ns), the ring of files
 /// (Settings::max_size, files), the statistics blocks at each file's end. Synchronous:
-/// linkem-sim uses it directly, CaptureSession from its writer thread.
+/// linkem-sim uses it directly, Recorder from its writer thread.
 class CaptureWriter {
   public:
     /// `names(direction, slot)` names a record's class (asked once per direction and slot
@@ -283,13 +279,13 @@ class CaptureWriter {
 /// in/out, 2 * directions for drops.
 std::uint32_t interface_of(const RecordHeader& h, unsigned directions);
 
-// ------------------------------------------------------------------------- session
+// ------------------------------------------------------------------------- recorder
 
 /// A running capture in linkemd: one CaptureRing per lane (producer: the lane's lcore), a
 /// writer thread that merges them in time order into a CaptureWriter, the limits
 /// (duration, packets), and the status and events. The data plane creates it, publishes its
-/// rings to its lanes, and unpublishes them before it ends the session.
-class CaptureSession {
+/// rings to its lanes, and unpublishes them before it ends the recording.
+class Recorder {
   public:
     struct Lane {
         unsigned direction = 0, worker = 0;
@@ -297,15 +293,15 @@ class CaptureSession {
     /// Opens the first file (throws std::system_error naming it) and starts the writer
     /// thread. `ring_bytes` per lane. `now()` reads the producers' clock (for the duration
     /// limit); utc_offset maps it to the wall clock (utc_offset()).
-    CaptureSession(Settings settings, unsigned directions, std::vector<Lane> lanes,
-                   std::size_t ring_bytes, std::function<std::string(unsigned, unsigned)> names,
-                   std::function<TimeNs()> now, TimeNs utc_offset);
-    ~CaptureSession();  // stop(StopReason::shutdown) if running
+    Recorder(Settings settings, unsigned directions, std::vector<Lane> lanes,
+             std::size_t ring_bytes, std::function<std::string(unsigned, unsigned)> names,
+             std::function<TimeNs()> now, TimeNs utc_offset);
+    ~Recorder();  // stop(StopReason::shutdown) if running
 
     CaptureRing& ring(std::size_t lane) { return *rings_[lane]; }
     std::size_t lanes() const { return rings_.size(); }
 
-    /// True once the session ended on its own (duration, packets, write error): the data
+    /// True once the recording ended on its own (duration, packets, write error): the data
     /// plane then unpublishes the rings and calls finish().
     bool ended() const { return ended_.load(std::memory_order_acquire); }
     /// After the producers stopped using the rings: writes what is left, the statistics

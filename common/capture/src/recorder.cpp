@@ -46,7 +46,7 @@ TimeNs utc_offset(const std::function<TimeNs()>& now) {
     return offset;
 }
 
-struct CaptureSession::Impl {
+struct Recorder::Impl {
     Settings settings;
     unsigned directions;
     std::vector<Lane> lanes;
@@ -89,10 +89,9 @@ struct CaptureSession::Impl {
     }
 };
 
-CaptureSession::CaptureSession(Settings settings, unsigned directions, std::vector<Lane> lanes,
-                               std::size_t ring_bytes,
-                               std::function<std::string(unsigned, unsigned)> names,
-                               std::function<TimeNs()> now, TimeNs utc_offset)
+Recorder::Recorder(Settings settings, unsigned directions, std::vector<Lane> lanes,
+                   std::size_t ring_bytes, std::function<std::string(unsigned, unsigned)> names,
+                   std::function<TimeNs()> now, TimeNs utc_offset)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.settings = std::move(settings);
@@ -118,11 +117,11 @@ CaptureSession::CaptureSession(Settings settings, unsigned directions, std::vect
     m.thread = std::thread([this] { run(); });
 }
 
-CaptureSession::~CaptureSession() {
+Recorder::~Recorder() {
     if (impl_->thread.joinable()) finish(StopReason::shutdown);
 }
 
-void CaptureSession::forget_names() {
+void Recorder::forget_names() {
     impl_->forget.store(true, std::memory_order_release);
 }
 
@@ -130,7 +129,7 @@ void CaptureSession::forget_names() {
 // written once no other ring can still bring an earlier one: each other ring holds a record
 // at least as late, or its producer's clock (watermark) has passed it (a producer's records
 // never go back in time). At the end (stop), everything left is merged without waiting.
-void CaptureSession::run() {
+void Recorder::run() {
     Impl& m = *impl_;
     TimeNs next_flush = m.now() + kFlushPeriod;
     bool ending = false;
@@ -207,7 +206,7 @@ void CaptureSession::run() {
     }
 }
 
-Status CaptureSession::finish(StopReason reason) {
+Status Recorder::finish(StopReason reason) {
     Impl& m = *impl_;
     m.stop.store(true, std::memory_order_release);
     if (m.thread.joinable()) m.thread.join();
@@ -245,12 +244,12 @@ Status CaptureSession::finish(StopReason reason) {
     return m.status;
 }
 
-Status CaptureSession::status() const {
+Status Recorder::status() const {
     std::lock_guard lock(impl_->mu);
     return impl_->status;
 }
 
-std::vector<Event> CaptureSession::take_events() {
+std::vector<Event> Recorder::take_events() {
     std::lock_guard lock(impl_->mu);
     return std::exchange(impl_->events, {});
 }
