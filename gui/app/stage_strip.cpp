@@ -159,7 +159,7 @@ void StageStrip::setClasses(const std::vector<TrafficClass>& classes) {
         const QString current = class_->currentData().toString();
         const QSignalBlocker block(class_);
         class_->clear();
-        for (std::size_t i = 0; i < names.size(); ++i) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(names.size()); ++i) {
             QString label = "class " + names[static_cast<qsizetype>(i)];
             if (i > 0 && classes[i - 1].action != ClassAction::emulate)
                 label += QString(" (%1)").arg(
