@@ -103,11 +103,19 @@ class Bottleneck {
         pie_updates(enq);
         if (cfg_.kind != QueueKind::fq_codel && over_limit(bytes, 1))
             return {false, DropCause::spacer};
-        if (cfg_.kind == QueueKind::pie && pie_drop_early(item, sink))
-            return {false, DropCause::aqm};
+        bool marked = false;
+        if (cfg_.kind == QueueKind::pie) {
+            const PieVerdict v = pie_drop_early(item, sink);
+            if (v == PieVerdict::drop) return {false, DropCause::aqm};
+            marked = v == PieVerdict::mark;
+        }
         if (packets_ == 0) ready_ = std::max(ready_, enq);
         const std::uint32_t f = flow_of(flow_hash);
-        const std::uint32_t at = push(f, Node{item, enq, bytes, kNone, flow_hash});
+        const std::uint32_t at = push(f, Node{item, enq, bytes, kNone, flow_hash, marked});
+        if (cfg_.kind == QueueKind::pie && !pie_.started) {
+            pie_.started = true;
+            pie_.next_update = enq + cfg_.pie_tupdate;
+        }
         if (cfg_.kind == QueueKind::fq_codel) {
             Flow& fl = flows_[f];
             if (fl.list == kNoList) {
@@ -164,6 +172,7 @@ class Bottleneck {
         std::uint32_t bytes;
         std::uint32_t next;
         std::uint32_t hash;  // fq_codel: the flow hash given on arrival
+        bool marked;         // PIE marked it CE on arrival
     };
 
     std::uint32_t flow_of(std::uint32_t hash) const {
@@ -346,7 +355,7 @@ class Bottleneck {
                 free_at_ = static_cast<double>(tau) + n.bytes * ns_per_byte_;
                 ready_ = static_cast<TimeNs>(std::ceil(free_at_));
             }
-            sink.sent(n.item, tau, tx, marked);
+            sink.sent(n.item, tau, tx, marked || n.marked);
         }
     }
 
@@ -472,11 +481,7 @@ class Bottleneck {
 
     void pie_updates(TimeNs t) {
         if (cfg_.kind != QueueKind::pie) return;
-        if (!pie_.started) {
-            pie_.started = true;
-            pie_.next_update = t + cfg_.pie_tupdate;
-            return;
-        }
+        if (!pie_.started) return;  // (from the first packet queued on)
         while (pie_.next_update <= t) {
             // Idle and settled: every further update changes nothing.
             if (packets_ == 0 && pie_.drop_prob == 0 && pie_.qdelay_old == 0 &&
@@ -518,23 +523,24 @@ class Bottleneck {
         pie_.qdelay_old = cur;
     }
 
-    // Whether PIE drops an arriving packet (marking it instead, and enqueueing, where ECN
-    // allows: then false).
+    // What PIE does with an arriving packet: enqueues it, drops it, or (ECN) marks it CE
+    // and enqueues it.
+    enum class PieVerdict : std::uint8_t { enqueue, drop, mark };
     template <class Sink>
-    bool pie_drop_early(const Item& item, Sink& sink) {
-        if (pie_.burst_allowance > 0) return false;
+    PieVerdict pie_drop_early(const Item& item, Sink& sink) {
+        if (pie_.burst_allowance > 0) return PieVerdict::enqueue;
         const double ref = static_cast<double>(cfg_.pie_target) * 1e-9;
         if ((pie_.qdelay_old < ref / 2 && pie_.drop_prob < 0.2) || bytes_ <= 2 * kMaxPacket)
-            return false;
+            return PieVerdict::enqueue;
         if (pie_.drop_prob == 0) pie_.accu_prob = 0;
         pie_.accu_prob += pie_.drop_prob;
-        if (pie_.accu_prob < 0.85) return false;
+        if (pie_.accu_prob < 0.85) return PieVerdict::enqueue;
         if (pie_.accu_prob < 8.5) {
-            if (!(rng_.uniform() < pie_.drop_prob)) return false;
+            if (!(rng_.uniform() < pie_.drop_prob)) return PieVerdict::enqueue;
             pie_.accu_prob = 0;
         }
-        if (cfg_.ecn && pie_.drop_prob <= 0.1 && sink.mark(item)) return false;
-        return true;
+        if (cfg_.ecn && pie_.drop_prob <= 0.1 && sink.mark(item)) return PieVerdict::mark;
+        return PieVerdict::drop;
     }
 
     QueueConfig cfg_;

@@ -313,7 +313,7 @@ class Emulator {
         telemetry_ = true;
         tx_scratch_.assign(kTelemetryDrain, 0);
         sampler_.configure(sample_period, max_pending, sink);
-        drained_total_ = queued_total_ - queued();
+        drained_total_ = queued_total_ - fifo_.size() - reorder_.size();
     }
     static constexpr std::size_t kTelemetryDrain = 1024;
 
