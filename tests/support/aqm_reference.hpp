@@ -528,12 +528,12 @@ struct Link {
         if (!p) return;  // it dropped everything: the queue is empty
         out.out[p->index] = AqmOutcome{AqmFate::sent, tau, p->marked};
         out.done[p->index] = true;
-        F = static_cast<double>(tau) + static_cast<double>(p->bytes) * 8e9 / R;
+        F = static_cast<double>(tau) + static_cast<double>(p->bytes) * (8e9 / R);
         ready = static_cast<TimeNs>(std::ceil(F));
     }
-    /// The dequeue events at tau < t.
+    /// The dequeue events at tau <= t (an arrival at t comes after them).
     void serve_before(TimeNs t) {
-        while (!q.empty() && ready < t)
+        while (!q.empty() && ready <= t)
             dequeue_event();
     }
     /// Every dequeue event until the queue is empty.

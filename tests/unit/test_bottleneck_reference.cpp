@@ -322,7 +322,7 @@ std::vector<AqmArrival> by_time(std::vector<AqmArrival> a) {
     return a;
 }
 
-TEST(BottleneckReference, EqualTimesArrivalBeforeDequeue) {
+TEST(BottleneckReference, EqualTimesDequeueBeforeArrival) {
     AqmConfig c = config(AqmKind::droptail);
     c.limit_packets = 1;
     std::vector<AqmArrival> a{{0, 1500, 0, false},
