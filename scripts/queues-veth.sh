@@ -223,10 +223,19 @@ done
 # cubic by iperf3's -C (setsockopt, root): a namespace's default may only be one of the
 # host's tcp_allowed_congestion_control. Each row reports what iperf3 says the sender used.
 
+# Static neighbours: ARP does not cross the emulated link (its requests would wait behind
+# the upload in the queue like any packet).
+mac1=$(nsx "$NS1" cat "/sys/class/net/$VE1/address")
+mac2=$(nsx "$NS2" cat "/sys/class/net/$VE2/address")
+nsx "$NS1" ip neigh replace "$IP2" lladdr "$mac2" dev "$VE1" nud permanent || exit 1
+nsx "$NS2" ip neigh replace "$IP1" lladdr "$mac1" dev "$VE2" nud permanent || exit 1
+
 nsx "$NS2" iperf3 -s -B "$IP2" >"$WORK/iperf3-server.log" 2>&1 &
 IPERF_SERVER_PID=$!
 if [[ $probe == irtt ]]; then
-  nsx "$NS2" irtt server -b "$IP2:2112" -i 10ms >"$WORK/irtt-server.log" 2>&1 &
+  # -i 0: no minimum interval. Probes sent 10 ms apart arrive closer when the queue
+  # drains or linkemd was held up, and irtt's default (10 ms) makes the server ignore those.
+  nsx "$NS2" irtt server -b "$IP2:2112" -i 0 >"$WORK/irtt-server.log" 2>&1 &
   IRTT_SERVER_PID=$!
 fi
 for _ in $(seq 50); do
@@ -276,6 +285,13 @@ for i in "${!row_names[@]}"; do
   lpid=$(pgrep -P "$FWD_PID" | head -n1)
   w0=$(sched_wait_ns "${lpid:-0}") st0=$(steal_ticks) t_row0=$(date +%s%N)
 
+  kstats() {  # the namespaces' kernel counters (SNMP, links), into raw/ before and after
+    local ns
+    for ns in "$NS1" "$NS2"; do
+      echo "== $ns"; nsx "$ns" cat /proc/net/snmp /proc/net/netstat; nsx "$ns" ip -s -s link
+    done
+  }
+  kstats >"$raw/kernel-before.txt" 2>&1
   probe_s=$((idle + duration + TAIL_S))
   if [[ $probe == irtt ]]; then
     nsx "$NS1" irtt client -i 10ms -d "${probe_s}s" -Q -o "$raw/probe.json" "$IP2:2112" \
@@ -300,6 +316,7 @@ for i in "${!row_names[@]}"; do
   wait "$PROBE_PID"
   PROBE_PID=""
   t_row1=$(date +%s%N) w1=$(sched_wait_ns "${lpid:-0}") st1=$(steal_ticks)
+  kstats >"$raw/kernel-after.txt" 2>&1
   stop_linkemd
   $PY - "$name" "${row_flags[$i]}" "$probe" "$raw" "$t0" "$duration" "$out/rtt-$name.csv" \
     "$((t_row1 - t_row0))" "$((w1 - w0))" "$((st1 - st0))" "$(nproc)" "$ecn" \
