@@ -8,8 +8,10 @@
 # DURATION s, then 3 s more. One table row per configuration:
 #   queue, queue limit       from `linkemd --print-config` with the row's flags
 #   idle p50/p95/p99         the probe's RTT before the upload (ms)
-#   load p50/p95/p99         the probe's RTT while the upload ran (probes sent in it, ms)
-#   probe lost               probes without a reply while the upload ran (%)
+#   load p50/p95/p99         the probe's RTT under load: probes sent from iperf3's start to
+#                            DURATION s later (its data follows the connection's set-up, a
+#                            few RTTs; the window includes TCP's ramp up), ms
+#   probe lost               probes of that window without a reply (%)
 #   goodput                  iperf3's receiver figure as % of the spacer's rate
 #   retr                     iperf3's retransmits
 #   drops a_to_b             linkemd's drops of the upload's direction by cause (drops_*),
@@ -21,8 +23,8 @@
 #                            and frames the ports missed; "disturbed" past lib.sh's
 #                            flow_disturbance limits (2 % stalls or CPU wait, any missed)
 # The table goes to stdout and to OUT/table.md and OUT/summary.csv; the probe's RTT over time
-# per configuration to OUT/rtt-NAME.csv (t_s since the upload's start, negative before it;
-# rtt_ms empty for a lost probe) and all of them in one chart, OUT/rtt.png (gnuplot script
+# per configuration to OUT/rtt-NAME.csv (t_s: the probe's send time since iperf3's start,
+# negative before it; rtt_ms empty for a lost probe) and all of them in one chart, OUT/rtt.png (gnuplot script
 # OUT/rtt.png.gp); the raw outputs (irtt/ping, iperf3, linkemd) to OUT/raw/NAME/.
 #   scripts/queues-veth.sh [--config NAME[:FLAGS]]... [--out DIR] [--duration S] [--idle S]
 #                          [--probe irtt|ping] [--no-build] [--build-dir DIR]
@@ -483,7 +485,7 @@ with open(gp, "w") as g:
             "set output '%s'\n" % os.path.join(out, "rtt.png"))
     g.write("set title 'Probe RTT (%s, every 10 ms) beside one iperf3 TCP upload (cubic) from t = 0 to %s s; "
             "10 Mbit/s spacer, 20 ms each way'\n" % (probe, dur))
-    g.write("set xlabel 'Time since the upload started (s)'\nset ylabel 'Probe RTT (ms)'\n"
+    g.write("set xlabel 'Probe send time since iperf3 started (s)'\nset ylabel 'Probe RTT (ms)'\n"
             "set logscale y\nset grid\nset key outside right top vertical font ',8'\n")
     g.write("set arrow from 0, graph 0 to 0, graph 1 nohead dt 3 lc rgb '#888888'\n")
     g.write("set arrow from %s, graph 0 to %s, graph 1 nohead dt 3 lc rgb '#888888'\n" % (dur, dur))
