@@ -77,7 +77,7 @@ with open(out + "/udp64.pcap", "wb") as f:
         frame = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + bytes(ip) + udp
         f.write(struct.pack("<IIII", 0, i, len(frame), len(frame)) + frame)
 link = {"strategy": "correlated", "mean_delay_us": 10000, "jitter_us": 3000,
-        "limiter": "spacer", "rate_bps": 1e12, "spacer_limit_bytes": 1 << 36}
+        "limiter": "spacer", "rate_bps": 1e12, "queue_limit_bytes": 1 << 36}
 # 16 classes on protocol + B's port; a third of the frames (ports 5060, 22) land in two of them.
 c16 = [{"name": "c%d" % k, "match": {"protocol": "udp", "b_port": [5060, 22][k] if k < 2 else 7000 + k},
         "mean_delay_us": 10000, "jitter_us": 3000} for k in range(16)]

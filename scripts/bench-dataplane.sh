@@ -138,7 +138,7 @@ DELAY="--mean-delay 10ms --jitter 3ms"
 # The spacer's backlog is (link free time - delayed arrival) x rate, so with 3 ms of jitter
 # at 1 Tbit/s the default 1 MiB limit drops most packets; the largest limit keeps this a
 # measurement of the spacer's cost.
-SPACER="--limiter spacer --rate 1Tbit --spacer-limit 64GiB"
+SPACER="--limiter spacer --rate 1Tbit --queue-limit 64GiB"
 GE="--loss-model gilbert_elliott --ge-p 0.001 --ge-r 0.1 --ge-loss-good 0 --ge-loss-bad 0.5"
 # The largest buffer limit: the link's limit is split between the workers, and the default
 # (2^20 packets) would drop 8 workers' backlog of 10 ms as buffer_full; the pool still caps

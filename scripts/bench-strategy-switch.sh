@@ -85,7 +85,7 @@ for size in $SIZES; do
     for variant in $VARIANTS; do
         case $variant in
             plain) extra=() ;;
-            spacer_ge) extra=(--limiter spacer --rate 1Tbit --spacer-limit 64GiB
+            spacer_ge) extra=(--limiter spacer --rate 1Tbit --queue-limit 64GiB
                               --loss-model gilbert_elliott --ge-p 0.001 --ge-r 0.1
                               --ge-loss-good 0 --ge-loss-bad 0.5) ;;
             *) echo "bench-strategy-switch.sh: unknown variant '$variant' (plain, spacer_ge)" >&2; exit 2 ;;

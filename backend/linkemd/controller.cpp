@@ -432,7 +432,12 @@ void Controller::publish_delay() {
                 d.delay.merge(r.delay);
                 d.lateness.merge(r.lateness);
                 d.wait.merge(r.wait);
+                d.queue.sojourn_count += r.queue.sojourn_count;
+                d.queue.sojourn_sum_ns += r.queue.sojourn_sum_ns;
+                d.queue.sojourn_max_ns = std::max(d.queue.sojourn_max_ns, r.queue.sojourn_max_ns);
             }
+            d.queue.backlog_bytes = reports.back().queue.backlog_bytes;
+            d.queue.backlog_packets = reports.back().queue.backlog_packets;
             d.samples_dropped = reports.back().samples_dropped;
             d.params_generation = reports.back().params_generation;
         }

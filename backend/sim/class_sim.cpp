@@ -193,7 +193,7 @@ ClassSim::ClassSim(const ClassSimConfig& cfg)
         const TrafficClass& c = file_.classes[l.id - 1];
         l.action = c.action;
         l.shares = c.action == ClassAction::emulate && c.shares_link_limiter;
-        if (l.shares && shareable(file_.link.direction(l.d).limiter)) shared_[l.d] = true;
+        if (l.shares && shareable(file_.link.direction(l.d))) shared_[l.d] = true;
     }
     for (unsigned d = 0; d < 2; ++d)
         lanes_[d].shares = shared_[d];

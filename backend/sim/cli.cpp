@@ -235,7 +235,7 @@ nlohmann::json link_from_flags(const RawOptions& raw) {
     for (const LinkParamFlag& f : link_param_flags()) {
         if (auto v = raw.get("--" + f.flag)) {
             try {
-                link[f.key] = link_param_from_text(f.key, *v, "--" + f.flag);
+                link.update(link_keys_from_text(f.key, *v, "--" + f.flag));
             } catch (const FlagError& e) {
                 throw UsageError(e.flag(), e.message());
             }

@@ -39,8 +39,21 @@ QString explain(const std::string& key, const std::string& v) {
         if (v == "none") return "no bandwidth limit";
         if (v == "spacer")
             return "delays packets to the rate (a queue): backlog shows up as extra delay, "
-                   "drops beyond the spacer limit";
+                   "drops beyond the queue limit";
         if (v == "policer") return "drops what exceeds the rate (a token bucket): no extra delay";
+    }
+    if (key == "queue") {
+        if (v == "droptail") return "first in, first out; arrivals beyond the queue limit dropped";
+        if (v == "codel")
+            return "CoDel (RFC 8289): drops at the head when packets wait longer than its target";
+        if (v == "fq_codel")
+            return "FQ-CoDel (RFC 8290): a queue per flow served in turn, CoDel in each";
+        if (v == "pie")
+            return "PIE (RFC 8033): drops arrivals with a probability driven by the queueing delay";
+    }
+    if (key == "ecn") {
+        if (v == "off") return "the queue discipline drops";
+        if (v == "on") return "ECN-capable packets are marked CE where the discipline would drop";
     }
     if (key == "loss_model") {
         if (v == "none") return "no loss";

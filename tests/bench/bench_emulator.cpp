@@ -82,7 +82,7 @@ LinkParams params_for(const Scenario& sc, std::int64_t in_flight) {
         // Correlated delays of consecutive packets differ by about sigma * sqrt(2 (1 - alpha))
         // (2.4 us at 10^8 packets/s) and drift by ~0.8 ms per ms: a deep limit so that the
         // spacer mostly spaces rather than drops (drop_pct shows what it did drop).
-        p.spacer_limit_bytes = 1ull << 30;
+        p.queue_limit_bytes = 1ull << 30;
         p.loss_model = linkem::LossModel::gilbert_elliott;
         p.ge_p = 0.001;  // good -> bad
         p.ge_r = 0.1;    // bad -> good: bursts of 10, about 1% loss

@@ -256,7 +256,7 @@ def run():
         time.sleep(1.0)
         mid = packets_after(c, r["params_generation"], "b_to_a", 5000)
         r = c.call("set_link", {"buffer_limit_packets": 1048576, "limiter": "spacer",
-                                "rate_bps": 10000000, "spacer_limit_bytes": 20000})
+                                "rate_bps": 10000000, "queue_limit_bytes": 20000})
         time.sleep(1.0)
         after = packets_after(c, r["params_generation"], "a_to_b", 5000)
         full = mid["b_to_a"]["drops_buffer_full"] - before["b_to_a"]["drops_buffer_full"]

@@ -24,7 +24,7 @@ READS = ["hello", "get_link", "get_stats", "get_traffic"]
 JUNK_VALUES = [None, True, False, 0, -1, 1.5, 2 ** 64, -(2 ** 63) - 1, 10 ** 30, 1e308, -1e308,
                "", "x" * 300, "\u00e9\u4e2d", [], [1, 2], {}, {"a": 1}, "NaN", "1e999"]
 LINK_KEYS = ["mean_delay_us", "jitter_us", "half_life_us", "rate_window_us", "rate_bps",
-             "spacer_limit_bytes", "policer_burst_bytes", "buffer_limit_packets",
+             "queue_limit_bytes", "policer_burst_bytes", "buffer_limit_packets",
              "loss_probability", "ge_p", "ge_r", "ge_loss_good", "ge_loss_bad", "seed",
              "strategy", "distribution", "limiter", "byte_accounting", "loss_model"]
 # Values no link parameter accepts (each invalid for every key above).

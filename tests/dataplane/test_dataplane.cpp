@@ -782,8 +782,8 @@ TEST(Dataplane, SpacerRateChangeWhileQueued) {
     VirtualPort a(*g_eal, "spc_a"), b(*g_eal, "spc_b");
     LinkParams p;
     p.limiter = Limiter::spacer;
-    p.rate_bps = 8e6;                  // 1000-byte frames (+4 FCS): ~996 per second
-    p.spacer_limit_bytes = 64u << 20;  // no spacer drops in this test
+    p.rate_bps = 8e6;                 // 1000-byte frames (+4 FCS): ~996 per second
+    p.queue_limit_bytes = 64u << 20;  // no spacer drops in this test
     Dataplane dp(*g_eal, two_port(a, b, p));
     dp.start();
     Disturbance dist(dp);
@@ -1123,7 +1123,7 @@ TEST(Dataplane, WorkersShareOneSpacer) {
     p.distribution = Distribution::constant;
     p.limiter = Limiter::spacer;
     p.rate_bps = 40e6;
-    p.spacer_limit_bytes = std::uint64_t{64} << 20;
+    p.queue_limit_bytes = std::uint64_t{64} << 20;
     DataplaneConfig cfg;
     cfg.port_a = a.name();
     cfg.workers = Workers{false, kWorkers};
@@ -1324,7 +1324,7 @@ TEST(DataplaneClasses, SharedLinkLimiterKeepsTheRateForAll) {
     LinkParams p = constant_delay(1 * kNsPerMs);
     p.limiter = Limiter::spacer;
     p.rate_bps = 40e6;
-    p.spacer_limit_bytes = std::uint64_t{64} << 20;
+    p.queue_limit_bytes = std::uint64_t{64} << 20;
     DataplaneConfig cfg = two_port(a, b, p);
     TrafficClass bulk = ethertype_class("bulk", 0x88B6, ClassAction::emulate, 5 * kNsPerMs);
     bulk.shares_link_limiter = true;
@@ -1365,7 +1365,7 @@ TEST(DataplaneClasses, WorkersShareAClassSpacer) {
         LinkParams& p = bulk.link.direction(k);
         p.limiter = Limiter::spacer;
         p.rate_bps = 40e6;
-        p.spacer_limit_bytes = std::uint64_t{64} << 20;
+        p.queue_limit_bytes = std::uint64_t{64} << 20;
     }
     cfg.link.classes = {bulk};
     Dataplane dp(*g_eal, cfg);

@@ -144,10 +144,10 @@ TEST(SimCapture, RecordsEqualTheRunsCounters) {
          "3ms"},
         // spacer drops and waits, FIFO order waits.
         {"--strategy", "uncorrelated", "--distribution", "uniform", "--jitter", "2ms", "--limiter",
-         "spacer", "--rate", "40Mbit", "--spacer-limit", "30000"},
+         "spacer", "--rate", "40Mbit", "--queue-limit", "30000"},
         // reordered: the calendar queue's rounding is lateness; b_to_a; every point.
         {"--traffic-pattern", "poisson", "--strategy", "reordered", "--jitter", "2ms", "--limiter",
-         "spacer", "--rate", "45Mbit", "--spacer-limit", "100000", "--direction", "b_to_a",
+         "spacer", "--rate", "45Mbit", "--queue-limit", "100000", "--direction", "b_to_a",
          "--capture-points", "in,out,drop", "--capture-snaplen", "64"},
     };
     for (std::size_t i = 0; i < configs.size(); ++i) {

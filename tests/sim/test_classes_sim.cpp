@@ -183,7 +183,7 @@ TEST(ClassSim, ClassesSharingTheLinksSpacerShareOneBottleneck) {
     // Two flows of 8 Mbit/s each, in two classes with their own delays, through the link's
     // 10 Mbit/s spacer (backlog limit 30 000 B): together they get the 10 Mbit/s.
     const json file = json::parse(R"({
-        "limiter": "spacer", "rate_bps": 10e6, "spacer_limit_bytes": 30000,
+        "limiter": "spacer", "rate_bps": 10e6, "queue_limit_bytes": 30000,
         "classes": [
           {"name": "one", "match": {"b_port": 1000}, "mean_delay_us": 20000, "limiter": "link"},
           {"name": "two", "match": {"b_port": 2000}, "mean_delay_us": 50000, "limiter": "link"}],

@@ -204,7 +204,7 @@ TEST(Emulator, ConservationHoldsAfterEveryIngestAndDrain) {
         p.strategy = ph.s;
         p.limiter = ph.l;
         p.rate_bps = 200e6;
-        p.spacer_limit_bytes = 64 * 1024;
+        p.queue_limit_bytes = 64 * 1024;
         p.policer_burst_bytes = 32 * 1024;
         p.loss_model = ph.m;
         p.loss_probability = 0.02;
@@ -548,10 +548,10 @@ TEST(Emulator, SnapshotJsonHasEveryCounter) {
     const nlohmann::json j = to_json(e.snapshot());
     for (const char* k :
          {"packets_in", "bytes_in", "packets_out", "bytes_out", "drops_loss", "drops_policer",
-          "drops_spacer", "drops_buffer_full", "drops_class", "delays_clamped", "waited",
-          "in_flight", "alpha", "rate_pps", "rate_intervals"})
+          "drops_spacer", "drops_buffer_full", "drops_class", "drops_aqm", "delays_clamped",
+          "waited", "ecn_marked", "in_flight", "alpha", "rate_pps", "rate_intervals"})
         EXPECT_TRUE(j.contains(k)) << k;
-    EXPECT_EQ(j.size(), 15u);
+    EXPECT_EQ(j.size(), 17u);
 }
 
 }  // namespace
@@ -571,8 +571,8 @@ TEST_P(Fates, SayWhatIngestDid) {
     p.limiter = std::get<1>(GetParam());
     p.mean_delay = 5 * kNsPerMs;
     p.jitter = 3 * kNsPerMs;
-    p.rate_bps = 200'000'000;        // 1000-byte frames: 40 us each
-    p.spacer_limit_bytes = 200'000;  // the spacer drops past 8 ms of backlog
+    p.rate_bps = 200'000'000;       // 1000-byte frames: 40 us each
+    p.queue_limit_bytes = 200'000;  // the spacer drops past 8 ms of backlog
     p.policer_burst_bytes = 20'000;
     p.loss_model = LossModel::bernoulli;
     p.loss_probability = 0.05;

@@ -70,7 +70,7 @@ TEST(Spacer, OutputNeverExceedsTheRate) {
         p.mean_delay = 200 * kNsPerUs;
         p.jitter = 50 * kNsPerUs;
         p.byte_accounting = acct;
-        p.spacer_limit_bytes = 256 * 1024;
+        p.queue_limit_bytes = 256 * 1024;
         Emulator<Packet> e(p);
         const std::uint32_t overhead = acct == ByteAccounting::wire ? 20 : 0;
         Rng rng(17);
@@ -163,7 +163,7 @@ TEST(Spacer, FillLimitDropsWhenTheBacklogWouldExceedItAndOnlyThen) {
     // Randomised against the integer reference, through the Emulator: alternating over-
     // and under-load so drops start and stop.
     LinkParams p = limiter_params(Limiter::spacer, 8e9);
-    p.spacer_limit_bytes = 20'000;
+    p.queue_limit_bytes = 20'000;
     Emulator<Packet> e(p);
     RefSpacer ref{.limit = 20'000};
     Rng rng(23);

@@ -41,7 +41,7 @@ LinkParams non_default(int k) {
     p.rate_window = 250 * kNsPerUs;
     p.limiter = Limiter::policer;
     p.rate_bps = 123.5e6;
-    p.spacer_limit_bytes = 4096;
+    p.queue_limit_bytes = 4096;
     p.policer_burst_bytes = 9000;
     p.byte_accounting = ByteAccounting::wire;
     p.loss_model = LossModel::gilbert_elliott;

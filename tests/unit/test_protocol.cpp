@@ -341,19 +341,22 @@ TEST(ProtocolTelemetry, CountersKeepTheirKeys) {
     c.drops[DropCause::spacer] = 7;
     c.drops[DropCause::buffer_full] = 8;
     c.drops[DropCause::class_action] = 14;
+    c.drops[DropCause::aqm] = 15;
     c.delays_clamped = 9;
     c.waited = 10;
+    c.ecn_marked = 16;
     c.in_flight = 11;
     c.alpha = 0.5;
     c.rate_pps = 12.5;
     c.rate_intervals = 13;
     EXPECT_EQ(linkem::to_json(c).dump(),
               "{\"alpha\":0.5,\"bytes_in\":2,\"bytes_out\":4,\"delays_clamped\":9,"
+              "\"drops_aqm\":15,"
               "\"drops_buffer_full\":8,\"drops_class\":14,\"drops_loss\":5,\"drops_policer\":6,"
-              "\"drops_spacer\":7,"
+              "\"drops_spacer\":7,\"ecn_marked\":16,"
               "\"in_flight\":11,\"packets_in\":1,\"packets_out\":3,\"rate_intervals\":13,"
               "\"rate_pps\":12.5,\"waited\":10}");
-    EXPECT_EQ(c.drops.total(), 5u + 6 + 7 + 8 + 14);
+    EXPECT_EQ(c.drops.total(), 5u + 6 + 7 + 8 + 14 + 15);
 }
 
 TEST(ProtocolTelemetry, DelayMessageRoundTrip) {

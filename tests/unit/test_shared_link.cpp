@@ -129,7 +129,7 @@ std::vector<Departure> run_workers(Limiter limiter, Strategy strategy, int worke
     p.distribution = Distribution::constant;
     p.limiter = limiter;
     p.rate_bps = 1e9;  // 8 ns per byte
-    p.spacer_limit_bytes = 1 << 20;
+    p.queue_limit_bytes = 1 << 20;
     p.policer_burst_bytes = 1 << 16;
     p.seed = 3;
     SharedLink link;

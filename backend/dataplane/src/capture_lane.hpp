@@ -19,6 +19,7 @@ struct CaptureNote {
     TimeNs arrived, tx;
     DurationNs delay, limiter_wait;
     std::uint64_t seq;
+    std::uint64_t marked;  // a queue discipline marked it CE (written at its dequeue)
 };
 inline constexpr std::uint16_t kNoteRoom = 64;
 static_assert(sizeof(CaptureNote) <= kNoteRoom && RTE_PKTMBUF_HEADROOM >= kNoteRoom);
@@ -156,12 +157,38 @@ inline void record_mbuf(const Lane& d, LaneCapture& c, capture::Point point, std
         if (!known) h->flags = 0;
         if (known) {
             h->flags |= capture::RecordHeader::kHasFate;
+            if (note->marked) h->flags |= capture::RecordHeader::kEcnCe;
             h->arrived_ns = note->arrived;
             h->tx_ns = note->tx;
             h->delay_ns = note->delay;
             h->limiter_wait_ns = note->limiter_wait;
         }
         copy_frame(h, m);
+        c.ring->commit();
+    }
+}
+
+// The `drop` records of packets a queue discipline dropped after ingest took them (the
+// Emulator's late drops): each with what its note kept.
+template <class LateDrops>
+[[gnu::noinline]] void record_late_drops(const Lane& d, std::uint8_t slot, const LateDrops& drops) {
+    LaneCapture& c = *d.cap;
+    for (const auto& ld : drops) {
+        const CaptureNote* note = note_of(d, ld.pkt);
+        const bool known = note && note->tag == c.tag;
+        capture::RecordHeader* h = begin_record(d, c, capture::Point::drop, slot,
+                                                known ? note->seq : 0, ld.at, frame_len(ld.pkt));
+        if (!h) continue;
+        h->cause = static_cast<std::uint8_t>(ld.cause);
+        if (known) {
+            h->flags |= capture::RecordHeader::kHasFate;
+            h->arrived_ns = note->arrived;
+            h->delay_ns = note->delay;
+            h->limiter_wait_ns = ld.at - note->arrived - note->delay;
+        } else {
+            h->flags = 0;
+        }
+        copy_frame(d, h, ld.pkt);
         c.ring->commit();
     }
 }

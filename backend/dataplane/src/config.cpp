@@ -39,6 +39,13 @@ void refuse_unshared(const LinkParams& p, unsigned queues) {
                          "'trace' works with one worker per direction (its trace is not shared "
                          "between workers, each would deliver all of it); run with --workers 1 "
                          "or shared, or use the spacer");
+    if (p.uses_bottleneck() && queues > 1)
+        throw ParamError("queue",
+                         "'" + std::string(to_string(p.queue)) +
+                             "' (or a limit in packets) works with one worker per direction "
+                             "(a queue discipline decides on one queue, not one per worker); "
+                             "run with --workers 1 or shared, or use queue droptail with a "
+                             "limit in bytes");
 }
 
 Workers default_workers(unsigned cpus) {
@@ -95,7 +102,9 @@ std::uint32_t default_mbufs(const LinkConfig& link, unsigned directions, unsigne
         const double pps = rated ? p.rate_bps / (84 * 8) : kLinePps;
         const double hold_s = static_cast<double>(p.mean_delay + 4 * p.jitter) / kNsPerSec + 1e-3;
         double n = pps * hold_s + 4096;
-        if (p.limiter == Limiter::spacer) n += static_cast<double>(p.spacer_limit_bytes) / 64;
+        if (p.limiter == Limiter::spacer) n += static_cast<double>(p.queue_limit_bytes) / 64;
+        if (p.uses_bottleneck() && p.queue_limit_packets > 0)
+            n += static_cast<double>(p.queue_limit_packets);
         total += n;
     }
     return static_cast<std::uint32_t>(

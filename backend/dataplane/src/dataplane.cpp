@@ -496,7 +496,7 @@ Dataplane::Impl::ClassPlan Dataplane::Impl::plan_classes(const LinkConfig& next)
             b.slot = static_cast<std::uint8_t>(slot[i]);
             if (c.action == ClassAction::emulate) {
                 b.params = class_params(c, link_k, k);
-                if (c.shares_link_limiter && shareable(link_k.limiter)) {
+                if (c.shares_link_limiter && shareable(link_k)) {
                     b.limiter = links[k].get();
                     plan.default_shares[k] = true;
                 } else if (n_queues > 1) {

@@ -110,6 +110,12 @@ struct PacketTraits<dp::detail::HeldPacket> {
         rte_prefetch0(p.as_mbuf());
         rte_prefetch0(RTE_PTR_ADD(p.as_mbuf(), RTE_CACHE_LINE_MIN_SIZE));
     }
+    // The queue disciplines' reads and writes of the packet (linkem/packet_headers.hpp) and
+    // the capture's note of its dequeue: out of line (queue_traits.cpp), on the lane's
+    // buffers (dp::detail::QueueLaneScope says which lane runs).
+    static std::uint32_t flow_hash(const HeldPacket& p);
+    static bool mark_ce(const HeldPacket& p);
+    static void dequeued(const HeldPacket& p, TimeNs tx, DurationNs wait, bool marked);
 };
 
 template <>

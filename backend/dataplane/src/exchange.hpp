@@ -74,10 +74,21 @@ inline void release(Lane& d, HeldPacket p) {
         rte_pktmbuf_free(unhold(d, p));
 }
 
+// The packets `emu`'s queue discipline dropped in its last call (Emulator::late_drops):
+// recorded when the lane captures drops, then released.
+inline void release_late_drops(Lane& d, MbufEmulator& emu, std::uint8_t slot) {
+    if (emu.late_drops().empty()) [[likely]]
+        return;
+    if (captures(d, slot, capture::Point::drop)) record_late_drops(d, slot, emu.late_drops());
+    for (const auto& ld : emu.late_drops())
+        release(d, ld.pkt);
+}
+
 // Hands n received packets to `emu` (the lane's Emulator, or its class's: slot `slot`).
 // `seq`: the packets' numbers when the lane captures this slot (capture_lane.hpp), else null.
 inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16_t n, TimeNs now,
                         std::uint8_t slot = 0, const std::uint64_t* seq = nullptr) {
+    t_queue_lane = &d;
     LINKEM_STAGE_START(t_exchange);
     HeldPacket held[kMaxBurst];
     std::uint64_t held_seq[kMaxBurst];  // with seq: the numbers of held[]
@@ -143,15 +154,19 @@ inline void ingest_into(Lane& d, MbufEmulator& emu, rte_mbuf** pkts, std::uint16
     LINKEM_STAGE_COUNT(d, k);
     for (std::size_t j = 0; j < nd; ++j)
         release(d, dropped[j]);
+    release_late_drops(d, emu, slot);
 }
 
 // Drains up to max due packets of `emu` as mbufs ready to transmit.
-inline std::size_t drain(Lane& d, MbufEmulator& emu, TimeNs now, rte_mbuf** out, std::size_t max) {
+inline std::size_t drain(Lane& d, MbufEmulator& emu, TimeNs now, rte_mbuf** out, std::size_t max,
+                         std::uint8_t slot = 0) {
     HeldPacket held[kMaxBurst];
+    t_queue_lane = &d;
     if (!d.exchange) {
         LINKEM_STAGE_START(t_drain);
         const std::size_t n = emu.drain(now, held, max);
         LINKEM_STAGE_END(d, drain, t_drain);
+        release_late_drops(d, emu, slot);
         for (std::size_t i = 0; i < n; ++i)
             out[i] = held[i].as_mbuf();
         return n;
@@ -181,6 +196,7 @@ inline std::size_t drain(Lane& d, MbufEmulator& emu, TimeNs now, rte_mbuf** out,
     LINKEM_STAGE_START(t_drain);
     const auto [drained, n] = emu.drain_view(now, held, max);
     LINKEM_STAGE_END(d, drain, t_drain);
+    release_late_drops(d, emu, slot);
     LINKEM_STAGE_START(t_headers);
     const std::uintptr_t base = d.buf_base;
     std::uint32_t stash_n = d.stash_n;

@@ -212,6 +212,7 @@ inline void add_counters(CounterSnapshot& s, const CounterSnapshot& c) {
     s.drops += c.drops;
     s.delays_clamped += c.delays_clamped;
     s.waited += c.waited;
+    s.ecn_marked += c.ecn_marked;
     s.in_flight += c.in_flight;
     s.rate_pps += c.rate_pps;
     s.rate_intervals = std::max(s.rate_intervals, c.rate_intervals);
@@ -224,6 +225,7 @@ inline void merge_into(IntervalReport& m, const IntervalReport& x) {
     m.params_generation = std::min(m.params_generation, x.params_generation);
     m.delay.merge(x.delay);
     m.lateness.merge(x.lateness);
+    m.queue.merge(x.queue);
     m.samples_dropped += x.samples_dropped;
 }
 
@@ -349,5 +351,9 @@ inline void note_poll(Lane& d, TimeNs& last, TimeNs now) {
 inline void count_sent(Lane& d, std::uint32_t n) {
     if (n) Counters::add(d.tx_sent, n);
 }
+
+// The lane whose Emulator runs on this thread now: the queue disciplines' packet traits
+// (queue_traits.cpp) find its buffers through it. Set before each call that moves packets.
+extern thread_local Lane* t_queue_lane;
 
 }  // namespace linkem::dp::detail

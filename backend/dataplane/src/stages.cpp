@@ -48,7 +48,7 @@ inline bool drain_emulator(Lane& d, MbufEmulator& emu, TimeNs now, std::uint8_t 
     // by then, instead of costing a drain and a TX call of its own.
     for (int round = 0; round < 4; ++round) {
         if (round > 0 && !emu.due_at_least(now, d.burst)) return true;
-        const std::size_t m = drain(d, emu, now, d.pending, d.burst);
+        const std::size_t m = drain(d, emu, now, d.pending, d.burst, slot);
         if (m == 0) return true;
         if (captures(d, slot, capture::Point::out)) [[unlikely]]
             record_out(d, d.pending, m, now, slot);
@@ -285,11 +285,18 @@ void free_all(Lane& d) {
     d.pend_n = d.pend_head = 0;
     HeldPacket held[256];
     std::size_t n;
-    for (unsigned s = 0; s <= d.slots; ++s)
-        if (MbufEmulator* e = slot_emulator(d, s))
-            while ((n = e->drain(std::numeric_limits<TimeNs>::max(), held, 256)) > 0)
-                for (std::size_t i = 0; i < n; ++i)
-                    release(d, held[i]);
+    t_queue_lane = &d;
+    for (unsigned s = 0; s <= d.slots; ++s) {
+        MbufEmulator* e = slot_emulator(d, s);
+        if (!e) continue;
+        do {
+            n = e->drain(std::numeric_limits<TimeNs>::max(), held, 256);
+            for (std::size_t i = 0; i < n; ++i)
+                release(d, held[i]);
+            for (const auto& ld : e->late_drops())
+                release(d, ld.pkt);
+        } while (n > 0 || !e->late_drops().empty());
+    }
     teardown_exchange(d);
 }
 

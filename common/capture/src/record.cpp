@@ -57,6 +57,7 @@ void append_comment(std::string& out, const RecordHeader& h, std::string_view cl
         l.put("scheduled_ns", scheduled);
         l.put("lateness_ns", h.time_ns - h.tx_ns);
     }
+    if (h.point == Point::out && (h.flags & RecordHeader::kEcnCe)) l.put("ecn", "ce");
     if (h.point == Point::drop) {
         const std::size_t c = h.cause;
         l.put("drop", c < kDropCauseCount ? kDropCauses[c].name : "unknown");

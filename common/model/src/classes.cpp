@@ -149,23 +149,20 @@ bool valid_class_name(std::string_view name) {
 bool is_limiter_key(std::string_view key) {
     if (key == "limiter" || key == "byte_accounting") return true;
     const LinkParamField* f = link_param_field(key);
-    return f && f->applies.key == "limiter";
+    return f && (f->applies.key == "limiter" || f->applies.key == "queue");
 }
 
-bool shareable(Limiter l) {
-    return l == Limiter::spacer || l == Limiter::policer;
+bool shareable(const LinkParams& p) {
+    return (p.limiter == Limiter::spacer || p.limiter == Limiter::policer) && !p.uses_bottleneck();
 }
 
 LinkParams class_params(const TrafficClass& c, const LinkParams& link, unsigned d) {
     LinkParams p = c.link.direction(d);
     if (p.seed == 0) p.seed = link.seed;
     if (c.shares_link_limiter) {
-        p.limiter = link.limiter;
-        p.rate_bps = link.rate_bps;
-        p.spacer_limit_bytes = link.spacer_limit_bytes;
-        p.policer_burst_bytes = link.policer_burst_bytes;
-        p.trace = link.trace;
-        p.byte_accounting = link.byte_accounting;
+        const std::vector<LinkParamField>& fields = link_param_fields();
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            if (is_limiter_key(fields[i].key)) copy_link_param(i, link, p);
     }
     return p;
 }

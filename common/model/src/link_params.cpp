@@ -58,6 +58,23 @@ std::string_view to_string(ByteAccounting b) {
     return "?";
 }
 
+std::string_view to_string(QueueKind q) {
+    switch (q) {
+        case QueueKind::droptail:
+            return "droptail";
+        case QueueKind::codel:
+            return "codel";
+        case QueueKind::fq_codel:
+            return "fq_codel";
+        case QueueKind::pie:
+            return "pie";
+    }
+    return "?";
+}
+std::string_view to_string(Ecn e) {
+    return e == Ecn::on ? "on" : "off";
+}
+
 TraceRef TraceRef::named(std::string path) {
     auto t = std::make_shared<DeliveryTrace>();
     t->path = std::move(path);
@@ -234,6 +251,8 @@ const std::vector<Field>& fields() {
         const LinkParamCondition varying{"distribution",
                                          {"normal", "uniform", "gamma", "lognormal"}};
         const LinkParamCondition gilbert_elliott{"loss_model", {"gilbert_elliott"}};
+        const LinkParamCondition queueing{"limiter", {"spacer", "trace"}};
+        const LinkParamCondition codel{"queue", {"codel", "fq_codel"}};
         return std::vector<Field>{
             shown_as(
                 enum_field("strategy", &LinkParams::strategy,
@@ -254,11 +273,12 @@ const std::vector<Field>& fields() {
             shown_as(duration_field("mean_delay_us", &LinkParams::mean_delay, 0, L::kMaxDelay,
                                     "mean added delay", "10ms"),
                      "&Mean delay", ms, {100, 1e6, true, ""}),  // 0, 0.1 ms .. 1 s
-            shown_as(
-                duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
-                               "standard deviation of the added delay; 0ms: a constant delay", "3ms"),
-                "&Jitter", ms, {100, 1e5, true, "mean_delay_us"},  // 0, 0.1 ms .. max(100 ms, mean)
-                varying),
+            shown_as(duration_field("jitter_us", &LinkParams::jitter, 0, L::kMaxDelay,
+                                    "standard deviation of the added delay; 0ms: a constant delay",
+                                    "3ms"),
+                     "&Jitter", ms,
+                     {100, 1e5, true, "mean_delay_us"},  // 0, 0.1 ms .. max(100 ms, mean)
+                     varying),
             shown_as(duration_field("half_life_us", &LinkParams::half_life, L::kMinHalfLife,
                                     L::kMaxHalfLife,
                                     "half-life t_h of the delay's correlation in time (correlated, "
@@ -280,11 +300,6 @@ const std::vector<Field>& fields() {
                                 "rate of the spacer or policer", "100Mbit"),
                      "&Rate", mbit, {1e6, 1e10, false, ""},  // 1 Mbit/s .. 10 Gbit/s
                      {"limiter", {"spacer", "policer"}}),
-            shown_as(integer_field(
-                         "spacer_limit_bytes", &LinkParams::spacer_limit_bytes, "bytes",
-                         static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
-                         "spacer limit: the backlog beyond which the spacer drops packets", "1MiB"),
-                     "", bytes, {}, {"limiter", {"spacer"}}),
             shown_as(
                 integer_field("policer_burst_bytes", &LinkParams::policer_burst_bytes, "bytes",
                               static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
@@ -297,6 +312,63 @@ const std::vector<Field>& fields() {
                            "bytes a limiter charges: frame, or wire = frame + 20 (preamble and "
                            "gap)"),
                 "", none),
+            shown_as(enum_field("queue", &LinkParams::queue,
+                                {QueueKind::droptail, QueueKind::codel, QueueKind::fq_codel,
+                                 QueueKind::pie},
+                                "the limiter's queue discipline (spacer, trace): droptail, codel "
+                                "(RFC 8289), fq_codel (RFC 8290) or pie (RFC 8033)"),
+                     "&Queue", none, {}, queueing),
+            shown_as(
+                integer_field("queue_limit_bytes", &LinkParams::queue_limit_bytes, "bytes",
+                              static_cast<double>(L::kMinBytes), static_cast<double>(L::kMaxBytes),
+                              "queue limit in bytes: beyond it the queue drops arrivals "
+                              "(drops_spacer); on the command line also in packets: 1000p",
+                              "1MiB"),
+                "Queue li&mit", bytes, {1500, 1.6e7, false, ""}, queueing),
+            shown_as(
+                integer_field("queue_limit_packets", &LinkParams::queue_limit_packets, "packets", 0,
+                              static_cast<double>(L::kMaxBufferPackets),
+                              "queue limit in packets; 0: the limit is queue_limit_bytes", "1000"),
+                "", packets, {}, queueing),
+            shown_as(duration_field("codel_target_us", &LinkParams::codel_target, L::kMinAqmTime,
+                                    L::kMaxAqmTime,
+                                    "CoDel's target: the sojourn time it tolerates (codel, "
+                                    "fq_codel)",
+                                    "5ms"),
+                     "", ms, {}, codel),
+            shown_as(duration_field("codel_interval_us", &LinkParams::codel_interval,
+                                    L::kMinAqmTime, L::kMaxAqmTime,
+                                    "CoDel's interval: how long the sojourn time must stay above "
+                                    "target before it drops (codel, fq_codel)",
+                                    "100ms"),
+                     "", ms, {}, codel),
+            shown_as(
+                integer_field("fq_flows", &LinkParams::fq_flows, "", 1,
+                              static_cast<double>(L::kMaxFqFlows),
+                              "FQ-CoDel's flow queues (packets hashed by their 5-tuple)", "1024"),
+                "", none, {}, {"queue", {"fq_codel"}}),
+            shown_as(
+                integer_field("fq_quantum_bytes", &LinkParams::fq_quantum_bytes, "bytes", 64, 65536,
+                              "FQ-CoDel's quantum: bytes a flow sends per round", "1514"),
+                "", bytes, {}, {"queue", {"fq_codel"}}),
+            shown_as(
+                duration_field("pie_target_us", &LinkParams::pie_target, L::kMinAqmTime,
+                               L::kMaxAqmTime, "PIE's target queueing delay (QDELAY_REF)", "15ms"),
+                "", ms, {}, {"queue", {"pie"}}),
+            shown_as(duration_field(
+                         "pie_tupdate_us", &LinkParams::pie_tupdate, L::kMinAqmTime, L::kMaxAqmTime,
+                         "PIE's update interval of the drop probability (T_UPDATE)", "15ms"),
+                     "", ms, {}, {"queue", {"pie"}}),
+            shown_as(
+                duration_field("pie_max_burst_us", &LinkParams::pie_max_burst, 0, L::kMaxAqmTime,
+                               "PIE's burst allowance (MAX_BURST): no early drops for this "
+                               "long after congestion starts",
+                               "150ms"),
+                "", ms, {}, {"queue", {"pie"}}),
+            shown_as(enum_field("ecn", &LinkParams::ecn, {Ecn::off, Ecn::on},
+                                "on: the queue discipline marks ECN-capable packets CE "
+                                "(ecn_marked) where it would drop them (codel, fq_codel, pie)"),
+                     "&ECN", none, {}, {"queue", {"codel", "fq_codel", "pie"}}),
             shown_as(enum_field("loss_model", &LinkParams::loss_model,
                                 {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott},
                                 "packet loss model"),
@@ -349,6 +421,9 @@ TextKind text_kind(const Field& f) {
 // "mean_delay_us" -> "mean-delay": the unit suffix goes, since the flag's text carries a unit.
 std::string flag_name(const std::string& key) {
     std::string k = key;
+    // queue_limit_packets keeps its suffix: --queue-limit is queue_limit_bytes' flag (which
+    // also takes a limit in packets, 1000p).
+    if (key == "queue_limit_packets") return "queue-limit-packets";
     for (std::string_view suffix : {"_us", "_bps", "_bytes", "_packets"})
         if (k.size() > suffix.size() && k.ends_with(suffix)) {
             k.resize(k.size() - suffix.size());
@@ -525,6 +600,10 @@ void validate(const LinkParams& p) {
         throw ParamError("rate_bps", "must be at least " + num(ParamLimits::kMinRate) +
                                          " bit/s when limiter is '" +
                                          std::string(to_string(p.limiter)) + "'");
+    if (p.ecn == Ecn::on && p.limiter != Limiter::spacer && p.limiter != Limiter::trace)
+        throw ParamError("ecn", "needs a limiter that queues, spacer or trace ('" +
+                                    std::string(to_string(p.limiter)) +
+                                    "' has no queue to mark in)");
     const bool varying = p.jitter > 0 && p.distribution != Distribution::constant;
     if (p.distribution == Distribution::constant && p.jitter > 0)
         throw ParamError("jitter_us",

@@ -1,4 +1,5 @@
 #include "linkem/link_params_json.hpp"
+#include <algorithm>
 
 #include "linkem/stats.hpp"
 
@@ -64,6 +65,8 @@ json to_json(const LinkParams& p) {
 }
 
 namespace {
+const std::string kQueueLimitBytes = "queue_limit_bytes";
+
 // A loss model's own keys given without `loss_model`, on parameters without loss, choose that
 // model: {"loss_probability": 0.02} is 2 % Bernoulli loss, not a key without effect. A
 // loss_model given, or a model already chosen, stays. A key's model is the one its field
@@ -79,6 +82,30 @@ void imply_loss_model(const json& j, LinkParams& p) {
 }
 }  // namespace
 
+namespace {
+// A queue discipline's own parameter (codel_target_us, pie_target_us, ...) given a new value
+// while another discipline is in force is refused: it would have no effect, and is most
+// likely meant for the discipline the request forgot to choose. (The same value as before is
+// accepted, and a whole link's JSON, as get_link and to_json write it, naming every key, is
+// read as it is: it describes a link rather than asks for a change.)
+void refuse_other_queues_keys(const json& j, const LinkParams& base, const LinkParams& p) {
+    const std::vector<LinkParamField>& fields = link_param_fields();
+    if (std::all_of(fields.begin(), fields.end(),
+                    [&](const LinkParamField& f) { return j.contains(f.key); }))
+        return;
+    for (const LinkParamField& f : fields) {
+        if (f.applies.key != "queue" || !j.contains(f.key) || link_param_applies(f, p)) continue;
+        if (f.get(p) == f.get(base)) continue;
+        std::string owners;
+        for (const std::string& q : f.applies.values)
+            owners += (owners.empty() ? "'" : " or '") + q + "'";
+        throw ParamError(f.key, "belongs to queue " + owners + ", not '" +
+                                    std::string(to_string(p.queue)) +
+                                    "'; give queue too, or leave this key out");
+    }
+}
+}  // namespace
+
 LinkParams link_params_from_json(const json& j, const LinkParams& base, TraceFiles traces) {
     LinkParams p = link_param_values_from_json(j, base, traces);
     validate(p);
@@ -90,7 +117,9 @@ LinkParams link_param_values_from_json(const json& j, const LinkParams& base, Tr
         throw ParamError(
             "", "expected a JSON object of link parameters, got " + std::string(j.type_name()));
     LinkParams p = base;
-    for (const auto& [key, value] : j.items()) {
+    for (const auto& [given, value] : j.items()) {
+        // spacer_limit_bytes is queue_limit_bytes' earlier name, still read.
+        const std::string& key = given == "spacer_limit_bytes" ? kQueueLimitBytes : given;
         const LinkParamField* field = link_param_field(key);
         if (!field) {
             std::vector<std::string> names;
@@ -110,6 +139,7 @@ LinkParams link_param_values_from_json(const json& j, const LinkParams& base, Tr
         field->set(p, v);
     }
     imply_loss_model(j, p);
+    refuse_other_queues_keys(j, base, p);
     return p;
 }
 

@@ -92,11 +92,14 @@ void read_counters(const json& c, const std::string& where, CounterSnapshot& k) 
     k.bytes_in = u64(c, "bytes_in", where);
     k.packets_out = u64(c, "packets_out", where);
     k.bytes_out = u64(c, "bytes_out", where);
+    // drops_class and drops_aqm came later: optional.
     for (const DropCauseInfo& dc : kDropCauses)
-        if (dc.cause != DropCause::class_action || c.contains(dc.key))
+        if ((dc.cause != DropCause::class_action && dc.cause != DropCause::aqm) ||
+            c.contains(dc.key))
             k.drops[dc.cause] = u64(c, dc.key, where);
     k.delays_clamped = u64(c, "delays_clamped", where);
     if (c.contains("waited")) k.waited = u64(c, "waited", where);
+    if (c.contains("ecn_marked")) k.ecn_marked = u64(c, "ecn_marked", where);
     k.in_flight = u64(c, "in_flight", where);
     k.alpha = real(c, "alpha", where);
     k.rate_pps = real(c, "rate_pps", where);

@@ -16,6 +16,7 @@ json to_json(const CounterSnapshot& c) {
               {"bytes_out", c.bytes_out},
               {"delays_clamped", c.delays_clamped},
               {"waited", c.waited},
+              {"ecn_marked", c.ecn_marked},
               {"in_flight", c.in_flight},
               {"alpha", c.alpha},
               {"rate_pps", c.rate_pps},
@@ -42,6 +43,36 @@ json to_json(const WaitSums& w) {
     j["spacer_mean_ns"] = w.spacer_mean();
     j["order_mean_ns"] = w.order_mean();
     return j;
+}
+
+json to_json(const QueueReport& q) {
+    json j = {{"backlog_bytes", q.backlog_bytes},
+              {"backlog_packets", q.backlog_packets},
+              {"sojourn_count", q.sojourn_count}};
+    if (q.sojourn_count == 0) return j;
+    j["sojourn_mean_ns"] = q.sojourn_mean_ns();
+    j["sojourn_max_ns"] = q.sojourn_max_ns;
+    return j;
+}
+
+QueueReport queue_report_from_json(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("queue: expected an object");
+    QueueReport q;
+    for (const char* k : {"backlog_bytes", "backlog_packets", "sojourn_count"})
+        if (!j.contains(k) || !j[k].is_number_unsigned())
+            throw std::invalid_argument(std::string("queue.") + k + ": expected a whole number");
+    q.backlog_bytes = j["backlog_bytes"].get<std::uint64_t>();
+    q.backlog_packets = j["backlog_packets"].get<std::uint64_t>();
+    q.sojourn_count = j["sojourn_count"].get<std::uint64_t>();
+    if (q.sojourn_count != 0) {
+        if (!j.contains("sojourn_mean_ns") || !j["sojourn_mean_ns"].is_number() ||
+            !j.contains("sojourn_max_ns") || !j["sojourn_max_ns"].is_number_integer())
+            throw std::invalid_argument("queue: sojourn_mean_ns/sojourn_max_ns missing");
+        q.sojourn_sum_ns =
+            j["sojourn_mean_ns"].get<double>() * static_cast<double>(q.sojourn_count);
+        q.sojourn_max_ns = j["sojourn_max_ns"].get<DurationNs>();
+    }
+    return q;
 }
 
 bool has_class_ids(const DirectionDelay& d) {
@@ -74,6 +105,7 @@ json to_json(const DirectionDelay& d, bool class_ids) {
               {"delay", to_json(d.delay)},
               {"lateness", to_json(d.lateness)},
               {"wait", to_json(d.wait)},
+              {"queue", to_json(d.queue)},
               {"samples_dropped", d.samples_dropped}};
     if (class_ids) j["samples"]["class_id"] = std::move(class_id);
     if (d.params_generation) j["params_generation"] = *d.params_generation;
@@ -181,6 +213,7 @@ DirectionDelay direction_delay_from_json(const json& j) {
     d.lateness = running_stats_from_json(j["lateness"]);
     // Added within protocol version 1: a linkemd from before it sends no `wait`.
     if (j.contains("wait")) d.wait = wait_sums_from_json(j["wait"]);
+    if (j.contains("queue")) d.queue = queue_report_from_json(j["queue"]);
     const std::int64_t dropped = integer(j, "samples_dropped");
     d.samples_dropped = dropped < 0 ? 0 : static_cast<std::uint64_t>(dropped);
     // params_generation and the built-in traffic's keys are optional.

@@ -383,7 +383,7 @@ TEST(GuiModel, FieldTableShowsParametersToPeople) {
     EXPECT_EQ(link_param_field("mean_delay_us")->shown_text(94700), "94.7 ms");
     EXPECT_EQ(link_param_field("mean_delay_us")->shown_text(1e7), "10000 ms");
     EXPECT_EQ(link_param_field("rate_bps")->shown_text(1.25e7), "12.5 Mbit/s");
-    EXPECT_EQ(link_param_field("spacer_limit_bytes")->shown_text(1048576, 8), "1048576 bytes");
+    EXPECT_EQ(link_param_field("queue_limit_bytes")->shown_text(1048576, 8), "1048576 bytes");
     EXPECT_EQ(link_param_field("limiter")->label, "Limiter (&bandwidth)");
     EXPECT_EQ(link_param_field("rate_window_us")->label_text(), "rate_window_us");  // no control
     LinkParams p;

@@ -133,6 +133,7 @@ struct RecordHeader {
     std::uint64_t seq = 0;  // the packet's number in its worker's direction
     static constexpr std::uint16_t kHasFate = 1;
     static constexpr std::uint16_t kHasSeq = 2;  // seq is known (not: a packet queued before)
+    static constexpr std::uint16_t kEcnCe = 4;   // out: the queue discipline marked it CE
 };
 static_assert(sizeof(RecordHeader) == 72);
 

@@ -23,7 +23,13 @@ inline void add_link_flag_options(CLI::App& app, LinkFlagText& text, const std::
         const LinkParamFlag& f = flags[i];
         for (int layer = 0; layer < 3; ++layer) {
             const std::string help = layer == 0 ? f.help + " (e.g. " + f.example + ")" : "";
-            app.add_option(link_flag_name(f, layer), text[i][static_cast<std::size_t>(layer)], help)
+            // --spacer-limit: --queue-limit's earlier name, still taken.
+            const std::string names =
+                link_flag_name(f, layer) +
+                (f.key == "queue_limit_bytes"
+                     ? std::string(",--") + kLinkFlagPrefix[layer] + "spacer-limit"
+                     : "");
+            app.add_option(names, text[i][static_cast<std::size_t>(layer)], help)
                 ->group(layer == 0 ? group : "")
                 ->type_name(f.value_name);
         }

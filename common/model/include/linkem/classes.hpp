@@ -193,13 +193,15 @@ bool valid_class_name(std::string_view name);
 inline constexpr const char* kClassNameRule =
     "1 to 32 of a-z, 0-9, '_' and '-', not 'default' (reserved)";
 
-/// The keys of LinkParams that belong to the limiter: limiter, rate_bps, spacer_limit_bytes,
-/// policer_burst_bytes, trace_file, byte_accounting. A class that shares the link's limiter
+/// The keys of LinkParams that belong to the limiter: limiter, rate_bps, the queue's
+/// (queue, queue_limit_bytes, ..., ecn), policer_burst_bytes, trace_file, byte_accounting. A
+/// class that shares the link's limiter
 /// leaves them at their defaults.
 bool is_limiter_key(std::string_view key);
 /// Whether a limiter can be shared by several Emulators (SharedLink): the spacer and the
-/// policer (a trace is each Emulator's own).
-bool shareable(Limiter l);
+/// policer, without a queue of its own (a trace, or a spacer with a queue discipline,
+/// linkem/bottleneck.hpp, is each Emulator's own).
+bool shareable(const LinkParams& p);
 /// The parameters class `c` (emulate) runs with in direction d of a link whose `default`
 /// class has `link` there: its own, a seed of 0 taking the link's, and with "limiter": "link"
 /// the link's limiter keys (is_limiter_key).

@@ -13,7 +13,7 @@
 namespace linkem {
 
 /// Why the emulator dropped a packet; kDropCauses below describes each.
-enum class DropCause : std::uint8_t { loss, policer, spacer, buffer_full, class_action };
+enum class DropCause : std::uint8_t { loss, policer, spacer, buffer_full, class_action, aqm };
 
 /// One drop cause as every surface shows it.
 struct DropCauseInfo {
@@ -36,12 +36,14 @@ struct DropCauseInfo {
 inline constexpr DropCauseInfo kDropCauses[] = {
     {DropCause::loss, "loss", "drops_loss", "loss model", "the loss model dropped it"},
     {DropCause::policer, "policer", "drops_policer", "policer", "above the policer's rate"},
-    {DropCause::spacer, "spacer", "drops_spacer", "spacer limit",
-     "the spacer's backlog passed the spacer limit"},
+    {DropCause::spacer, "spacer", "drops_spacer", "queue limit",
+     "the limiter's queue was full: its backlog passed the queue limit"},
     {DropCause::buffer_full, "buffer_full", "drops_buffer_full", "buffer full",
      "no room: the buffer limit or the mbuf pool"},
     {DropCause::class_action, "class", "drops_class", "class drop",
      "its traffic class's action is drop"},
+    {DropCause::aqm, "aqm", "drops_aqm", "queue discipline",
+     "the queue discipline (codel, fq_codel, pie) dropped it to keep the queue short"},
 };
 inline constexpr std::size_t kDropCauseCount = std::size(kDropCauses);
 
@@ -93,7 +95,8 @@ struct CounterSnapshot {
     std::uint64_t packets_out = 0, bytes_out = 0;
     DropCounts drops;  // drops[DropCause::loss] ..., drops.total()
     std::uint64_t delays_clamped = 0;
-    std::uint64_t waited = 0;  // order-keeping strategies: left at the predecessor's time
+    std::uint64_t waited = 0;      // order-keeping strategies: left at the predecessor's time
+    std::uint64_t ecn_marked = 0;  // packets the queue discipline marked CE instead of dropping
     std::uint64_t in_flight = 0;
     double alpha = 0;     // correlation weight in use
     double rate_pps = 0;  // last rate estimate R
@@ -110,6 +113,7 @@ struct alignas(64) Counters {
     std::array<std::atomic<std::uint64_t>, kDropCauseCount> drop_counts{};  // by DropCause
     std::atomic<std::uint64_t> delays_clamped{0};
     std::atomic<std::uint64_t> waited{0};
+    std::atomic<std::uint64_t> ecn_marked{0};
     std::atomic<std::uint64_t> in_flight{0};
     std::atomic<double> alpha{0}, rate_pps{0};
     std::atomic<std::uint64_t> rate_intervals{0};
@@ -138,6 +142,7 @@ struct alignas(64) Counters {
             s.drops.n[i] = drop_counts[i].load(r);
         s.delays_clamped = delays_clamped.load(r);
         s.waited = waited.load(r);
+        s.ecn_marked = ecn_marked.load(r);
         s.in_flight = in_flight.load(r);
         s.alpha = alpha.load(r);
         s.rate_pps = rate_pps.load(r);

@@ -115,13 +115,20 @@ class DelaySampler {
 
     /// Follows a packet that arrived at `now`, was given `delay` and transmission time tx,
     /// and leaves once the departures pass `key` (if there is room to follow one more).
-    void follow(TimeNs now, DurationNs delay, TimeNs tx, std::uint64_t key) {
-        next_ += period_;  // on schedule, one per period
+    /// `advance` false: the period was taken already (take_turn()).
+    void follow(TimeNs now, DurationNs delay, TimeNs tx, std::uint64_t key, bool advance = true) {
+        if (advance) next_ += period_;  // on schedule, one per period
         if (pending_.size() >= max_pending_) return;
         pending_.push_back(Pending{now, delay, tx, key});
         std::push_heap(pending_.begin(), pending_.end(), Later{});
     }
 
+    /// Takes this period's sample for a packet followed later (when its transmission time
+    /// is known: a queue discipline's packets), keeping the schedule from `now` on.
+    void take_turn(TimeNs now) {
+        next_ += period_;
+        catch_up(now);
+    }
     /// After an ingest call that owed samples: still behind (a pause, or pieces that queued
     /// nothing), the schedule restarts from now.
     void catch_up(TimeNs now) {

@@ -102,9 +102,10 @@ class Emulator {
         if (reseed || !(delay == delayer_.config())) delayer_.configure(delay, tables);
         rate_.set_window(p.rate_window);
         if (rate_.has_estimate()) delayer_.on_rate(rate_.rate_pps());
-        spacer_.configure(p.rate_bps, p.spacer_limit_bytes);
+        spacer_.configure(p.rate_bps, p.queue_limit_bytes);
         policer_.configure(p.rate_bps, p.policer_burst_bytes);
         trace_.configure(p.trace.get());
+        configure_bottleneck(p, had_params);
         const LossProcess::Config loss{p.loss_model, p.loss_probability, p.ge_p,
                                        p.ge_r,       p.ge_loss_good,     p.ge_loss_bad};
         if (reseed || !(loss == loss_config_)) {
@@ -157,6 +158,8 @@ class Emulator {
     /// allocates).
     void reserve(std::size_t n) {
         delayer_.reserve();
+        late_drops_.reserve(kChunk * 16);
+        if (bottleneck_) bq_.reserve(n);
         if (uses_fifo())
             fifo_.reserve(n);
         else
@@ -186,6 +189,7 @@ class Emulator {
     [[gnu::always_inline]] std::size_t ingest_impl(const Packet* pkts, std::size_t n, TimeNs now,
                                                    Packet* dropped, PacketFate* fates) {
         if (n == 0) return 0;
+        late_drops_.clear();
         if (now >= next_change_) [[unlikely]]
             follow_track(now);
         last_queued_ = false;
@@ -236,6 +240,8 @@ class Emulator {
     /// Removes up to `max` packets whose transmission time is <= now, in order, into
     /// `out` (and their transmission times into `tx_out` if given). Returns the count.
     std::size_t drain(TimeNs now, Packet* out, std::size_t max, TimeNs* tx_out = nullptr) {
+        if (bottleneck_ || !late_drops_.empty()) [[unlikely]]
+            serve_bottleneck(now);
         if (telemetry_ && !tx_out) {
             tx_out = tx_scratch_.data();
             max = std::min(max, tx_scratch_.size());
@@ -270,6 +276,8 @@ class Emulator {
     /// packets are, either in buf (room for max) or inside the queue (valid until the next
     /// call on the emulator). Counts them as drain() does. No prefetching.
     std::pair<const Packet*, std::size_t> drain_view(TimeNs now, Packet* buf, std::size_t max) {
+        if (bottleneck_ || !late_drops_.empty()) [[unlikely]]
+            serve_bottleneck(now);
         TimeNs* tx = nullptr;
         if (telemetry_) {
             tx = tx_scratch_.data();
@@ -322,6 +330,7 @@ class Emulator {
         r.delay = delay_stats_;
         r.lateness = lateness_stats_;
         r.wait = wait_sums_;
+        r.queue = queue_report(now);
         r.samples_dropped = sampler_.dropped();
         report_start_ = now;
         delay_stats_.reset(static_cast<double>(params_.mean_delay));
@@ -346,7 +355,26 @@ class Emulator {
 
     /// Earliest transmission time among queued packets (for event-driven callers).
     std::optional<TimeNs> next_departure() {
-        return uses_fifo() ? fifo_.next_time() : reorder_.next_time();
+        const std::optional<TimeNs> q = uses_fifo() ? fifo_.next_time() : reorder_.next_time();
+        if (!bottleneck_) return q;
+        const std::optional<TimeNs> b = bq_.next_service();
+        return b && (!q || *b < *q) ? b : q;
+    }
+
+    /// A packet the queue discipline dropped after ingest() had taken it (at its dequeue, or
+    /// from FQ-CoDel's fattest flow when the queue was full), already counted: the caller
+    /// frees it. late_drops() holds those of the last ingest(), drain() or drain_view() call
+    /// (each starts a new list); none without a queue discipline (LinkParams::queue).
+    struct LateDrop {
+        Packet pkt;
+        TimeNs at;
+        DropCause cause;
+    };
+    const std::vector<LateDrop>& late_drops() const { return late_drops_; }
+    /// The queue discipline's queue (empty without one).
+    std::size_t queue_packets() const { return bq_.packets(); }
+    std::uint64_t ecn_marked() const {
+        return counters_.ecn_marked.load(std::memory_order_relaxed);
     }
 
     std::size_t in_flight() const { return queued(); }
@@ -407,7 +435,7 @@ class Emulator {
         sampler_.departed(now,
                           uses_fifo() ? drained_total_ : static_cast<std::uint64_t>(tx[n - 1]) + 1);
     }
-    std::size_t queued() const { return fifo_.size() + reorder_.size(); }
+    std::size_t queued() const { return fifo_.size() + reorder_.size() + bq_.packets(); }
 
     // Counts n drained packets as sent.
     void count_out(const Packet* out, std::size_t n) {
@@ -458,6 +486,8 @@ class Emulator {
     template <bool kF>
     [[gnu::always_inline]] std::size_t ingest_piece(const Packet* pkts, std::size_t n, TimeNs now,
                                                     Packet* dropped, bool fifo, PacketFate* f) {
+        if (bottleneck_) [[unlikely]]
+            return ingest_queued<kF>(pkts, n, now, dropped, fifo, f);
         // A limiter shared with other Emulators (share_limiter): reserved per chunk.
         if (shared_link_ && (params_.limiter == Limiter::spacer ||
                              params_.limiter == Limiter::policer)) [[unlikely]]
@@ -526,6 +556,204 @@ class Emulator {
     }
 
     static constexpr std::size_t kChunk = kMaxReservation;
+
+    // ------------------------------------------------------------------------ the queue
+    // With a queue discipline (LinkParams::uses_bottleneck) the limiter's packets wait in a
+    // real queue, the Bottleneck, which decides at their dequeue (linkem/bottleneck.hpp):
+    //   ingest: 1 delay -> loss -> the queue (its limit; PIE's early drop)
+    //   later:  the queue's dequeue at the link's pace (CoDel's drops and marks) -> 5 buffer
+    // FIFO strategies: a packet reaches the queue at its delayed time, no earlier than its
+    // predecessor (as it reaches the spacer); reordered: at its arrival, and its delay is
+    // added to its dequeue time. The queue's dequeues up to `now` run at each drain and
+    // before each arrival (Bottleneck::arrive), so its decisions do not depend on when the
+    // caller polls.
+    struct QueuedPacket {
+        Packet pkt;
+        DurationNs delay;  // drawn for it (>= 0)
+        TimeNs arrival;
+        bool sampled;  // the delay telemetry follows it (take_turn)
+    };
+    struct QueueSink {
+        Emulator& e;
+        void sent(const QueuedPacket& q, TimeNs tau, TimeNs tx, bool marked) {
+            e.queue_sent(q, tau, tx, marked);
+        }
+        void dropped(const QueuedPacket& q, TimeNs at, DropCause c) {
+            Counters::add(e.counters_.drops(c), 1);
+            e.late_drops_.push_back(LateDrop{q.pkt, at, c});
+        }
+        bool mark(const QueuedPacket& q) { return e.mark_ce(q.pkt); }
+    };
+
+    bool mark_ce(const Packet& p) {
+        if constexpr (requires { Traits::mark_ce(p); }) {
+            if (!Traits::mark_ce(p)) return false;
+            Counters::add(counters_.ecn_marked, 1);
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    static std::uint32_t flow_hash(const Packet& p) {
+        if constexpr (requires { Traits::flow_hash(p); })
+            return Traits::flow_hash(p);
+        else
+            return 0;
+    }
+
+    // The queue dequeued q at tau (marked CE or not); it leaves the link at tx. The traits
+    // may hear of it: Traits::dequeued(packet, tx, wait at the limiter, marked).
+    void queue_sent(const QueuedPacket& q, TimeNs tau, TimeNs tx, bool marked) {
+        const bool fifo = uses_fifo();
+        if (fifo) {
+            counters_.waited.store(
+                counters_.waited.load(std::memory_order_relaxed) + (tx < last_tx_ ? 1 : 0),
+                std::memory_order_relaxed);
+            tx = tx < last_tx_ ? last_tx_ : tx;
+            last_tx_ = tx;
+            fifo_.push(tx, q.pkt);
+        } else {
+            tx += q.delay;
+            reorder_.push(tx, q.pkt);
+        }
+        ++queued_total_;
+        wait_sums_.spacer_ns +=
+            static_cast<double>(fifo ? tau - q.arrival - q.delay : tau - q.arrival);
+        if (q.sampled)
+            sampler_.follow(q.arrival, q.delay, fifo ? tx : queued_tx(tx),
+                            fifo ? queued_total_ - 1 : static_cast<std::uint64_t>(queued_tx(tx)),
+                            false);
+        if constexpr (requires { Traits::dequeued(q.pkt, tx, tx, false); })
+            Traits::dequeued(q.pkt, tx, fifo ? tau - q.arrival - q.delay : tau - q.arrival, marked);
+    }
+
+    [[gnu::noinline]] void serve_bottleneck(TimeNs now) {
+        late_drops_.clear();
+        if (!bottleneck_ || bq_.empty()) return;
+        QueueSink sink{*this};
+        bq_.serve(now, sink);
+        Counters::set(counters_.in_flight, queued());
+    }
+
+    void configure_bottleneck(const LinkParams& p, bool had_params) {
+        const bool was = bottleneck_;
+        bottleneck_ = p.uses_bottleneck();
+        if (bottleneck_) {
+            if (p.limiter == Limiter::trace)
+                bq_.configure(p.queue_config(), p.trace.get());
+            else
+                bq_.configure(p.queue_config(), p.rate_bps);
+            bq_.seed(seed_ ^ kQueueStream ^ (stream_ * kOtherStream));
+            if (!was && had_params) bq_.set_link_free(spacer_.free_time());
+        } else if (was) {
+            release_bottleneck();
+        }
+    }
+
+    // The queue discipline is switched off: its packets go on through the limiter in force,
+    // in the order they reached the queue, behind what the queue's link had begun.
+    void release_bottleneck() {
+        spacer_.set_free_time(std::max(spacer_.free_time(), bq_.link_free()));
+        const bool fifo = uses_fifo();
+        bq_.take_all([&](const QueuedPacket& q, TimeNs enq, std::uint32_t bytes) {
+            TimeNs tx = enq;
+            if (params_.limiter == Limiter::spacer)
+                spacer_.schedule_fit(static_cast<double>(enq), bytes, tx);
+            else if (params_.limiter == Limiter::trace)
+                tx = trace_.schedule(enq, DeliveryTrace::charge(bytes));
+            if (fifo) {
+                tx = tx < last_tx_ ? last_tx_ : tx;
+                last_tx_ = tx;
+                fifo_.push(tx, q.pkt);
+            } else {
+                reorder_.push(tx + q.delay, q.pkt);
+            }
+            ++queued_total_;
+        });
+    }
+
+    QueueReport queue_report(TimeNs now) {
+        QueueReport r;
+        if (bottleneck_) {
+            const QueueSojourn so = bq_.take_sojourn();
+            r.backlog_bytes = bq_.bytes();
+            r.backlog_packets = bq_.packets();
+            r.sojourn_count = so.count;
+            r.sojourn_sum_ns = so.sum_ns;
+            r.sojourn_max_ns = so.max_ns;
+        } else if (params_.limiter == Limiter::spacer && !shared_link_) {
+            r.backlog_bytes =
+                static_cast<std::uint64_t>(spacer_.backlog_bytes(static_cast<double>(now)));
+            r.sojourn_count = wait_sums_.count;
+            r.sojourn_sum_ns = wait_sums_.spacer_ns;
+        }
+        return r;
+    }
+
+    // A piece of packets into the queue discipline's queue (the stages above).
+    template <bool kFates>
+    [[gnu::noinline]] std::size_t ingest_queued(const Packet* pkts, std::size_t n, TimeNs now,
+                                                Packet* dropped, bool fifo, PacketFate* fates) {
+        double delay[kChunk];
+        draw_delays(delay, n, now);
+        std::size_t n_dropped = 0;
+        std::uint64_t bytes = 0, clamped = 0;
+        QueueSink sink{*this};
+        const bool trace = params_.limiter == Limiter::trace;
+        const bool fq = params_.queue == QueueKind::fq_codel;
+        std::size_t room = buffer_room();
+        for (std::size_t i = 0; i < n; ++i) {
+            const Packet& pkt = pkts[i];
+            const std::uint32_t len = Traits::length(pkt);
+            bytes += len;
+            double d = delay[i];
+            const auto drop = [&](DropCause c) {
+                Counters::add(counters_.drops(c), 1);
+                if (dropped) dropped[n_dropped] = pkt;
+                ++n_dropped;
+                if constexpr (kFates) fate_dropped(fates[i], d, 0, c);
+            };
+            if (room == 0) {
+                drop(DropCause::buffer_full);
+                continue;
+            }
+            if (d < 0) {
+                d = 0;
+                ++clamped;
+            }
+            TimeNs enq = now;
+            double t_in = static_cast<double>(now);
+            if (fifo) {
+                t_in = later(static_cast<double>(now) + d, spacer_floor_);
+                spacer_floor_ = t_in;
+                enq = static_cast<TimeNs>(std::ceil(t_in));
+            }
+            if (to_loss_ == 0) [[unlikely]] {
+                to_loss_ = loss_.gap(loss_rng_);
+                drop(DropCause::loss);
+                continue;
+            }
+            --to_loss_;
+            const bool sampled = sampler_.due(now);
+            const DurationNs dn = static_cast<DurationNs>(d + 0.5);
+            const auto r = bq_.arrive(enq, QueuedPacket{pkt, dn, now, sampled},
+                                      trace ? len : len + overhead_, fq ? flow_hash(pkt) : 0, sink);
+            if (!r.queued) {
+                drop(r.cause);
+                continue;
+            }
+            --room;
+            if (sampled) sampler_.take_turn(now);
+            delay_stats_.add(d);
+            ++wait_sums_.count;
+            if (fifo) wait_sums_.order_ns += t_in - static_cast<double>(now) - d;
+            if constexpr (kFates) fates[i] = PacketFate{enq, dn, 0, PacketFate::kQueued};
+        }
+        Counters::add(counters_.bytes_in, bytes);
+        if (clamped) Counters::add(counters_.delays_clamped, clamped);
+        return n_dropped;
+    }
 
     // Bytes of n packets as the limiter counts them (with the per-packet overhead).
     std::uint64_t chunk_bytes(const Packet* pkts, std::size_t n) const {
@@ -706,7 +934,7 @@ class Emulator {
             charged[i] = Traits::length(pkts[i]) + overhead_;
         shared_link_->reserve(
             now, charged, n, 8e9 / params_.rate_bps,
-            static_cast<double>(L == Limiter::spacer ? params_.spacer_limit_bytes
+            static_cast<double>(L == Limiter::spacer ? params_.queue_limit_bytes
                                                      : params_.policer_burst_bytes),
             link_carry_, link_at);
         link_reservations_ += n != 0;
@@ -874,6 +1102,10 @@ class Emulator {
     Spacer spacer_;
     Policer policer_;
     TraceLink trace_;
+    Bottleneck<QueuedPacket> bq_;  // the queue discipline's queue (uses_bottleneck)
+    bool bottleneck_ = false;
+    std::vector<LateDrop> late_drops_;
+    static constexpr std::uint64_t kQueueStream = 0x6a09e667f3bcc909ULL;
     LossProcess loss_;
     LossProcess::Config loss_config_;
     std::uint64_t to_loss_ = LossProcess::kNever;  // packets that pass before the next loss

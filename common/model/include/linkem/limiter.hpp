@@ -63,6 +63,11 @@ class Spacer {
     /// Backlog in bytes as seen at time t.
     double backlog_bytes(double t) const { return std::max(0.0, free_ - t) * bytes_per_ns_; }
 
+    /// When the virtual link is free again (ns), to carry the link's state over to and from
+    /// a queue discipline's link (Bottleneck).
+    double free_time() const { return free_; }
+    void set_free_time(double t) { free_ = t; }
+
   private:
     double ns_per_byte_ = 0, bytes_per_ns_ = 0, limit_bytes_ = 0;
     double free_ = -1e300;  // time at which the virtual link is free again
@@ -153,13 +158,7 @@ class TraceLink {
     /// The departure time of a packet charged `bytes` (DeliveryTrace::charge) that reaches
     /// the link at t, t not before the previous packet's.
     TimeNs schedule(TimeNs t, std::uint32_t bytes) {
-        if (!started_) [[unlikely]] {
-            started_ = true;
-            base_ = t;
-            i_ = 0;
-            left_ = DeliveryTrace::kBytesPerOpportunity;
-        }
-        if (at(i_) < t) skip_to(t);
+        start(t);
         while (bytes > left_) {
             bytes -= left_;
             next();
@@ -168,6 +167,19 @@ class TraceLink {
         const TimeNs departure = at(i_);
         if (left_ == 0) next();
         return departure;
+    }
+
+    /// The opportunity that carries the first byte of a packet that reaches the link at t
+    /// (t not before the previous packet's): the opportunities before t pass unused.
+    TimeNs start(TimeNs t) {
+        if (!started_) [[unlikely]] {
+            started_ = true;
+            base_ = t;
+            i_ = 0;
+            left_ = DeliveryTrace::kBytesPerOpportunity;
+        }
+        if (at(i_) < t) skip_to(t);
+        return at(i_);
     }
 
   private:

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "linkem/bottleneck.hpp"
 #include "linkem/delayer.hpp"
 #include "linkem/distributions.hpp"
 #include "linkem/loss.hpp"
@@ -40,11 +41,14 @@ constexpr int direction_of_key(std::string_view key) {
 
 enum class Limiter : std::uint8_t { none, spacer, policer, trace };
 enum class ByteAccounting : std::uint8_t { frame, wire };
+enum class Ecn : std::uint8_t { off, on };
 
 std::string_view to_string(Strategy s);
 std::string_view to_string(Limiter l);
 std::string_view to_string(LossModel m);
 std::string_view to_string(ByteAccounting b);
+std::string_view to_string(QueueKind q);
+std::string_view to_string(Ecn e);
 
 struct DeliveryTrace;  // linkem/limiter.hpp
 
@@ -72,10 +76,24 @@ struct LinkParams {
 
     Limiter limiter = Limiter::none;
     double rate_bps = 0;
-    std::uint64_t spacer_limit_bytes = 1'048'576;
     std::uint64_t policer_burst_bytes = 65'536;
     TraceRef trace;  // limiter `trace`: the mahimahi trace read from trace_file
     ByteAccounting byte_accounting = ByteAccounting::frame;
+
+    // The queue of a limiter that queues (spacer, trace): its discipline and limit
+    // (linkem/bottleneck.hpp, docs/queues.md). The limit is in packets when
+    // queue_limit_packets > 0, else in bytes (the spacer's backlog limit).
+    QueueKind queue = QueueKind::droptail;
+    std::uint64_t queue_limit_bytes = 1'048'576;
+    std::uint64_t queue_limit_packets = 0;
+    DurationNs codel_target = 5 * kNsPerMs;
+    DurationNs codel_interval = 100 * kNsPerMs;
+    std::uint64_t fq_flows = 1024;
+    std::uint64_t fq_quantum_bytes = 1514;
+    DurationNs pie_target = 15 * kNsPerMs;
+    DurationNs pie_tupdate = 15 * kNsPerMs;
+    DurationNs pie_max_burst = 150 * kNsPerMs;
+    Ecn ecn = Ecn::off;
 
     LossModel loss_model = LossModel::none;
     double loss_probability = 0;  // Bernoulli
@@ -88,6 +106,27 @@ struct LinkParams {
     std::uint64_t seed = 0;  // 0: chosen at random when the Emulator starts (and reported)
 
     bool operator==(const LinkParams&) const = default;
+
+    /// The queue's discipline and parameters as the Bottleneck takes them.
+    QueueConfig queue_config() const {
+        return QueueConfig{queue,
+                           queue_limit_bytes,
+                           queue_limit_packets,
+                           codel_target,
+                           codel_interval,
+                           static_cast<std::uint32_t>(fq_flows),
+                           static_cast<std::uint32_t>(fq_quantum_bytes),
+                           pie_target,
+                           pie_tupdate,
+                           pie_max_burst,
+                           ecn == Ecn::on};
+    }
+    /// Whether the limiter's packets go through a real queue (the Bottleneck): a queue
+    /// discipline other than droptail, or a limit in packets, on a limiter that queues.
+    bool uses_bottleneck() const {
+        return (limiter == Limiter::spacer || limiter == Limiter::trace) &&
+               (queue != QueueKind::droptail || queue_limit_packets > 0);
+    }
 };
 
 /// Parameters of both directions of a link (b_to_a is unused in single-port mode).
@@ -298,6 +337,9 @@ struct ParamLimits {
     static constexpr std::uint64_t kMinBytes = 64;
     static constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 36;
     static constexpr std::uint64_t kMaxBufferPackets = std::uint64_t{1} << 28;
+    static constexpr DurationNs kMinAqmTime = 100 * kNsPerUs;
+    static constexpr DurationNs kMaxAqmTime = 10 * kNsPerSec;
+    static constexpr std::uint64_t kMaxFqFlows = 65536;
 };
 
 }  // namespace linkem

@@ -8,6 +8,7 @@
 // as they complete. A full ring drops what does not fit and counts it; a packet never waits.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -64,6 +65,28 @@ struct WaitSums {
     double mean() const { return spacer_mean() + order_mean(); }
 };
 
+/// The limiter's queue over an interval: what it holds at the interval's end and the
+/// sojourn time (queueing delay at the limiter) of the packets that left it in the interval.
+/// A queue discipline (Bottleneck) measures each packet's sojourn at its dequeue; the
+/// drop-tail spacer's is its wait (WaitSums::spacer_ns) of the packets queued.
+struct QueueReport {
+    std::uint64_t backlog_bytes = 0;
+    std::uint64_t backlog_packets = 0;  // a queue discipline's; the spacer's is not counted (0)
+    std::uint64_t sojourn_count = 0;
+    double sojourn_sum_ns = 0;
+    DurationNs sojourn_max_ns = 0;  // a queue discipline's; 0 for the spacer
+    double sojourn_mean_ns() const {
+        return sojourn_count ? sojourn_sum_ns / static_cast<double>(sojourn_count) : 0.0;
+    }
+    void merge(const QueueReport& o) {
+        backlog_bytes += o.backlog_bytes;
+        backlog_packets += o.backlog_packets;
+        sojourn_count += o.sojourn_count;
+        sojourn_sum_ns += o.sojourn_sum_ns;
+        sojourn_max_ns = std::max(sojourn_max_ns, o.sojourn_max_ns);
+    }
+};
+
 /// One sampled packet, end to end through one direction (all in ns, data-plane clock).
 struct DelaySample {
     TimeNs arrival_ns = 0;
@@ -84,6 +107,7 @@ struct IntervalReport {
     RunningStats delay;     // given delay of every packet queued in the interval, ns
     RunningStats lateness;  // departure - scheduled departure of every packet that left, ns
     WaitSums wait;          // spacer and order wait of every packet queued in the interval
+    QueueReport queue;      // the limiter's queue
     std::uint64_t samples_dropped = 0;  // cumulative
 };
 
@@ -112,6 +136,7 @@ struct DirectionDelay {
     std::vector<DelaySample> samples;
     RunningStats delay, lateness;
     WaitSums wait;
+    QueueReport queue;  // the limiter's queue: backlog at end_ns, sojourn over the interval
     std::uint64_t samples_dropped = 0;
     /// The parameter generation the direction ran with at end_ns (none from a linkemd that
     /// does not send it).

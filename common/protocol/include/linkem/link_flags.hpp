@@ -18,6 +18,13 @@ namespace linkem {
 nlohmann::json link_param_from_text(std::string_view key, std::string_view text,
                                     std::string_view flag);
 
+/// A flag's text as the JSON keys it sets: {key: link_param_from_text(...)}, except for the
+/// queue limit, whose flag takes bytes or packets: --queue-limit 1MiB sets
+/// {"queue_limit_bytes": 1048576, "queue_limit_packets": 0}, --queue-limit 1000p
+/// {"queue_limit_packets": 1000}. Throws FlagError as link_param_from_text does.
+nlohmann::json link_keys_from_text(std::string_view key, std::string_view text,
+                                   std::string_view flag);
+
 /// The link flags given, converted with link_param_from_text into the partial update of the
 /// config file and of the protocol's set_link: keys at the top level for both directions,
 /// "a_to_b" / "b_to_a" objects for one, e.g. {"mean_delay_us": 20000, "b_to_a":

@@ -18,6 +18,8 @@ nlohmann::json to_json(const CounterSnapshot& c);
 nlohmann::json to_json(const RunningStats& s);
 /// {"count":..,"mean_ns":..,"spacer_mean_ns":..,"order_mean_ns":..} (only count when empty).
 nlohmann::json to_json(const WaitSums& w);
+nlohmann::json to_json(const QueueReport& q);
+QueueReport queue_report_from_json(const nlohmann::json& j);
 /// A direction's `delay` body. Its samples carry `class_id` (their traffic class: 0 `default`,
 /// i + 1 the link's class i) when `class_ids`; without it, when some sample's is not 0.
 nlohmann::json to_json(const DirectionDelay& d);

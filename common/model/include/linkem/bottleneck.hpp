@@ -1,0 +1,558 @@
+// The bottleneck's queue: a real queue in front of the rate limiter's link, served by a
+// queue discipline (docs/queues.md): droptail, CoDel (RFC 8289), FQ-CoDel (RFC 8290) or PIE
+// (RFC 8033), with ECN marking instead of dropping where the packet allows it.
+//
+// The spacer and the trace link compute a packet's departure when it arrives, which a
+// drop-tail queue allows (its order and drops follow from the arrivals alone). An active
+// queue decides at dequeue time, from the packet's sojourn time and from what else is
+// queued then, so the Bottleneck keeps the packets and runs the link's dequeue events in
+// time order: before an arrival at t every dequeue before t (arrive()), and on demand every
+// dequeue up to a time (serve()). It never reads a clock; the same arrivals give the same
+// departures whenever serve() is called, which makes the data plane's results equal the
+// simulator's and the tests' reference implementations' (tests/support/aqm_reference.hpp).
+//
+// Item is the caller's packet handle; a Sink receives what happens to each:
+//   sink.sent(item, tau, tx, marked)   dequeued at tau, leaves the link at tx (tau for a
+//                                      rate; the trace's opportunity of its last byte)
+//   sink.dropped(item, at, cause)      DropCause::spacer (the queue limit), DropCause::aqm
+//   sink.mark(item) -> bool            sets CE if the packet is ECN-capable (ECT or CE)
+// The exact semantics, event order and the choices the RFCs leave are in docs/queues.md.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "linkem/counters.hpp"
+#include "linkem/limiter.hpp"
+#include "linkem/rng.hpp"
+#include "linkem/time.hpp"
+
+namespace linkem {
+
+enum class QueueKind : std::uint8_t { droptail, codel, fq_codel, pie };
+
+/// A queue discipline and its parameters (LinkParams' queue fields).
+struct QueueConfig {
+    QueueKind kind = QueueKind::droptail;
+    std::uint64_t limit_bytes = 1'048'576;
+    std::uint64_t limit_packets = 0;  // > 0: the limit is in packets, not bytes
+    DurationNs codel_target = 5 * kNsPerMs;
+    DurationNs codel_interval = 100 * kNsPerMs;
+    std::uint32_t fq_flows = 1024;
+    std::uint32_t fq_quantum = 1514;
+    DurationNs pie_target = 15 * kNsPerMs;
+    DurationNs pie_tupdate = 15 * kNsPerMs;
+    DurationNs pie_max_burst = 150 * kNsPerMs;
+    bool ecn = false;
+    bool operator==(const QueueConfig&) const = default;
+};
+
+/// Queue statistics the telemetry reports: what is queued now, and the sojourn times of the
+/// packets dequeued since the last take.
+struct QueueSojourn {
+    std::uint64_t count = 0;
+    double sum_ns = 0;
+    DurationNs max_ns = 0;
+};
+
+template <class Item>
+class Bottleneck {
+  public:
+    /// CoDel's MAXPACKET and PIE's MEAN_PKTSIZE: a full Ethernet frame as linkem counts it.
+    static constexpr std::uint32_t kMaxPacket = 1518;
+
+    /// The link of a rate: a packet dequeued at tau occupies it bytes*8/rate.
+    void configure(const QueueConfig& c, double rate_bps) { configure(c, rate_bps, nullptr); }
+    /// The link of a delivery trace (TraceLink's accounting).
+    void configure(const QueueConfig& c, const DeliveryTrace* trace) { configure(c, 0, trace); }
+
+    void seed(std::uint64_t s) { rng_.reseed(s); }
+    void reserve(std::size_t n) { nodes_.reserve(n); }
+
+    std::size_t packets() const { return packets_; }
+    std::uint64_t bytes() const { return bytes_; }
+    bool empty() const { return packets_ == 0; }
+    const QueueConfig& config() const { return cfg_; }
+
+    /// When the next dequeue happens (the queue holds packets), or nothing.
+    std::optional<TimeNs> next_service() {
+        if (packets_ == 0) return std::nullopt;
+        return service_time();
+    }
+
+    /// What became of an arriving packet: queued, or dropped (`cause`: DropCause::spacer at
+    /// the limit, DropCause::aqm by PIE's early drop). The sink hears of other packets'
+    /// drops only, not of the arriving one's.
+    struct Admission {
+        bool queued;
+        DropCause cause;
+    };
+
+    /// A packet reaches the queue at enq (not before the previous arrival): first every
+    /// dequeue at or before enq, then the arrival (the limit; PIE's early drop). (So a
+    /// caller may drain up to a time before or after it hands over the arrivals at that
+    /// time: the result is the same.)
+    template <class Sink>
+    Admission arrive(TimeNs enq, const Item& item, std::uint32_t bytes, std::uint32_t flow_hash,
+                     Sink& sink) {
+        serve_events(enq, sink);
+        pie_updates(enq);
+        if (cfg_.kind != QueueKind::fq_codel && over_limit(bytes, 1))
+            return {false, DropCause::spacer};
+        if (cfg_.kind == QueueKind::pie && pie_drop_early(item, sink))
+            return {false, DropCause::aqm};
+        if (packets_ == 0) ready_ = std::max(ready_, enq);
+        const std::uint32_t f = flow_of(flow_hash);
+        const std::uint32_t at = push(f, Node{item, enq, bytes, kNone, flow_hash});
+        if (cfg_.kind == QueueKind::fq_codel) {
+            Flow& fl = flows_[f];
+            if (fl.list == kNoList) {
+                fl.deficit = cfg_.fq_quantum;
+                list_push(kNew, f);
+            }
+            bool self = false;
+            while (over_limit(0, 0))
+                self = drop_from_fattest(enq, at, sink) || self;
+            if (self) return {false, DropCause::spacer};
+        }
+        return {true, DropCause::spacer};
+    }
+
+    /// Every dequeue at or before `until`.
+    template <class Sink>
+    void serve(TimeNs until, Sink& sink) {
+        serve_events(until, sink);
+    }
+
+    /// The sojourn times of the packets dequeued since the last call.
+    QueueSojourn take_sojourn() {
+        const QueueSojourn s = sojourn_;
+        sojourn_ = {};
+        return s;
+    }
+
+    /// Takes every queued packet out (in the order they arrived, by enqueue time), e.g.
+    /// to hand them to a limiter without a queue; calls f(item, enq, bytes).
+    template <class F>
+    void take_all(F&& f) {
+        std::vector<Node> held;
+        take_nodes(held);
+        for (const Node& n : held)
+            f(n.item, n.enq, n.bytes);
+    }
+
+    /// The link's state, to carry the rate over when the limiter changes: the time the link
+    /// is free again (ns, fractional).
+    double link_free() const { return free_at_; }
+    void set_link_free(double t) {
+        free_at_ = t;
+        ready_ = std::max(ready_, static_cast<TimeNs>(std::ceil(t)));
+    }
+
+  private:
+    static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+    static constexpr TimeNs kUnset = std::numeric_limits<TimeNs>::min();
+    static constexpr std::uint8_t kNew = 0, kOld = 1, kNoList = 2;
+
+    struct Node {
+        Item item;
+        TimeNs enq;
+        std::uint32_t bytes;
+        std::uint32_t next;
+        std::uint32_t hash;  // fq_codel: the flow hash given on arrival
+    };
+
+    std::uint32_t flow_of(std::uint32_t hash) const {
+        return cfg_.kind == QueueKind::fq_codel ? hash % static_cast<std::uint32_t>(flows_.size())
+                                                : 0;
+    }
+
+    // Takes every queued packet out into `out`, in the order they arrived.
+    void take_nodes(std::vector<Node>& out) {
+        std::vector<std::uint32_t> order;
+        order.reserve(packets_);
+        for (Flow& fl : flows_)
+            for (std::uint32_t i = fl.head; i != kNone; i = nodes_[i].next)
+                order.push_back(i);
+        std::stable_sort(order.begin(), order.end(), [this](std::uint32_t a, std::uint32_t b) {
+            return nodes_[a].enq < nodes_[b].enq;
+        });
+        for (std::uint32_t i : order)
+            out.push_back(nodes_[i]);
+        nodes_.clear();
+        free_ = kNone;
+        for (Flow& fl : flows_)
+            fl = Flow{};
+        lists_[0] = lists_[1] = ListEnds{};
+        packets_ = 0;
+        bytes_ = 0;
+    }
+    struct Codel {
+        TimeNs first_above = kUnset;
+        TimeNs drop_next = 0;
+        std::uint32_t count = 0, lastcount = 0;
+        bool dropping = false;
+    };
+    struct Flow {
+        std::uint32_t head = kNone, tail = kNone;
+        std::uint64_t bytes = 0;
+        std::int64_t deficit = 0;
+        std::uint32_t next_flow = kNone;  // in its list
+        std::uint8_t list = kNoList;
+        Codel codel;
+    };
+    struct ListEnds {
+        std::uint32_t head = kNone, tail = kNone;
+    };
+
+    void configure(const QueueConfig& c, double rate_bps, const DeliveryTrace* trace) {
+        ns_per_byte_ = rate_bps > 0 ? 8e9 / rate_bps : 0;
+        trace_link_.configure(trace);
+        trace_ = trace ? &trace_link_ : nullptr;
+        const bool restart = !configured_ || c.kind != cfg_.kind ||
+                             (c.kind == QueueKind::fq_codel && c.fq_flows != cfg_.fq_flows);
+        if (!restart) {
+            cfg_ = c;
+            return;
+        }
+        // Another discipline: the queued packets stay, in arrival order, under the new one.
+        std::vector<Node> held;
+        held.reserve(packets_);
+        if (configured_) take_nodes(held);
+        cfg_ = c;
+        configured_ = true;
+        flows_.assign(c.kind == QueueKind::fq_codel ? std::max<std::uint32_t>(c.fq_flows, 1) : 1,
+                      Flow{});
+        pie_ = Pie{};
+        pie_.burst_allowance = c.pie_max_burst;
+        for (const Node& n : held) {  // (without the limit: a change drops nothing)
+            const std::uint32_t f = flow_of(n.hash);
+            push(f, n);
+            if (cfg_.kind == QueueKind::fq_codel && flows_[f].list == kNoList) {
+                flows_[f].deficit = cfg_.fq_quantum;
+                list_push(kNew, f);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ storage
+    // Appends n to flow f's queue; returns its node.
+    std::uint32_t push(std::uint32_t f, const Node& n) {
+        std::uint32_t i;
+        if (free_ != kNone) {
+            i = free_;
+            free_ = nodes_[i].next;
+            nodes_[i] = n;
+        } else {
+            i = static_cast<std::uint32_t>(nodes_.size());
+            nodes_.push_back(n);
+        }
+        nodes_[i].next = kNone;
+        Flow& fl = flows_[f];
+        if (fl.tail == kNone)
+            fl.head = i;
+        else
+            nodes_[fl.tail].next = i;
+        fl.tail = i;
+        fl.bytes += n.bytes;
+        ++packets_;
+        bytes_ += n.bytes;
+        return i;
+    }
+    // Pops flow f's head (non-empty) into n.
+    void pop(std::uint32_t f, Node& n) {
+        Flow& fl = flows_[f];
+        const std::uint32_t i = fl.head;
+        n = nodes_[i];
+        fl.head = n.next;
+        if (fl.head == kNone) fl.tail = kNone;
+        nodes_[i].next = free_;
+        free_ = i;
+        fl.bytes -= n.bytes;
+        --packets_;
+        bytes_ -= n.bytes;
+    }
+
+    bool over_limit(std::uint32_t bytes, std::uint32_t packets) const {
+        if (cfg_.limit_packets > 0) return packets_ + packets > cfg_.limit_packets;
+        return bytes_ + bytes > cfg_.limit_bytes;
+    }
+
+    // ------------------------------------------------------------------ flow lists
+    void list_push(std::uint8_t l, std::uint32_t f) {
+        Flow& fl = flows_[f];
+        fl.list = l;
+        fl.next_flow = kNone;
+        ListEnds& e = lists_[l];
+        if (e.tail == kNone)
+            e.head = f;
+        else
+            flows_[e.tail].next_flow = f;
+        e.tail = f;
+    }
+    // Removes the head of list l (which is f).
+    void list_pop(std::uint8_t l) {
+        ListEnds& e = lists_[l];
+        const std::uint32_t f = e.head;
+        e.head = flows_[f].next_flow;
+        if (e.head == kNone) e.tail = kNone;
+        flows_[f].list = kNoList;
+        flows_[f].next_flow = kNone;
+    }
+
+    // Drops the head of the flow with the most bytes queued (the first of equals); true
+    // when that is node `self` (the arrival, which the sink does not hear of).
+    template <class Sink>
+    bool drop_from_fattest(TimeNs at, std::uint32_t self, Sink& sink) {
+        std::uint32_t fat = 0;
+        for (std::uint32_t f = 1; f < flows_.size(); ++f)
+            if (flows_[f].bytes > flows_[fat].bytes) fat = f;
+        const bool is_self = flows_[fat].head == self;
+        Node n;
+        pop(fat, n);
+        if (!is_self) sink.dropped(n.item, at, DropCause::spacer);
+        return is_self;
+    }
+
+    // ------------------------------------------------------------------ service
+    TimeNs service_time() {
+        if (!trace_) return ready_;
+        return trace_->start(ready_);
+    }
+
+    template <class Sink>
+    void serve_events(TimeNs until, Sink& sink) {
+        while (packets_ != 0) {
+            const TimeNs tau = service_time();
+            if (tau > until) break;
+            pie_updates(tau);
+            Node n;
+            bool marked = false;
+            if (!dequeue(tau, n, marked, sink)) continue;  // (dropped all there was)
+            const DurationNs sojourn = tau - n.enq;
+            ++sojourn_.count;
+            sojourn_.sum_ns += static_cast<double>(sojourn);
+            sojourn_.max_ns = std::max(sojourn_.max_ns, sojourn);
+            pie_.last_qdelay = sojourn;
+            TimeNs tx = tau;
+            if (trace_) {
+                tx = trace_->schedule(tau, DeliveryTrace::charge(n.bytes));
+                ready_ = tx;
+            } else {
+                free_at_ = static_cast<double>(tau) + n.bytes * ns_per_byte_;
+                ready_ = static_cast<TimeNs>(std::ceil(free_at_));
+            }
+            sink.sent(n.item, tau, tx, marked);
+        }
+    }
+
+    template <class Sink>
+    bool dequeue(TimeNs now, Node& n, bool& marked, Sink& sink) {
+        switch (cfg_.kind) {
+            case QueueKind::codel:
+                return codel_dequeue(0, flows_[0].codel, now, n, marked, sink);
+            case QueueKind::fq_codel:
+                return fq_dequeue(now, n, marked, sink);
+            case QueueKind::droptail:
+            case QueueKind::pie:
+            default:
+                pop(0, n);
+                return true;
+        }
+    }
+
+    // ------------------------------------------------------------------ CoDel (RFC 8289)
+    TimeNs control_law(TimeNs t, std::uint32_t count) const {
+        return t + static_cast<TimeNs>(static_cast<double>(cfg_.codel_interval) /
+                                       std::sqrt(static_cast<double>(count)));
+    }
+
+    // dodequeue: pops flow f's head into n (false: empty); ok_to_drop as the RFC.
+    bool codel_pop(std::uint32_t f, Codel& c, TimeNs now, Node& n, bool& ok_to_drop) {
+        ok_to_drop = false;
+        if (flows_[f].head == kNone) {
+            c.first_above = kUnset;
+            return false;
+        }
+        pop(f, n);
+        const DurationNs sojourn = now - n.enq;
+        if (sojourn < cfg_.codel_target || flows_[f].bytes <= kMaxPacket) {
+            c.first_above = kUnset;
+        } else if (c.first_above == kUnset) {
+            c.first_above = now + cfg_.codel_interval;
+        } else if (now >= c.first_above) {
+            ok_to_drop = true;
+        }
+        return true;
+    }
+
+    // Marks n (ecn on, ECN-capable) or drops it; true when marked (n is then delivered).
+    template <class Sink>
+    bool drop_or_mark(const Node& n, TimeNs now, Sink& sink) {
+        if (cfg_.ecn && sink.mark(n.item)) return true;
+        sink.dropped(n.item, now, DropCause::aqm);
+        return false;
+    }
+
+    template <class Sink>
+    bool codel_dequeue(std::uint32_t f, Codel& c, TimeNs now, Node& n, bool& marked, Sink& sink) {
+        bool ok = false;
+        bool have = codel_pop(f, c, now, n, ok);
+        if (c.dropping) {
+            if (!ok) c.dropping = false;
+            while (now >= c.drop_next && c.dropping) {
+                if (drop_or_mark(n, now, sink)) {
+                    ++c.count;
+                    c.drop_next = control_law(c.drop_next, c.count);
+                    marked = true;
+                    return true;
+                }
+                ++c.count;
+                have = codel_pop(f, c, now, n, ok);
+                if (!ok)
+                    c.dropping = false;
+                else
+                    c.drop_next = control_law(c.drop_next, c.count);
+            }
+        } else if (ok) {
+            const bool m = drop_or_mark(n, now, sink);
+            if (!m) have = codel_pop(f, c, now, n, ok);
+            c.dropping = true;
+            const std::uint32_t delta = c.count - c.lastcount;
+            c.count = 1;
+            if (delta > 1 && now - c.drop_next < 16 * cfg_.codel_interval) c.count = delta;
+            c.drop_next = control_law(now, c.count);
+            c.lastcount = c.count;
+            marked = m;
+        }
+        return have;
+    }
+
+    // ------------------------------------------------------------------ FQ-CoDel (RFC 8290)
+    template <class Sink>
+    bool fq_dequeue(TimeNs now, Node& n, bool& marked, Sink& sink) {
+        for (;;) {
+            std::uint8_t l;
+            if (lists_[kNew].head != kNone)
+                l = kNew;
+            else if (lists_[kOld].head != kNone)
+                l = kOld;
+            else
+                return false;
+            const std::uint32_t f = lists_[l].head;
+            Flow& fl = flows_[f];
+            if (fl.deficit <= 0) {
+                fl.deficit += cfg_.fq_quantum;
+                list_pop(l);
+                list_push(kOld, f);
+                continue;
+            }
+            if (!codel_dequeue(f, fl.codel, now, n, marked, sink)) {
+                list_pop(l);
+                if (l == kNew && lists_[kOld].head != kNone) list_push(kOld, f);
+                continue;
+            }
+            fl.deficit -= n.bytes;
+            return true;
+        }
+    }
+
+    // ------------------------------------------------------------------ PIE (RFC 8033)
+    struct Pie {
+        bool started = false;
+        TimeNs next_update = 0;
+        double drop_prob = 0, qdelay_old = 0, accu_prob = 0;  // qdelay in seconds
+        DurationNs burst_allowance = 0;
+        DurationNs last_qdelay = 0;  // the sojourn of the last dequeued packet
+    };
+
+    void pie_updates(TimeNs t) {
+        if (cfg_.kind != QueueKind::pie) return;
+        if (!pie_.started) {
+            pie_.started = true;
+            pie_.next_update = t + cfg_.pie_tupdate;
+            return;
+        }
+        while (pie_.next_update <= t) {
+            // Idle and settled: every further update changes nothing.
+            if (packets_ == 0 && pie_.drop_prob == 0 && pie_.qdelay_old == 0 &&
+                pie_.burst_allowance == cfg_.pie_max_burst) {
+                const DurationNs k = (t - pie_.next_update) / cfg_.pie_tupdate + 1;
+                pie_.next_update += k * cfg_.pie_tupdate;
+                break;
+            }
+            pie_update();
+            pie_.next_update += cfg_.pie_tupdate;
+        }
+    }
+
+    void pie_update() {
+        constexpr double alpha = 0.125, beta = 1.25;
+        const double ref = static_cast<double>(cfg_.pie_target) * 1e-9;
+        const double cur = packets_ == 0 ? 0.0 : static_cast<double>(pie_.last_qdelay) * 1e-9;
+        double p = alpha * (cur - ref) + beta * (cur - pie_.qdelay_old);
+        double& dp = pie_.drop_prob;
+        if (dp < 1e-6)
+            p /= 2048;
+        else if (dp < 1e-5)
+            p /= 512;
+        else if (dp < 1e-4)
+            p /= 128;
+        else if (dp < 1e-3)
+            p /= 32;
+        else if (dp < 1e-2)
+            p /= 8;
+        else if (dp < 1e-1)
+            p /= 2;
+        if (dp >= 0.1 && p > 0.02) p = 0.02;
+        dp += p;
+        if (cur == 0 && pie_.qdelay_old == 0) dp *= 0.98;
+        dp = std::clamp(dp, 0.0, 1.0);
+        pie_.burst_allowance = std::max<DurationNs>(0, pie_.burst_allowance - cfg_.pie_tupdate);
+        if (dp == 0 && cur < ref / 2 && pie_.qdelay_old < ref / 2)
+            pie_.burst_allowance = cfg_.pie_max_burst;
+        pie_.qdelay_old = cur;
+    }
+
+    // Whether PIE drops an arriving packet (marking it instead, and enqueueing, where ECN
+    // allows: then false).
+    template <class Sink>
+    bool pie_drop_early(const Item& item, Sink& sink) {
+        if (pie_.burst_allowance > 0) return false;
+        const double ref = static_cast<double>(cfg_.pie_target) * 1e-9;
+        if ((pie_.qdelay_old < ref / 2 && pie_.drop_prob < 0.2) || bytes_ <= 2 * kMaxPacket)
+            return false;
+        if (pie_.drop_prob == 0) pie_.accu_prob = 0;
+        pie_.accu_prob += pie_.drop_prob;
+        if (pie_.accu_prob < 0.85) return false;
+        if (pie_.accu_prob < 8.5) {
+            if (!(rng_.uniform() < pie_.drop_prob)) return false;
+            pie_.accu_prob = 0;
+        }
+        if (cfg_.ecn && pie_.drop_prob <= 0.1 && sink.mark(item)) return false;
+        return true;
+    }
+
+    QueueConfig cfg_;
+    bool configured_ = false;
+    std::vector<Node> nodes_;
+    std::uint32_t free_ = kNone;  // free list through Node::next
+    std::vector<Flow> flows_;
+    ListEnds lists_[2];
+    std::size_t packets_ = 0;
+    std::uint64_t bytes_ = 0;
+    double ns_per_byte_ = 0;
+    double free_at_ = -1e300;  // the link is free again (rate)
+    TimeNs ready_ = std::numeric_limits<TimeNs>::min();
+    TraceLink trace_link_;
+    TraceLink* trace_ = nullptr;
+    Pie pie_;
+    Rng rng_{1};
+    QueueSojourn sojourn_;
+};
+
+}  // namespace linkem
