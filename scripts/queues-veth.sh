@@ -15,9 +15,10 @@
 #   goodput                  iperf3's receiver figure as % of the spacer's rate
 #   retr                     iperf3's retransmits
 #   drops a_to_b             linkemd's drops of the upload's direction by cause (drops_*),
-#                            and ecn_marked when linkemd reports it
+#   ecn_marked               linkemd's CE marks in that direction (when it reports them), and
+#                            the CE-marked packets the receiver's kernel counted (IpExt InCEPkts)
 #   tcp                      the sender's congestion control as iperf3 reports it, "+ecn"
-#                            when `ss -tin` halfway through the upload shows ECN negotiated
+#                            when the receiver's kernel counted ECN-capable packets (IpExt)
 #   linkemd                  whether the machine held it up during the row: its stalls (share
 #                            of the row per direction, longest), its threads' wait for a CPU
 #                            and frames the ports missed; "disturbed" past lib.sh's
@@ -98,7 +99,7 @@ linkemd=$(find "$build" -maxdepth 4 -type f -name linkemd -perm -u+x 2>/dev/null
 [[ -n $linkemd ]] || die "no linkemd in $build (build it, or give --build-dir; without DPDK it is not built)"
 linkemd=$(realpath "$linkemd")
 help=$("$linkemd" --help 2>&1)
-has_flag() { grep -qE -- "^ +$1[ ,]" <<<"$help"; }
+has_flag() { grep -qE -- "^ +(--[a-z0-9-]+,)*$1[ ,]" <<<"$help"; }  # also an alias: --a,--b
 
 # The default rows (the issue's list). Without --queue-limit the drop-tail row is the
 # spacer's own limit.
@@ -307,8 +308,8 @@ for i in "${!row_names[@]}"; do
   nsx "$NS1" timeout $((duration + 60)) iperf3 -c "$IP2" -t "$duration" -C cubic -J \
     >"$raw/iperf3.json" 2>"$raw/iperf3.err" &
   IPERF_PID=$!
-  # Halfway: the upload's socket as the sender's kernel sees it (ss -tin: whether ECN was
-  # negotiated, "ecn"; cwnd, rtt).
+  # Halfway: the upload's socket as the sender's kernel sees it (raw/NAME/ss.txt: cwnd,
+  # ssthresh, rtt).
   sleep $((duration / 2))
   nsx "$NS1" ss -tin dst "$IP2" dport = :5201 >"$raw/ss.txt" 2>&1
   wait "$IPERF_PID"
@@ -387,16 +388,22 @@ if "error" in ip and "end" not in ip:
 rx_bps = ip["end"]["sum_received"]["bits_per_second"]
 retr = ip["end"]["sum_sent"].get("retransmits")
 cc = ip["end"].get("sender_tcp_congestion", "?")
-# ss -tin at mid-upload: the data connection is the one with the most bytes acked
-best, ecn_seen = -1, False
+# The receiver's kernel (IpExt of the second namespace, after - before): packets that
+# arrived ECN-capable (ECT) and marked CE. Only the upload is ECN-capable (irtt and ping
+# are not), so ECT > 0 says its connection negotiated ECN.
+def ipext(path):
+    sections = open(path).read().split("== ")[1:]
+    lines = sections[1].split("\n")
+    for k in range(len(lines) - 1):
+        if lines[k].startswith("IpExt:") and lines[k + 1].startswith("IpExt:"):
+            return dict(zip(lines[k].split()[1:], map(int, lines[k + 1].split()[1:])))
+    return {}
 try:
-    lines = open(os.path.join(raw, "ss.txt")).read().split("\n")
-    for k, line in enumerate(lines):
-        m = re.search(r"bytes_acked:(\d+)", line)
-        if m and int(m.group(1)) > best:
-            best, ecn_seen = int(m.group(1)), bool(re.search(r"(^|\s)ecn(\s|$)", line))
-except OSError:
-    pass
+    b, a = ipext(os.path.join(raw, "kernel-before.txt")), ipext(os.path.join(raw, "kernel-after.txt"))
+    ect = sum(a.get(k, 0) - b.get(k, 0) for k in ("InECT0Pkts", "InECT1Pkts", "InCEPkts"))
+    ce = a.get("InCEPkts", 0) - b.get("InCEPkts", 0)
+except (OSError, IndexError, ValueError):
+    ect, ce = 0, None
 
 last = None
 for line in open(os.path.join(raw, "linkemd.jsonl")):
@@ -427,7 +434,7 @@ print(json.dumps({
     "load": [ms(pct(load, p)) for p in (50, 95, 99)], "load_n": len(load_all),
     "load_lost_pct": round(100.0 * (len(load_all) - len(load)) / len(load_all), 1) if load_all else None,
     "goodput_pct": round(100.0 * rx_bps / rate, 1) if rate else None, "goodput_mbps": round(rx_bps / 1e6, 2),
-    "retransmits": retr, "cc": cc, "tcp": cc + ("+ecn" if ecn_seen else ""), "drops": drops, "b_to_a_drops": ba_drops, "ecn_marked": ab.get("ecn_marked"),
+    "retransmits": retr, "cc": cc, "tcp": cc + ("+ecn" if ect > 0 else ""), "rx_ce": ce, "drops": drops, "b_to_a_drops": ba_drops, "ecn_marked": ab.get("ecn_marked"),
     "stalls": stalls, "stall_ms": round(stall_ns / 1e6, 1), "longest_stall_ms": round(longest / 1e6, 1),
     "cpu_wait_ms": round(waited_ns / 1e6, 1), "missed": missed, "row_s": round(row_ns / 1e9, 1),
     "steal_pct": round(100.0 * steal / (row_ns / 1e7 * ncpu), 1) if row_ns else 0,
@@ -459,7 +466,7 @@ head = ["config", "queue", "limit", "tcp", "idle p50/p95/p99 ms", "load p50/p95/
         "probe lost", "goodput", "retr", "drops a_to_b", "ecn_marked", "linkemd"]
 body = [[r["name"], r["queue"], r["limit"], r["tcp"], trip(r["idle"]), trip(r["load"]),
          "%s %%" % f(r["load_lost_pct"]), "%s %%" % f(r["goodput_pct"]), str(r["retransmits"]),
-         drops(r), "-" if r["ecn_marked"] is None else str(r["ecn_marked"]), r["disturbance"]] for r in rows]
+         drops(r), "-" if r["ecn_marked"] is None else "%s (rx CE %s)" % (r["ecn_marked"], f(r["rx_ce"])), r["disturbance"]] for r in rows]
 w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
 print()
 for line in [head] + body:
@@ -470,12 +477,12 @@ with open(os.path.join(out, "table.md"), "w") as t:
         t.write("| " + " | ".join(line) + " |\n")
 with open(os.path.join(out, "summary.csv"), "w") as c:
     c.write("config,flags,queue,limit,tcp,idle_p50_ms,idle_p95_ms,idle_p99_ms,load_p50_ms,load_p95_ms,"
-            "load_p99_ms,probe_lost_pct,goodput_pct,goodput_mbps,retransmits,drops,ecn_marked,"
+            "load_p99_ms,probe_lost_pct,goodput_pct,goodput_mbps,retransmits,drops,ecn_marked,rx_ce,"
             "stalls,stall_pct,cpu_wait_pct,missed,disturbance\n")
     for r in rows:
         c.write(",".join('"%s"' % str(v).replace('"', "'") for v in [
             r["name"], r["flags"], r["queue"], r["limit"], r["tcp"], *r["idle"], *r["load"], r["load_lost_pct"],
-            r["goodput_pct"], r["goodput_mbps"], r["retransmits"], drops(r), r["ecn_marked"],
+            r["goodput_pct"], r["goodput_mbps"], r["retransmits"], drops(r), r["ecn_marked"], r["rx_ce"],
             r["stalls"], r["stall_pct"], r["cpu_wait_pct"], r["missed"], r["disturbance"]]) + "\n")
 colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"]
 gp = os.path.join(out, "rtt.png.gp")
