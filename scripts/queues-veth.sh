@@ -31,14 +31,18 @@
 #                          [--probe irtt|ping] [--no-build] [--build-dir DIR]
 #     --config NAME:FLAGS  a configuration: its name (letters, digits, _ + . -) and linkemd
 #                          link flags added to `--limiter spacer --rate 10Mbit --mean-delay
-#                          20ms --distribution constant`, e.g. 'droptail:--spacer-limit 1MiB';
-#                          NAME alone picks a row of the default list. Repeatable; default:
-#                          droptail (1 MiB), codel, fq_codel, fq_codel_ecn, pie. A row whose
+#                          20ms --distribution constant`, e.g. 'pie50:--queue pie --pie-target
+#                          50ms'; NAME alone picks a row of the default list. Repeatable;
+#                          default: droptail (--queue droptail --queue-limit 1MiB; with a
+#                          linkemd that has no --queue-limit: --spacer-limit 1MiB), codel
+#                          (--queue codel), fq_codel (--queue fq_codel), fq_codel_ecn
+#                          (--queue fq_codel --ecn on), pie (--queue pie). A row whose
 #                          flags this linkemd does not know (linkemd --help) or rejects
 #                          (--print-config) is skipped with linkemd's reason. A row whose
 #                          config has "ecn" on runs with net.ipv4.tcp_ecn=1 in the sender's
 #                          namespace, every other row with tcp_ecn=0.
-#     --out DIR            where the table, the CSVs and the chart go (default queues-veth-out)
+#     --out DIR            where the table, the CSVs and the chart go (default queues-veth-out;
+#                          relative paths, here and in --build-dir, are the repository's)
 #     --duration S         the upload's length in seconds (default 30)
 #     --idle S             the probe alone before the upload, seconds (default 5)
 #     --probe irtt|ping    the latency probe (default irtt when installed, else ping)
@@ -47,12 +51,12 @@
 # Needs root (namespaces, veth, af_packet), iperf3, and irtt or ping (scripts/install-deps.sh).
 # Namespaces, links and processes are removed on exit, Ctrl+C included.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 readonly PY=/usr/bin/python3  # Debian's interpreter: standard library only
 readonly BASE_FLAGS=(--limiter spacer --rate 10Mbit --mean-delay 20ms --distribution constant)
 readonly TAIL_S=3
 
-build=build-queues
+build="build-queues"
 do_build=1
 out=queues-veth-out
 duration=30
@@ -484,7 +488,7 @@ with open(os.path.join(out, "summary.csv"), "w") as c:
             r["name"], r["flags"], r["queue"], r["limit"], r["tcp"], *r["idle"], *r["load"], r["load_lost_pct"],
             r["goodput_pct"], r["goodput_mbps"], r["retransmits"], drops(r), r["ecn_marked"], r["rx_ce"],
             r["stalls"], r["stall_pct"], r["cpu_wait_pct"], r["missed"], r["disturbance"]]) + "\n")
-colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"]
+colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#e6ab02", "#66a61e", "#a6761d", "#666666"]
 gp = os.path.join(out, "rtt.png.gp")
 with open(gp, "w") as g:
     g.write("set datafile separator ','\nset datafile missing ''\n"
