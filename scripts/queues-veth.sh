@@ -237,12 +237,14 @@ mac2=$(nsx "$NS2" cat "/sys/class/net/$VE2/address")
 nsx "$NS1" ip neigh replace "$IP2" lladdr "$mac2" dev "$VE1" nud permanent || exit 1
 nsx "$NS2" ip neigh replace "$IP1" lladdr "$mac1" dev "$VE2" nud permanent || exit 1
 
-nsx "$NS2" iperf3 -s -B "$IP2" >"$WORK/iperf3-server.log" 2>&1 &
+# The background programs start through `ip netns exec` itself, not nsx: their PIDs are
+# then the programs' own (ip execs them), which cleanup ends and waits for.
+ip netns exec "$NS2" iperf3 -s -B "$IP2" >"$WORK/iperf3-server.log" 2>&1 &
 IPERF_SERVER_PID=$!
 if [[ $probe == irtt ]]; then
   # -i 0: no minimum interval. Probes sent 10 ms apart arrive closer when the queue
   # drains or linkemd was held up, and irtt's default (10 ms) makes the server ignore those.
-  nsx "$NS2" irtt server -b "$IP2:2112" -i 0 >"$WORK/irtt-server.log" 2>&1 &
+  ip netns exec "$NS2" irtt server -b "$IP2:2112" -i 0 >"$WORK/irtt-server.log" 2>&1 &
   IRTT_SERVER_PID=$!
 fi
 for _ in $(seq 50); do
@@ -301,15 +303,15 @@ for i in "${!row_names[@]}"; do
   kstats >"$raw/kernel-before.txt" 2>&1
   probe_s=$((idle + duration + TAIL_S))
   if [[ $probe == irtt ]]; then
-    nsx "$NS1" irtt client -i 10ms -d "${probe_s}s" -Q -o "$raw/probe.json" "$IP2:2112" \
+    ip netns exec "$NS1" irtt client -i 10ms -d "${probe_s}s" -Q -o "$raw/probe.json" "$IP2:2112" \
       >"$raw/probe.err" 2>&1 &
   else
-    nsx "$NS1" ping -D -O -i 0.01 -w "$probe_s" "$IP2" >"$raw/probe.txt" 2>"$raw/probe.err" &
+    ip netns exec "$NS1" ping -D -O -i 0.01 -w "$probe_s" "$IP2" >"$raw/probe.txt" 2>"$raw/probe.err" &
   fi
   PROBE_PID=$!
   sleep "$idle"
   t0=$(date +%s%N)
-  nsx "$NS1" timeout $((duration + 60)) iperf3 -c "$IP2" -t "$duration" -C cubic -J \
+  ip netns exec "$NS1" timeout $((duration + 60)) iperf3 -c "$IP2" -t "$duration" -C cubic -J \
     >"$raw/iperf3.json" 2>"$raw/iperf3.err" &
   IPERF_PID=$!
   # Halfway: the upload's socket as the sender's kernel sees it (raw/NAME/ss.txt: cwnd,
