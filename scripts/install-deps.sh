@@ -16,6 +16,8 @@ packages=(
   # tests and plots: real traffic through network namespaces (dpdk-dev has dpdk-testpmd,
   # the baseline of the data-plane benchmark), sweep plots
   iproute2 iputils-ping iperf3 ethtool gnuplot-nox
+  # the bufferbloat measurement's latency probe (scripts/queues-veth.sh)
+  irtt
   # the GUI's desktop files: validators (ctest packaging.desktop_files) and the icon renderer
   # (scripts/render-icons.sh)
   desktop-file-utils appstream librsvg2-bin
