@@ -59,18 +59,20 @@ struct Record {
 
 // ---- the link and droptail ---------------------------------------------------------------
 
-TEST(AqmReference, DropTailArrivalsAtATimeComeBeforeItsDequeue) {
-    // Four packets at 0 with room for two: the dequeue at tau = 0 follows all arrivals at 0.
+TEST(AqmReference, DropTailDequeueAtATimeComesBeforeLaterArrivalsThen) {
+    // Four packets at 0 with room for two: #0 finds the queue empty and the link free, so
+    // its dequeue is at 0, before #1 arrives at 0 (an arrival at t after every dequeue at
+    // tau <= t). #1 and #2 fill the queue; #3 is dropped.
     AqmConfig c = config(AqmKind::droptail);
     c.limit_packets = 2;
     std::vector<AqmArrival> a(4, AqmArrival{0, 1500, 0, false});
-    expect_outcomes(simulate(c, kRate, a, 1), {sent(0), sent(ms(1)), full_drop(0), full_drop(0)});
+    expect_outcomes(simulate(c, kRate, a, 1), {sent(0), sent(ms(1)), sent(ms(2)), full_drop(0)});
 }
 
 TEST(AqmReference, DropTailDequeueBeforeLaterArrivalNotAtTheSameTime) {
     // Room for one packet. #0 leaves at 0 (before #1 arrives at 0.5 ms), so #1 fits and waits
-    // for the link until 1 ms; #2 arrives at 1 ms, before the dequeue at 1 ms: the queue
-    // still holds #1 and #2 is dropped. #3 at 1.5 ms finds it empty.
+    // for the link until 1 ms; the dequeue at 1 ms comes before #2's arrival at 1 ms, so #2
+    // fits too; #3 at 1.5 ms finds #2 waiting and is dropped.
     AqmConfig c = config(AqmKind::droptail);
     c.limit_packets = 1;
     std::vector<AqmArrival> a{{0, 1500, 0, false},
@@ -78,22 +80,24 @@ TEST(AqmReference, DropTailDequeueBeforeLaterArrivalNotAtTheSameTime) {
                               {ms(1), 1500, 0, false},
                               {ms(1.5), 1500, 0, false}};
     expect_outcomes(simulate(c, kRate, a, 1),
-                    {sent(0), sent(ms(1)), full_drop(ms(1)), sent(ms(2))});
+                    {sent(0), sent(ms(1)), sent(ms(2)), full_drop(ms(1.5))});
 }
 
 TEST(AqmReference, DropTailByteLimitCountsWaitingPacketsOnly) {
     AqmConfig c = config(AqmKind::droptail);
     c.limit_packets = 0;
     c.limit_bytes = 3000;
-    // At 0: #0 and #1 fill the 3000 bytes, #2 (1 byte) does not fit. At 0.5 ms #0 is on the
-    // link (it left the queue at 0): #3 (1500) fits, #4 (1) does not.
+    // At 0: #0 leaves the queue for the link (its dequeue at 0 comes before #1's arrival);
+    // #1 and #2 (1 byte) wait: 1501 bytes. At 0.5 ms #3 (1500) would make 3001: dropped;
+    // #4 (1) fits. The link sends #1 at 1 ms, #2 at 2 ms and #4 after #2's 1 byte
+    // (0.667 us, rounded up).
     std::vector<AqmArrival> a{{0, 1500, 0, false},
                               {0, 1500, 0, false},
                               {0, 1, 0, false},
                               {ms(0.5), 1500, 0, false},
                               {ms(0.5), 1, 0, false}};
     expect_outcomes(simulate(c, kRate, a, 1),
-                    {sent(0), sent(ms(1)), full_drop(0), sent(ms(2)), full_drop(ms(0.5))});
+                    {sent(0), sent(ms(1)), sent(ms(2)), full_drop(ms(0.5)), sent(2000667)});
 }
 
 TEST(AqmReference, LinkFreeTimeIsRoundedUpToTheNextNanosecond) {
@@ -410,23 +414,24 @@ TEST(AqmReference, FqCoDelOverTheLimitDropsTheFattestFlowsHead) {
     AqmConfig c = config(AqmKind::fq_codel);
     c.fq_flows = 4;
     c.limit_packets = 4;
-    // 5 packets at 0: flow 0 holds 4500 bytes, flow 1 200: flow 0's head (#0) goes.
-    std::vector<AqmArrival> a{{0, 1500, 0, false},
-                              {0, 1500, 0, false},
-                              {0, 1500, 0, false},
-                              {0, 100, 1, false},
-                              {0, 100, 1, false}};
+    // 6 packets at 0: #0 goes to the link at 0 (before #1 arrives); then flow 0 holds 4500
+    // bytes (#1-#3), flow 1 200: at #5, 5 packets, flow 0's head (#1) goes.
+    std::vector<AqmArrival> a{{0, 1500, 0, false}, {0, 1500, 0, false}, {0, 1500, 0, false},
+                              {0, 1500, 0, false}, {0, 100, 1, false},  {0, 100, 1, false}};
     const auto r = simulate(c, kRate, a, 1);
-    EXPECT_EQ(r[0], full_drop(0));
-    for (std::size_t k = 1; k < 5; ++k)
+    EXPECT_EQ(r[1], full_drop(0));
+    for (std::size_t k : {0, 2, 3, 4, 5})
         EXPECT_EQ(r[k].kind, AqmFate::sent) << k;
     // The arriving packet itself, when its flow is the fattest.
     c.limit_packets = 2;
-    std::vector<AqmArrival> b{{0, 100, 0, false}, {0, 100, 0, false}, {0, 1500, 1, false}};
+    // (#0 goes to the link at 0; #1 and #2 of flow 0 wait, 200 bytes; #3 of flow 1 is the
+    // fattest flow's head.)
+    std::vector<AqmArrival> b{
+        {0, 100, 0, false}, {0, 100, 0, false}, {0, 100, 0, false}, {0, 1500, 1, false}};
     const auto rb = simulate(c, kRate, b, 1);
-    EXPECT_EQ(rb[2], full_drop(0));
-    EXPECT_EQ(rb[0].kind, AqmFate::sent);
-    EXPECT_EQ(rb[1].kind, AqmFate::sent);
+    EXPECT_EQ(rb[3], full_drop(0));
+    for (std::size_t k : {0, 1, 2})
+        EXPECT_EQ(rb[k].kind, AqmFate::sent) << k;
     // Ties go to the lowest flow index; the drop is at the time of the arrival that
     // overfilled the queue.
     // At 1 Mbit/s #0 holds the link until 4 ms; at 3 ms flows 2, 1 and 3 hold 500 bytes
@@ -441,11 +446,14 @@ TEST(AqmReference, FqCoDelOverTheLimitDropsTheFattestFlowsHead) {
     // In bytes.
     c.limit_packets = 0;
     c.limit_bytes = 3000;
-    std::vector<AqmArrival> d{{0, 100, 1, false}, {0, 1500, 0, false}, {0, 1500, 0, false}};
+    // (#0 goes to the link at 0; #1 and #2 of flow 0 fill the 3000 bytes; #3 overfills
+    // them: flow 0's head #1 goes.)
+    std::vector<AqmArrival> d{
+        {0, 100, 1, false}, {0, 1500, 0, false}, {0, 1500, 0, false}, {0, 1500, 0, false}};
     const auto rd = simulate(c, kRate, d, 1);
     EXPECT_EQ(rd[1], full_drop(0));
-    EXPECT_EQ(rd[0].kind, AqmFate::sent);
-    EXPECT_EQ(rd[2].kind, AqmFate::sent);
+    for (std::size_t k : {0, 2, 3})
+        EXPECT_EQ(rd[k].kind, AqmFate::sent) << k;
 }
 
 TEST(AqmReference, FqCoDelRunsCoDelPerFlow) {
