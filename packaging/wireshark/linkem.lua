@@ -8,7 +8,8 @@
 --   linkem dir=a_to_b class=voip point=drop worker=0 seq=18 arrived_ns=... drop=loss
 --
 -- This script turns the comment into a `linkem` tree of fields that can be columns,
--- display filters and IO graphs: linkem.delay_ms, linkem.drop == "loss", ... Records
+-- display filters and IO graphs: linkem.delay_ms, linkem.drop == "loss", linkem.drop == "aqm",
+-- linkem.ecn == "ce", ... Records
 -- without a linkem comment are left alone.
 --
 -- Installed by the linkem package into Wireshark's global Lua plugin folder
@@ -38,6 +39,7 @@ f.scheduled_ms = ProtoField.double("linkem.scheduled_ms", "Scheduled delay (ms)"
 f.lateness_ns = ProtoField.int64("linkem.lateness_ns", "Lateness (ns)", base.DEC)
 f.lateness_us = ProtoField.double("linkem.lateness_us", "Lateness (us)")
 f.drop = ProtoField.string("linkem.drop", "Dropped by")
+f.ecn = ProtoField.string("linkem.ecn", "ECN mark by the queue discipline")
 
 -- The record's comment (frame.comment in Wireshark 4.0 and later; pkt_comment before).
 local ok, comment_field = pcall(Field.new, "frame.comment")
@@ -138,6 +140,10 @@ function linkem.dissector(tvb, pinfo, tree)
             if kv.drop then
                 t:add(f.drop, kv.drop)
                 summary[#summary + 1] = "drop=" .. kv.drop
+            end
+            if kv.ecn then
+                t:add(f.ecn, kv.ecn)
+                summary[#summary + 1] = "ecn=" .. kv.ecn
             end
             t:append_text(", " .. table.concat(summary, ", "))
             return
