@@ -2006,7 +2006,7 @@ TEST(DataplaneQueues, SeveralWorkersRefuseAQueueDiscipline) {
 // The capture of an FQ-CoDel link with ECN, its Not-ECT flow dropped and its ECT flow marked:
 // tshark reads a drop=aqm record for each drops_aqm, an out record with ecn=ce for each
 // ecn_marked, and its own reading of the IP header agrees: as many out frames with ECN field
-// 3 (none in), every IPv4 header checksum good.
+// 3 (none in), every IPv4 header checksum good, the discipline's drops all Not-ECT.
 TEST(DataplaneCapture, QueueDropsAndCeMarksAreRecorded) {
     if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
     VirtualPort a(*g_eal, "qcap_a"), b(*g_eal, "qcap_b");
@@ -2038,7 +2038,7 @@ TEST(DataplaneCapture, QueueDropsAndCeMarksAreRecorded) {
     EXPECT_EQ(t.rows.size(), st.records);
     // Interfaces: 0 a_to_b in, 1 a_to_b out, 2 b_to_a in, 3 b_to_a out, 4 drops.
     std::uint64_t per_if[5] = {}, ce_comment = 0, ce_field_out = 0, ce_field_in = 0,
-                  bad_checksum = 0, unverified = 0;
+                  bad_checksum = 0, unverified = 0, aqm_ect = 0;
     std::map<std::string, std::uint64_t> drops;
     for (const auto& row : t.rows) {
         const unsigned iface = static_cast<unsigned>(std::stoul(row[0]));
@@ -2046,6 +2046,8 @@ TEST(DataplaneCapture, QueueDropsAndCeMarksAreRecorded) {
         ++per_if[iface];
         const auto f = test::comment_fields(row[1]);
         if (iface == 4) ++drops[f.at("drop")];
+        // The discipline marks ECT frames where it would drop: its drops are all Not-ECT.
+        if (iface == 4 && f.at("drop") == "aqm" && row[2] != "0") ++aqm_ect;
         if (iface == 1 && f.count("ecn") && f.at("ecn") == "ce") ++ce_comment;
         if (iface != 1 && f.count("ecn")) ADD_FAILURE() << "ecn= on a record not out: " << row[1];
         if (row[2] == "3") ++(iface == 1 ? ce_field_out : ce_field_in);
@@ -2064,6 +2066,7 @@ TEST(DataplaneCapture, QueueDropsAndCeMarksAreRecorded) {
                   s.dir[0].counters.drops[k.cause] + s.dir[1].counters.drops[k.cause])
             << k.name;
     EXPECT_EQ(drops["aqm"], c.drops[DropCause::aqm]);
+    EXPECT_EQ(aqm_ect, 0u) << "drop=aqm records of ECT frames";
     EXPECT_EQ(ce_comment, c.ecn_marked);
     EXPECT_EQ(ce_field_out, c.ecn_marked);
     EXPECT_EQ(ce_field_in, 0u) << "frames arrive unmarked; a dropped one was never marked";
