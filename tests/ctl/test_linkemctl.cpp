@@ -303,6 +303,66 @@ TEST_F(Linkemctl, UsageErrorsExit2NamingTheFlag) {
     EXPECT_NE(hs.out.find("--mean-delay"), std::string::npos) << hs.out;
 }
 
+// The queue discipline's flags: a value no flag allows is a usage error (2) naming the flag
+// and what is allowed; a combination linkemd refuses exits 1 naming the field and the flag;
+// neither changes anything. fq_codel with a limit in packets is taken, and get and stats
+// show it.
+TEST_F(Linkemctl, QueueFlagsAreCheckedAndShown) {
+    const json before = ctl_json("get");
+    struct Case {
+        const char* args;
+        int code;
+        const char* mentions;
+        const char* mentions2;
+    };
+    for (const Case& c : {
+             Case{"set --queue red", 2, "--queue: 'red'", "'droptail', 'codel', 'fq_codel', 'pie'"},
+             Case{"set --queue-limit 0p", 2, "--queue-limit: '0p'", "at least 1p"},
+             Case{"set --queue-limit 10x", 2, "--queue-limit: '10x'", "or packets (1000p)"},
+             Case{"set --limiter spacer --rate 10Mbit --codel-target 7ms --queue pie", 1,
+                  "--codel-target", "belongs to queue 'codel' or 'fq_codel', not 'pie'"},
+             Case{"set --limiter policer --rate 10Mbit --queue codel --ecn on", 1, "--ecn",
+                  "needs a limiter that queues, spacer or trace"},
+         }) {
+        const Result r = ctl(c.args);
+        EXPECT_EQ(r.code, c.code) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions2), std::string::npos) << c.args << "\n" << r.err;
+    }
+    EXPECT_EQ(ctl_json("get"), before);
+
+    const Result r =
+        ctl("set --limiter spacer --rate 100Mbit --queue fq_codel --queue-limit 1000p");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json after = ctl_json("get");
+    for (const char* d : {"a_to_b", "b_to_a"}) {
+        EXPECT_EQ(after[d]["queue"], "fq_codel") << d;
+        EXPECT_EQ(after[d]["queue_limit_packets"], 1000) << d;
+    }
+    const Result g = ctl("get");
+    ASSERT_EQ(g.code, 0) << g.err;
+    EXPECT_TRUE(std::regex_search(g.out, std::regex("queue +fq_codel +fq_codel"))) << g.out;
+    EXPECT_TRUE(std::regex_search(g.out, std::regex("queue_limit_packets +1000 +1000"))) << g.out;
+    const json s = ctl_json("stats");
+    for (const char* d : {"a_to_b", "b_to_a"}) {
+        EXPECT_TRUE(s[d].contains("drops_aqm")) << s.dump();
+        EXPECT_TRUE(s[d].contains("ecn_marked")) << s.dump();
+    }
+    const Result t = ctl("stats");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("ecn_marked"), std::string::npos) << t.out;
+    // Back as it was.
+    ASSERT_EQ(ctl("set --limiter " + before["a_to_b"]["limiter"].get<std::string>() +
+                  " --queue droptail --queue-limit " +
+                  std::to_string(before["a_to_b"]["queue_limit_bytes"].get<std::uint64_t>()))
+                  .code,
+              0);
+    const json restored = ctl_json("get");
+    for (const char* d : {"a_to_b", "b_to_a"})
+        for (const char* k : {"limiter", "queue", "queue_limit_bytes", "queue_limit_packets"})
+            EXPECT_EQ(restored[d][k], before[d][k]) << d << "." << k;
+}
+
 TEST_F(Linkemctl, NoAnswerExits3) {
     const std::string nowhere = "ipc://" + g_dir + "/nothing-here";
     const auto t0 = std::chrono::steady_clock::now();
@@ -833,6 +893,26 @@ TEST(LinkemctlCapture, LinkemdCapturesFromTheStartUntilItStops) {
         EXPECT_GT(count_with(*comments, " point=in "), 0u);
         EXPECT_GT(count_with(*comments, " point=out "), 0u);
     }
+}
+
+// A linkemd with two workers a direction refuses set_link of a queue discipline (one queue
+// decides, not one per worker): exit 1 naming the direction's `queue` and what to do instead;
+// nothing changes.
+TEST(LinkemctlQueue, TwoWorkersRefuseAQueueDiscipline) {
+    const std::string control = "ipc://" + g_dir + "/workers-control";
+    Linkemd d("workers", control, "ipc://" + g_dir + "/workers-telemetry",
+              "--port-a virtual --port-b virtual --workers 2");
+    ASSERT_TRUE(d.ready()) << d.log();
+    const Result r =
+        run_shell(ctl_cmd(control, "set --limiter spacer --rate 10Mbit --queue codel"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("a_to_b.queue"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'codel'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--workers 1 or shared"), std::string::npos) << r.err;
+    const Result g = run_shell(ctl_cmd(control, "--json get"));
+    ASSERT_EQ(g.code, 0) << g.err;
+    EXPECT_EQ(json::parse(g.out)["a_to_b"]["queue"], "droptail");
+    EXPECT_EQ(json::parse(g.out)["a_to_b"]["limiter"], "none");
 }
 
 TEST(LinkemctlShutdown, StopsALinkemdThatAllowsIt) {

@@ -1667,6 +1667,414 @@ TEST(DataplaneCapture, BadSettingsAreRefused) {
     std::remove(s.file.c_str());
 }
 
+// ------------------------------------------------------------------ queue disciplines
+// IPv4/UDP frames, for the queue disciplines read their flow (the 5-tuple) and mark the IP
+// header: Ethernet, IPv4 from 10.0.0.1 to 10.0.0.2 with the flow's ECN codepoint and a valid
+// header checksum, UDP from the flow's port to port 9, then the frame's seq.
+constexpr std::size_t kIp = 14, kUdpSeqOff = 14 + 20 + 8;
+
+std::uint16_t load_be16(const std::uint8_t* p) {
+    return static_cast<std::uint16_t>(p[0] << 8 | p[1]);
+}
+
+// The IPv4 header checksum computed from scratch (RFC 791): the one's complement of the
+// one's-complement sum of the header's words, its own field taken as 0.
+std::uint16_t ipv4_checksum_of(const std::uint8_t* ip) {
+    std::uint32_t sum = 0;
+    for (std::size_t i = 0; i < 20; i += 2)
+        if (i != 10) sum += load_be16(ip + i);
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return static_cast<std::uint16_t>(~sum);
+}
+
+void write_udp_frame(std::span<std::uint8_t> f, std::uint64_t seq, std::uint16_t port,
+                     std::uint8_t ecn) {
+    std::memset(f.data(), 0, f.size());
+    f[0] = 0x02;
+    f[6] = 0x02;
+    f[12] = 0x08;  // IPv4
+    std::uint8_t* ip = f.data() + kIp;
+    const auto put = [](std::uint8_t* p, std::uint16_t v) {
+        p[0] = static_cast<std::uint8_t>(v >> 8);
+        p[1] = static_cast<std::uint8_t>(v);
+    };
+    ip[0] = 0x45;
+    ip[1] = ecn;
+    put(ip + 2, static_cast<std::uint16_t>(f.size() - kIp));
+    put(ip + 4, static_cast<std::uint16_t>(seq));
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12] = 10, ip[15] = 1;
+    ip[16] = 10, ip[19] = 2;
+    put(ip + 10, ipv4_checksum_of(ip));
+    put(ip + 20, port);
+    put(ip + 22, 9);
+    put(ip + 24, static_cast<std::uint16_t>(f.size() - kIp - 20));  // UDP checksum 0: none
+    std::memcpy(f.data() + kUdpSeqOff, &seq, 8);
+}
+
+// One UDP flow into a port; what came out of it, checked frame by frame.
+struct UdpFlow {
+    UdpFlow(VirtualPort* i, std::uint16_t p, std::uint8_t e, std::uint64_t n, double rate)
+        : in(i), port(p), ecn(e), count(n), pps(rate) {}
+    VirtualPort* in;
+    std::uint16_t port;
+    std::uint8_t ecn;  // the codepoint it sends
+    std::uint64_t count;
+    double pps;
+    std::size_t length = 200;
+    std::uint64_t sent = 0;
+    std::vector<std::uint64_t> got;  // the seqs received, in order
+    std::uint64_t ce = 0;            // received marked CE (sent ECT)
+    std::uint64_t bad_checksum = 0;  // whose IPv4 checksum is not the one computed from scratch
+    std::uint64_t altered = 0;       // other than as sent, or as sent with CE set
+    // A frame that came out: as sent, or (ECT sent) as sent with CE and its checksum updated.
+    void check(std::span<const std::uint8_t> b, std::uint64_t seq) {
+        got.push_back(seq);
+        const std::uint8_t* ip = b.data() + kIp;
+        if (load_be16(ip + 10) != ipv4_checksum_of(ip)) ++bad_checksum;
+        std::vector<std::uint8_t> want(length);
+        write_udp_frame(want, seq, port, ecn);
+        if (ecn != 0 && ecn != 3 && b.size() == length && (ip[1] & 3) == 3) {
+            ++ce;
+            want[kIp + 1] |= 3;
+            const std::uint16_t c = ipv4_checksum_of(want.data() + kIp);
+            want[kIp + 10] = static_cast<std::uint8_t>(c >> 8);
+            want[kIp + 11] = static_cast<std::uint8_t>(c);
+        }
+        if (b.size() != want.size() || !std::equal(b.begin(), b.end(), want.begin())) ++altered;
+    }
+    bool in_order() const { return std::is_sorted(got.begin(), got.end()) && unique(); }
+    bool unique() const {
+        return std::set<std::uint64_t>(got.begin(), got.end()).size() == got.size();
+    }
+};
+
+// Sends the flows paced (catching up after a preemption) into direction 0 and takes what
+// comes out of `out`, until every frame is sent, the data plane took them all and holds
+// none (every one sent on or dropped) and every frame it counted out came back, or 60 s.
+// `tick(now)`, when given, runs on every round.
+void run_udp_flows(Dataplane& dp, const std::vector<UdpFlow*>& flows, VirtualPort& out,
+                   const std::function<void(TimeNs)>& tick = {}) {
+    const TimeNs start = now_ns();
+    std::uint64_t strays = 0, received = 0;
+    for (;;) {
+        const TimeNs now = now_ns();
+        if (tick) tick(now);
+        bool all_sent = true;
+        std::uint64_t total = 0;
+        for (UdpFlow* f : flows) {
+            const std::uint64_t due = std::min<std::uint64_t>(
+                f->count,
+                static_cast<std::uint64_t>(static_cast<double>(now - start) * f->pps / 1e9) + 1);
+            if (f->sent < due)
+                f->sent += f->in->send_burst(due - f->sent, f->length,
+                                             [&](std::size_t i, std::span<std::uint8_t> b) {
+                                                 write_udp_frame(b, f->sent + i, f->port, f->ecn);
+                                             });
+            all_sent = all_sent && f->sent == f->count;
+            total += f->sent;
+        }
+        received += out.receive(
+            [&](std::span<const std::uint8_t> b) {
+                if (b.size() < kUdpSeqOff + 8) {
+                    ++strays;
+                    return;
+                }
+                const std::uint16_t port = load_be16(b.data() + kIp + 20);
+                std::uint64_t seq;
+                std::memcpy(&seq, b.data() + kUdpSeqOff, 8);
+                for (UdpFlow* f : flows)
+                    if (f->port == port) {
+                        f->check(b, seq);
+                        return;
+                    }
+                ++strays;
+            },
+            256);
+        if (all_sent) {
+            const DataplaneStats s = dp.stats();
+            const CounterSnapshot& c = s.dir[0].counters;
+            bool backlog = false;
+            for (const UdpFlow* f : flows)
+                backlog = backlog || f->in->rx_backlog() > 0;
+            if (!backlog && c.packets_in == total && c.in_flight == 0 && s.dir[0].tx_queued == 0 &&
+                received == c.packets_out)
+                break;
+        }
+        if (now - start > 60 * kNsPerSec) {
+            ADD_FAILURE() << "traffic did not complete within 60 s";
+            break;
+        }
+    }
+    EXPECT_EQ(strays, 0u) << "frames of no running flow came out";
+}
+
+// The spacer at 4 Mbit/s: 200-byte frames (+4 FCS) leave at ~2450 per second.
+LinkParams slow_spacer(QueueKind q, Ecn ecn) {
+    LinkParams p;
+    p.limiter = Limiter::spacer;
+    p.rate_bps = 4e6;
+    p.queue = q;
+    p.queue_limit_packets = 1000;
+    p.ecn = ecn;
+    return p;
+}
+
+std::uint64_t sum_got(const std::vector<UdpFlow*>& fs) {
+    std::uint64_t n = 0;
+    for (const UdpFlow* f : fs)
+        n += f->got.size();
+    return n;
+}
+
+// CoDel without ECN on a spacer fed 2.4 times its rate for a second: it drops at dequeue
+// (drops_aqm), the limit drops the rest of the excess; every frame sent is counted in and
+// either came out (exactly once, in order, unchanged: ECN off marks nothing even of ECT
+// frames) or is counted dropped by its cause; every buffer is back at stop.
+TEST(DataplaneQueues, CodelDropsAnOverloadAndAccountsForEveryFrame) {
+    VirtualPort a(*g_eal, "qcd_a"), b(*g_eal, "qcd_b");
+    const LinkParams p = slow_spacer(QueueKind::codel, Ecn::off);
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    UdpFlow f(&a, 7000, /*ECT(0)*/ 2, 6000, 6000);
+    run_udp_flows(dp, {&f}, b);
+    const DataplaneStats s = dp.stats();
+    dp.stop();
+    EXPECT_EQ(test::pool_check(dp), "");
+    const CounterSnapshot& c = s.dir[0].counters;
+    std::printf("codel: in %llu, out %llu, drops aqm %llu, limit %llu, buffer_full %llu\n",
+                static_cast<unsigned long long>(c.packets_in),
+                static_cast<unsigned long long>(c.packets_out),
+                static_cast<unsigned long long>(c.drops[DropCause::aqm]),
+                static_cast<unsigned long long>(c.drops[DropCause::spacer]),
+                static_cast<unsigned long long>(c.drops[DropCause::buffer_full]));
+    expect_conservation(s, 2);
+    EXPECT_EQ(c.packets_in, f.sent);
+    EXPECT_EQ(c.in_flight, 0u);
+    EXPECT_EQ(c.packets_out, f.got.size());
+    EXPECT_EQ(c.packets_in, c.packets_out + c.drops[DropCause::aqm] + c.drops[DropCause::spacer] +
+                                c.drops[DropCause::buffer_full]);
+    EXPECT_GT(c.drops[DropCause::aqm], 0u);
+    EXPECT_EQ(c.ecn_marked, 0u);
+    EXPECT_EQ(f.ce, 0u);
+    EXPECT_EQ(f.altered, 0u);
+    EXPECT_EQ(f.bad_checksum, 0u);
+    EXPECT_TRUE(f.in_order());
+}
+
+// FQ-CoDel with ECN on, three flows each above its share: the Not-ECT flow's excess is
+// dropped (drops_aqm), the ECT(0) and ECT(1) flows' is marked CE instead (ecn_marked, no
+// drops of theirs by the discipline). Every marked frame comes out with CE and an IPv4
+// header checksum equal to one computed from scratch, otherwise as sent; as many CE frames
+// come out as ecn_marked counts.
+TEST(DataplaneQueues, FqCodelWithEcnMarksEctFramesAndDropsTheOthers) {
+    VirtualPort a(*g_eal, "qfq_a"), b(*g_eal, "qfq_b");
+    const LinkParams p = slow_spacer(QueueKind::fq_codel, Ecn::on);
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    UdpFlow plain(&a, 7001, 0, 3000, 3000), ect0(&a, 7002, 2, 3000, 3000),
+        ect1(&a, 7003, 1, 3000, 3000);
+    const std::vector<UdpFlow*> fs{&plain, &ect0, &ect1};
+    run_udp_flows(dp, fs, b);
+    const DataplaneStats s = dp.stats();
+    dp.stop();
+    EXPECT_EQ(test::pool_check(dp), "");
+    const CounterSnapshot& c = s.dir[0].counters;
+    std::printf(
+        "fq_codel, ecn: in %llu, out %llu (plain %zu, ect0 %zu, ect1 %zu), drops aqm %llu, "
+        "limit %llu, marked %llu (ect0 %llu, ect1 %llu)\n",
+        static_cast<unsigned long long>(c.packets_in),
+        static_cast<unsigned long long>(c.packets_out), plain.got.size(), ect0.got.size(),
+        ect1.got.size(), static_cast<unsigned long long>(c.drops[DropCause::aqm]),
+        static_cast<unsigned long long>(c.drops[DropCause::spacer]),
+        static_cast<unsigned long long>(c.ecn_marked), static_cast<unsigned long long>(ect0.ce),
+        static_cast<unsigned long long>(ect1.ce));
+    expect_conservation(s, 2);
+    EXPECT_EQ(c.in_flight, 0u);
+    EXPECT_EQ(c.packets_out, sum_got(fs));
+    EXPECT_GT(c.drops[DropCause::aqm], 0u);
+    EXPECT_GT(c.ecn_marked, 0u);
+    EXPECT_GT(ect0.ce, 0u);
+    EXPECT_GT(ect1.ce, 0u);
+    EXPECT_EQ(ect0.ce + ect1.ce, c.ecn_marked);
+    // The discipline dropped only Not-ECT frames: the ECT flows lost only to the limit.
+    EXPECT_LE(c.drops[DropCause::aqm], plain.sent - plain.got.size());
+    for (const UdpFlow* f : fs) {
+        SCOPED_TRACE(f->port);
+        EXPECT_EQ(f->altered, 0u);
+        EXPECT_EQ(f->bad_checksum, 0u);
+        EXPECT_TRUE(f->in_order());
+    }
+}
+
+// The discipline changed four times while a second of frames is queued behind the spacer:
+// fq_codel, pie, codel, droptail with a byte limit (the spacer's own queue) and codel
+// again, their targets too long to drop or mark anything. Every frame comes out once, in
+// order, unchanged, and every buffer is back at stop.
+TEST(DataplaneQueues, SwitchingTheDisciplineWhileQueuedLosesNothing) {
+    VirtualPort a(*g_eal, "qsw_a"), b(*g_eal, "qsw_b");
+    LinkParams p = slow_spacer(QueueKind::droptail, Ecn::off);
+    p.queue_limit_packets = 10000;  // droptail through the queue discipline's queue
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    std::vector<LinkParams> steps;
+    for (QueueKind q : {QueueKind::fq_codel, QueueKind::pie, QueueKind::codel, QueueKind::droptail,
+                        QueueKind::codel}) {
+        LinkParams x = p;
+        x.queue = q;
+        x.ecn = q == QueueKind::droptail ? Ecn::off : Ecn::on;
+        x.codel_target = x.codel_interval = ParamLimits::kMaxAqmTime;
+        x.pie_target = ParamLimits::kMaxAqmTime;
+        if (q == QueueKind::droptail) {
+            x.queue_limit_packets = 0;
+            x.queue_limit_bytes = 64u << 20;
+        }
+        steps.push_back(x);
+    }
+    UdpFlow f(&a, 7004, 2, 3000, 20000);  // 0.15 s to send, 1.2 s to leave
+    std::size_t next = 0;
+    std::vector<std::uint64_t> queued_at_change;
+    TimeNs last_change = 0;
+    run_udp_flows(dp, {&f}, b, [&](TimeNs now) {
+        if (next == steps.size() || f.sent < f.count || now - last_change < 100 * kNsPerMs) return;
+        queued_at_change.push_back(dp.stats().dir[0].counters.in_flight);
+        ASSERT_TRUE(
+            dp.wait_applied(dp.apply({steps[next], steps[next]}), std::chrono::seconds(10)));
+        ++next;
+        last_change = now_ns();
+    });
+    const DataplaneStats s = dp.stats();
+    dp.stop();
+    EXPECT_EQ(test::pool_check(dp), "");
+    ASSERT_EQ(next, steps.size());
+    std::printf("queued at each change:");
+    for (std::uint64_t n : queued_at_change)
+        std::printf(" %llu", static_cast<unsigned long long>(n));
+    std::printf("\n");
+    EXPECT_GT(queued_at_change.front(), 1000u) << "the first change found the queue full";
+    const CounterSnapshot& c = s.dir[0].counters;
+    expect_conservation(s, 2);
+    EXPECT_EQ(c.drops.total(), 0u);
+    EXPECT_EQ(c.ecn_marked, 0u);
+    EXPECT_EQ(f.got.size(), f.count);
+    EXPECT_TRUE(f.in_order());
+    EXPECT_EQ(f.altered, 0u);
+    EXPECT_EQ(f.bad_checksum, 0u);
+}
+
+// A queue discipline (or a droptail limit in packets) needs one worker per direction:
+// refused with two, at construction and by apply(), naming the direction's `queue`; droptail
+// with a byte limit is fine.
+TEST(DataplaneQueues, SeveralWorkersRefuseAQueueDiscipline) {
+    VirtualPort a(*g_eal, "qwk_a", 8192, 16383, VirtualPort::FramePool::rx_queue, 2);
+    VirtualPort b(*g_eal, "qwk_b", 8192, 16383, VirtualPort::FramePool::rx_queue, 2);
+    const LinkParams codel = slow_spacer(QueueKind::codel, Ecn::off);
+    DataplaneConfig cfg = two_port(a, b, codel);
+    cfg.workers = Workers{false, 2};
+    try {
+        Dataplane dp(*g_eal, cfg);
+        FAIL() << "no ParamError";
+    } catch (const ParamError& e) {
+        EXPECT_EQ(e.field(), "a_to_b.queue");
+        EXPECT_NE(std::string(e.message()).find("'codel'"), std::string::npos) << e.message();
+        EXPECT_NE(std::string(e.message()).find("--workers 1 or shared"), std::string::npos)
+            << e.message();
+    }
+    LinkParams bytes = codel;
+    bytes.queue = QueueKind::droptail;
+    bytes.queue_limit_packets = 0;
+    cfg.link = {bytes, bytes};
+    Dataplane dp(*g_eal, cfg);
+    for (QueueKind q : {QueueKind::codel, QueueKind::fq_codel, QueueKind::pie}) {
+        LinkParams x = slow_spacer(q, Ecn::on);
+        try {
+            dp.apply({bytes, x});
+            ADD_FAILURE() << "no ParamError for " << to_string(q);
+        } catch (const ParamError& e) {
+            EXPECT_EQ(e.field(), "b_to_a.queue") << to_string(q);
+        }
+    }
+    LinkParams packets = bytes;
+    packets.queue_limit_packets = 100;
+    EXPECT_THROW(dp.apply({packets, bytes}), ParamError) << "droptail with a limit in packets";
+    EXPECT_EQ(dp.link().a_to_b.queue, QueueKind::droptail);
+    EXPECT_EQ(dp.link().b_to_a.queue_limit_packets, 0u);
+}
+
+// The capture of an FQ-CoDel link with ECN, its Not-ECT flow dropped and its ECT flow marked:
+// tshark reads a drop=aqm record for each drops_aqm, an out record with ecn=ce for each
+// ecn_marked, and its own reading of the IP header agrees: as many out frames with ECN field
+// 3 (none in), every IPv4 header checksum good, the discipline's drops all Not-ECT.
+TEST(DataplaneCapture, QueueDropsAndCeMarksAreRecorded) {
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark is not installed (scripts/install-deps.sh)";
+    VirtualPort a(*g_eal, "qcap_a"), b(*g_eal, "qcap_b");
+    const LinkParams p = slow_spacer(QueueKind::fq_codel, Ecn::on);
+    Dataplane dp(*g_eal, two_port(a, b, p));
+    dp.start();
+    const std::string file = "/tmp/linkem-dp-qcap-" + std::to_string(getpid()) + ".pcapng";
+    capture::Settings cs;
+    cs.file = file;
+    cs.points = capture::kAllPoints;
+    cs.snaplen = 64;
+    ASSERT_TRUE(dp.start_capture(cs).running);
+    UdpFlow plain(&a, 7005, 0, 3000, 3000), ect(&a, 7006, 2, 3000, 3000);
+    run_udp_flows(dp, {&plain, &ect}, b);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const DataplaneStats s = dp.stats();
+    const capture::Status st = dp.stop_capture();
+    dp.stop();
+    EXPECT_EQ(test::pool_check(dp), "");
+    EXPECT_EQ(st.missed, 0u);
+    const CounterSnapshot& c = s.dir[0].counters;
+    ASSERT_GT(c.drops[DropCause::aqm], 0u);
+    ASSERT_GT(c.ecn_marked, 0u);
+    EXPECT_EQ(ect.ce, c.ecn_marked);
+    const test::TsharkRows t = test::tshark_fields(
+        file, {"frame.interface_id", "frame.comment", "ip.dsfield.ecn", "ip.checksum.status"},
+        "-o ip.check_checksum:TRUE");
+    EXPECT_EQ(t.rc, 0);
+    EXPECT_EQ(t.rows.size(), st.records);
+    // Interfaces: 0 a_to_b in, 1 a_to_b out, 2 b_to_a in, 3 b_to_a out, 4 drops.
+    std::uint64_t per_if[5] = {}, ce_comment = 0, ce_field_out = 0, ce_field_in = 0,
+                  bad_checksum = 0, unverified = 0, aqm_ect = 0;
+    std::map<std::string, std::uint64_t> drops;
+    for (const auto& row : t.rows) {
+        const unsigned iface = static_cast<unsigned>(std::stoul(row[0]));
+        ASSERT_LT(iface, 5u);
+        ++per_if[iface];
+        const auto f = test::comment_fields(row[1]);
+        if (iface == 4) ++drops[f.at("drop")];
+        // The discipline marks ECT frames where it would drop: its drops are all Not-ECT.
+        if (iface == 4 && f.at("drop") == "aqm" && row[2] != "0") ++aqm_ect;
+        if (iface == 1 && f.count("ecn") && f.at("ecn") == "ce") ++ce_comment;
+        if (iface != 1 && f.count("ecn")) ADD_FAILURE() << "ecn= on a record not out: " << row[1];
+        if (row[2] == "3") ++(iface == 1 ? ce_field_out : ce_field_in);
+        bad_checksum += row[3] == "0";
+        unverified += row[3] != "1";
+    }
+    std::printf("capture: %llu records, drop=aqm %llu, ecn=ce %llu, ip.dsfield.ecn == 3 out %llu\n",
+                static_cast<unsigned long long>(t.rows.size()),
+                static_cast<unsigned long long>(drops["aqm"]),
+                static_cast<unsigned long long>(ce_comment),
+                static_cast<unsigned long long>(ce_field_out));
+    EXPECT_EQ(per_if[0], c.packets_in);
+    EXPECT_EQ(per_if[1], c.packets_out);
+    for (const DropCauseInfo& k : kDropCauses)
+        EXPECT_EQ(drops[k.name],
+                  s.dir[0].counters.drops[k.cause] + s.dir[1].counters.drops[k.cause])
+            << k.name;
+    EXPECT_EQ(drops["aqm"], c.drops[DropCause::aqm]);
+    EXPECT_EQ(aqm_ect, 0u) << "drop=aqm records of ECT frames";
+    EXPECT_EQ(ce_comment, c.ecn_marked);
+    EXPECT_EQ(ce_field_out, c.ecn_marked);
+    EXPECT_EQ(ce_field_in, 0u) << "frames arrive unmarked; a dropped one was never marked";
+    EXPECT_EQ(bad_checksum, 0u);
+    EXPECT_EQ(unverified, 0u) << "tshark checked every IPv4 header checksum";
+    std::remove(file.c_str());
+}
+
 }  // namespace
 }  // namespace linkem::dp
 

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -220,7 +221,30 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"UnknownInterface", "--port-a no_such_if0", "port_a", "no_such_if0"},
         BadCase{"UnknownFlag", "--port-a net_null0 --no-such-flag", "no-such-flag", "no-such-flag"},
         BadCase{"MissingConfigFile", "--port-a net_null0 --config /nonexistent/link.json",
-                "link.json", "open"}),
+                "link.json", "open"},
+        BadCase{"UnknownQueue", "--port-a net_null0 --queue red", "--queue: 'red'",
+                "'droptail', 'codel', 'fq_codel', 'pie'"},
+        BadCase{"QueueLimitZeroPackets", "--port-a net_null0 --queue-limit 0p",
+                "--queue-limit: '0p'", "at least 1p; allowed bytes with an optional unit (1MiB)"},
+        BadCase{"QueueLimitBadUnit", "--port-a net_null0 --queue-limit 10x", "--queue-limit: '10x'",
+                "bytes, or packets (1000p)"},
+        BadCase{"CodelKeyUnderPie",
+                "--port-a net_null0 --limiter spacer --rate 10Mbit --codel-target 7ms --queue pie",
+                "codel_target_us (--codel-target)",
+                "belongs to queue 'codel' or 'fq_codel', not 'pie'"},
+        BadCase{"EcnWithoutAQueueDiscipline",
+                "--port-a net_null0 --limiter policer --rate 10Mbit --ecn on", "ecn (--ecn)",
+                "belongs to queue 'codel' or 'fq_codel' or 'pie', not 'droptail'"},
+        BadCase{"EcnWithThePolicer",
+                "--port-a net_null0 --limiter policer --rate 10Mbit --queue codel --ecn on",
+                "ecn (--ecn)", "needs a limiter that queues, spacer or trace"},
+        BadCase{"QueueDisciplineWithTwoWorkers",
+                "--port-a net_null0 --limiter spacer --rate 10Mbit --queue codel --workers 2",
+                "a_to_b: queue 'codel'", "run with --workers 1 or shared"},
+        BadCase{"QueueLimitInPacketsWithTwoWorkers",
+                "--port-a net_null0 --limiter spacer --rate 10Mbit --queue-limit 100p "
+                "--workers 2",
+                "a_to_b: queue 'droptail' (or a limit in packets)", "--workers 1 or shared"}),
     case_name);
 
 TEST(LinkemdCli, ConfigFileErrorsNameTheKey) {
@@ -338,6 +362,38 @@ TEST(LinkemdCli, RunsOnNullPortsAndPrintsJsonStats) {
     for (const char* port : {"a", "b"})
         for (const char* key : {"rx", "tx", "rx_missed", "rx_nombuf", "tx_failed"})
             EXPECT_TRUE(last["ports"][port].contains(key)) << port << "." << key;
+}
+
+// A queue discipline from the command line: --print-config shows it in both directions.
+// Run on net_null ports, which offer some 30 times 10 Mbit/s: CoDel drops at dequeue (its
+// queue of 1000 packets holds ~70 ms), and the final stats line has its counters and
+// balances. (FQ-CoDel, there, drops the fattest flow's head at each arrival over the limit:
+// what it dequeues waited ~2 ms, below CoDel's target.)
+TEST(LinkemdCli, QueueDisciplineFlagsShowAndRun) {
+    const std::string flags =
+        "--port-a net_null0 --port-b net_null1 --limiter spacer --rate 10Mbit --queue fq_codel "
+        "--queue-limit 1000p --ecn on";
+    const Result r = run(flags + " --print-config");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(r.out);
+    for (const char* dir : {"a_to_b", "b_to_a"}) {
+        EXPECT_EQ(j[dir]["queue"], "fq_codel") << dir;
+        EXPECT_EQ(j[dir]["queue_limit_packets"], 1000) << dir;
+        EXPECT_EQ(j[dir]["ecn"], "on") << dir;
+    }
+    const std::string codel = std::regex_replace(flags, std::regex("fq_codel"), "codel");
+    const Result run_r = run(codel +
+                             " --duration 1500ms --stats-interval 500ms --stats-json "
+                             "--mbufs 16384");
+    ASSERT_EQ(run_r.code, 0) << run_r.err;
+    const std::vector<json> objs = json_lines(run_r.out);
+    ASSERT_GE(objs.size(), 1u);
+    const json& c = objs.back()["a_to_b"];
+    EXPECT_EQ(
+        c["packets_in"].get<std::uint64_t>(),
+        c["packets_out"].get<std::uint64_t>() + all_drops(c) + c["in_flight"].get<std::uint64_t>());
+    EXPECT_GT(c["drops_aqm"].get<std::uint64_t>(), 0u) << c.dump();
+    EXPECT_TRUE(c.contains("ecn_marked")) << c.dump();
 }
 
 // More polling lcores than usable CPUs: linkemd says so before it starts (and runs).

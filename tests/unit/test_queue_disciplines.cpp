@@ -280,6 +280,40 @@ TEST(QueueDiscipline, ChangesKeepTheQueuedPackets) {
         ASSERT_LE(all.out[k - 1].at, all.out[k].at);
 }
 
+// Packets queued under a discipline without flows arrived without a flow hash: a change to
+// fq_codel finds their flows, so that a flow's packets queued before and after the change
+// share its queue and leave in the order they came (two flows, hashes 5 and 9).
+TEST(QueueDiscipline, ChangeToFqCodelKeepsEachFlowInOrder) {
+    for (QueueKind from : {QueueKind::droptail, QueueKind::codel, QueueKind::pie}) {
+        SCOPED_TRACE(to_string(from));
+        LinkParams p = spacer(10e6, from);
+        p.queue_limit_packets = 10000;
+        p.codel_target = p.codel_interval = ParamLimits::kMaxAqmTime;  // nothing dropped
+        p.pie_target = ParamLimits::kMaxAqmTime;
+        Emulator<QPacket> e(p);
+        std::vector<Arrival> before, after;
+        const double gap = 1500 * 8e9 / (10e6 * 2);  // twice the rate
+        std::uint32_t id = 0;
+        for (double t = 0; t < 0.5e9; t += gap, ++id)
+            (t < 0.25e9 ? before : after)
+                .push_back({static_cast<TimeNs>(t), QPacket{id, 1500, 5 + 4 * (id % 2), false}});
+        Outcome all = run(e, before, 0, 250 * kNsPerMs);
+        ASSERT_GT(e.in_flight(), 50u);
+        p.queue = QueueKind::fq_codel;
+        e.set_params(p);
+        for (const Outcome& r : {run(e, after), run(e, {})})
+            all.out.insert(all.out.end(), r.out.begin(), r.out.end());
+        EXPECT_EQ(all.out.size(), id);
+        std::uint32_t last[2] = {0, 1};
+        std::size_t inversions = 0;
+        for (const Departure& d : all.out) {
+            if (d.id < last[d.id % 2]) ++inversions;
+            last[d.id % 2] = std::max(last[d.id % 2], d.id);
+        }
+        EXPECT_EQ(inversions, 0u);
+    }
+}
+
 TEST(QueueDiscipline, SameArrivalsSameDeparturesWhateverThePolling) {
     // The queue's decisions do not depend on when drain() is called: draining only every
     // 7 ms gives the same departure times (tx) and drops as draining at each event.

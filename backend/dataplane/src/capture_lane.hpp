@@ -116,7 +116,7 @@ inline void record_mbuf(const Lane& d, LaneCapture& c, capture::Point point, std
         if (f.outcome == PacketFate::kQueued) {
             if (!out) continue;
             if (CaptureNote* note = note_of(d, held[i]))
-                *note = CaptureNote{c.tag, now, f.tx, f.delay, f.limiter_wait, seq[i]};
+                *note = CaptureNote{c.tag, now, f.tx, f.delay, f.limiter_wait, seq[i], 0};
             continue;
         }
         if (!drop) continue;

@@ -292,6 +292,11 @@ inline void report_if_due(Lane& d, TimeNs now) {
         report(d, now);
 }
 
+// The lane whose Emulator runs on this thread now: the queue disciplines' packet traits
+// (queue_traits.cpp) find its buffers through it. Set before each call that moves
+// packets or changes the parameters.
+extern thread_local Lane* t_queue_lane;
+
 // Adopts a newly published parameter block. The generation is read first (acquire): the
 // block pointer stored before it is then visible. set_params copies the parameters and
 // shares the block's tables (no costly work here), dropping its share of the previous
@@ -302,6 +307,7 @@ inline void adopt_params(Lane& d) {
     if (d.published.load(std::memory_order_acquire) == d.adopted) [[likely]]
         return;
     const ParamBlock* b = d.block.load(std::memory_order_acquire);
+    t_queue_lane = &d;  // a change into fq_codel hashes the queued packets' headers
     d.emu->set_params(b->params, b->tables);
     d.emu->follow(b->track.get(), b->origin);
     d.emu->share_limiter(b->default_shares ? d.link : nullptr);
@@ -351,9 +357,5 @@ inline void note_poll(Lane& d, TimeNs& last, TimeNs now) {
 inline void count_sent(Lane& d, std::uint32_t n) {
     if (n) Counters::add(d.tx_sent, n);
 }
-
-// The lane whose Emulator runs on this thread now: the queue disciplines' packet traits
-// (queue_traits.cpp) find its buffers through it. Set before each call that moves packets.
-extern thread_local Lane* t_queue_lane;
 
 }  // namespace linkem::dp::detail

@@ -33,7 +33,16 @@ json link_keys_from_text(std::string_view key, std::string_view text, std::strin
                                 "optional unit (1MiB) or packets (1000p)");
         return out;
     }
-    out[std::string(key)] = link_param_from_text(key, text, flag);
+    try {
+        out[std::string(key)] = link_param_from_text(key, text, flag);
+    } catch (const FlagError& e) {
+        if (key != "queue_limit_bytes") throw;
+        // The flag takes packets too: what is allowed says so (before the key, " [...]").
+        std::string m = e.message();
+        const std::size_t key_at = m.ends_with(']') ? m.rfind(" [") : std::string::npos;
+        m.insert(key_at == std::string::npos ? m.size() : key_at, ", or packets (1000p)");
+        throw FlagError(std::string(flag), e.field(), m);
+    }
     if (key == "queue_limit_bytes") out["queue_limit_packets"] = 0;
     return out;
 }

@@ -24,8 +24,8 @@ void print_stats_table(std::FILE* out, const LinkStats& s, const LinkStats* last
     std::fprintf(out, "  %-7s %14s %14s %11s %11s", "dir", "rx", "tx", "rx pps", "tx pps");
     for (const DropCauseInfo& c : kDropCauses)
         std::fprintf(out, " %*s", cause_width(c), c.name);
-    std::fprintf(out, " %10s %9s %6s %9s %12s %7s\n", "waited", "in_flight", "tx_q", "alpha",
-                 "R (pps)", "stalls");
+    std::fprintf(out, " %10s %10s %9s %6s %9s %12s %7s\n", "waited", "ecn_marked", "in_flight",
+                 "tx_q", "alpha", "R (pps)", "stalls");
     for (unsigned d = 0; d < s.directions && d < 2; ++d) {
         const CounterSnapshot& c = s.dir[d].counters;
         const CounterSnapshot* p = last && d < last->directions ? &last->dir[d].counters : nullptr;
@@ -37,8 +37,9 @@ void print_stats_table(std::FILE* out, const LinkStats& s, const LinkStats* last
         for (const DropCauseInfo& dc : kDropCauses)
             std::fprintf(out, " %*llu", cause_width(dc),
                          static_cast<unsigned long long>(c.drops[dc.cause]));
-        std::fprintf(out, " %10llu %9llu %6llu %9.6f %12.0f %7llu\n",
+        std::fprintf(out, " %10llu %10llu %9llu %6llu %9.6f %12.0f %7llu\n",
                      static_cast<unsigned long long>(c.waited),
+                     static_cast<unsigned long long>(c.ecn_marked),
                      static_cast<unsigned long long>(c.in_flight),
                      static_cast<unsigned long long>(s.dir[d].tx_queued), c.alpha, c.rate_pps,
                      static_cast<unsigned long long>(s.dir[d].stalls));

@@ -65,10 +65,18 @@ class Bottleneck {
     /// CoDel's MAXPACKET and PIE's MEAN_PKTSIZE: a full Ethernet frame as linkem counts it.
     static constexpr std::uint32_t kMaxPacket = 1518;
 
+    /// A packet's flow hash (what arrive() is given for fq_codel): configure() asks it for the
+    /// packets queued under another discipline, which arrived without one.
+    using HashFn = std::uint32_t (*)(const Item&);
+
     /// The link of a rate: a packet dequeued at tau occupies it bytes*8/rate.
-    void configure(const QueueConfig& c, double rate_bps) { configure(c, rate_bps, nullptr); }
+    void configure(const QueueConfig& c, double rate_bps, HashFn hash = nullptr) {
+        configure(c, rate_bps, nullptr, hash);
+    }
     /// The link of a delivery trace (TraceLink's accounting).
-    void configure(const QueueConfig& c, const DeliveryTrace* trace) { configure(c, 0, trace); }
+    void configure(const QueueConfig& c, const DeliveryTrace* trace, HashFn hash = nullptr) {
+        configure(c, 0, trace, hash);
+    }
 
     void seed(std::uint64_t s) { rng_.reseed(s); }
     void reserve(std::size_t n) { nodes_.reserve(n); }
@@ -218,7 +226,7 @@ class Bottleneck {
         std::uint32_t head = kNone, tail = kNone;
     };
 
-    void configure(const QueueConfig& c, double rate_bps, const DeliveryTrace* trace) {
+    void configure(const QueueConfig& c, double rate_bps, const DeliveryTrace* trace, HashFn hash) {
         ns_per_byte_ = rate_bps > 0 ? 8e9 / rate_bps : 0;
         trace_link_.configure(trace);
         trace_ = trace ? &trace_link_ : nullptr;
@@ -229,9 +237,14 @@ class Bottleneck {
             return;
         }
         // Another discipline: the queued packets stay, in arrival order, under the new one.
+        // Into fq_codel from one without flows, their flows are found now (they arrived
+        // without a hash), so that each flow's packets share its queue and keep their order.
         std::vector<Node> held;
         held.reserve(packets_);
         if (configured_) take_nodes(held);
+        if (c.kind == QueueKind::fq_codel && cfg_.kind != QueueKind::fq_codel && hash)
+            for (Node& n : held)
+                n.hash = hash(n.item);
         cfg_ = c;
         configured_ = true;
         flows_.assign(c.kind == QueueKind::fq_codel ? std::max<std::uint32_t>(c.fq_flows, 1) : 1,

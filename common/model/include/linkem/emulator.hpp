@@ -601,6 +601,7 @@ class Emulator {
         else
             return 0;
     }
+    static std::uint32_t queued_flow_hash(const QueuedPacket& q) { return flow_hash(q.pkt); }
 
     // The queue dequeued q at tau (marked CE or not); it leaves the link at tx. The traits
     // may hear of it: Traits::dequeued(packet, tx, wait at the limiter, marked).
@@ -641,9 +642,9 @@ class Emulator {
         bottleneck_ = p.uses_bottleneck();
         if (bottleneck_) {
             if (p.limiter == Limiter::trace)
-                bq_.configure(p.queue_config(), p.trace.get());
+                bq_.configure(p.queue_config(), p.trace.get(), &queued_flow_hash);
             else
-                bq_.configure(p.queue_config(), p.rate_bps);
+                bq_.configure(p.queue_config(), p.rate_bps, &queued_flow_hash);
             bq_.seed(seed_ ^ kQueueStream ^ (stream_ * kOtherStream));
             if (!was && had_params) bq_.set_link_free(spacer_.free_time());
         } else if (was) {

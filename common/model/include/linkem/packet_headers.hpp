@@ -43,9 +43,10 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }  // namespace detail
 
 /// The flow of an Ethernet frame as FQ-CoDel sees it: a hash of its 5-tuple (addresses,
-/// protocol, and the ports of TCP, UDP, SCTP and UDP-Lite; IPv4 fragments after the first
-/// and IPv6 packets with extension headers by their addresses and protocol only), of the
-/// ethertype for frames without IP. The same bytes give the same hash on every machine.
+/// protocol, and the ports of TCP, UDP, SCTP and UDP-Lite; IPv4 fragments, the first
+/// included, so that a datagram's fragments are one flow, and IPv6 packets with extension
+/// headers by their addresses and protocol only), of the ethertype for frames without IP. The same
+/// bytes give the same hash on every machine.
 inline std::uint32_t flow_hash(const std::uint8_t* f, std::uint32_t len) {
     std::uint32_t at;
     const int v = detail::ip_header(f, len, at);
@@ -62,9 +63,9 @@ inline std::uint32_t flow_hash(const std::uint8_t* f, std::uint32_t len) {
         std::memcpy(&a, f + at + 12, 4);
         std::memcpy(&b, f + at + 16, 4);
         h = detail::mix(detail::mix(h, a), b);
-        const bool later_fragment = (detail::load16(f + at + 6) & 0x1fff) != 0;
+        const bool fragment = (detail::load16(f + at + 6) & 0x3fff) != 0;  // MF or an offset
         l4 = at + ihl;
-        ports = !later_fragment && ihl >= 20;
+        ports = !fragment && ihl >= 20;
     } else {
         proto = f[at + 6];
         std::uint64_t w[4];
