@@ -288,8 +288,12 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     const TimeNs end = cfg.duration;
     const std::uint64_t len = cfg.traffic.frame_bytes | (cfg.ect ? kEctBit : 0);
     std::uint64_t seq = 0, last_intervals = 0;
-    // The packets the queue discipline dropped in the last call (Emulator::late_drops).
+    // The packets the queue discipline dropped in the last call (Emulator::late_drops): with
+    // one, or a scenario that may choose one.
+    const bool queue = lp.uses_bottleneck() || cfg.track;
+    const bool series = cfg.queue_series != nullptr;
     const auto late_drops = [&] {
+        if (!queue) return;
         for (const auto& d : emu.late_drops()) {
             const std::uint64_t s = d.pkt.seq_len >> kLenBits;
             departures.dropped(s);
@@ -310,7 +314,8 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     for (;;) {
         const TimeNs t = source.next();
         if (t >= end) break;
-        meter.until(t, emu, drain_until);
+        if (series) [[unlikely]]
+            meter.until(t, emu, drain_until);
         // Departures due at or before this arrival go first (a departure at the same
         // instant frees buffer space for the arrival).
         drain_until(t);
