@@ -389,6 +389,7 @@ ClassRunResult ClassSim::result() const {
             c.packets_out = s.packets_out;
             c.drops = s.drops;
             c.delays_clamped = s.delays_clamped;
+            c.ecn_marked = s.ecn_marked;
         }
         l.delay.fill(c);
         c.flows = l.flows;

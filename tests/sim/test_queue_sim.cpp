@@ -259,6 +259,41 @@ TEST(QueueSim, FlowsSpreadTheTrafficOverFqCodelsQueues) {
     EXPECT_EQ(traffic["ect"], true);
 }
 
+// A class file's flows: `ect` makes a flow's frames ECN-capable; with ecn on CoDel marks
+// them and drops the others', and each flow's drops after ingest are its own.
+TEST(QueueSim, ClassFileFlowsCarryTheirOwnEcnField) {
+    TempDir dir("linkem-sim-queue");
+    const std::string file = dir.file("ect.json");
+    std::ofstream(file) << R"({"limiter": "spacer", "rate_bps": 1000000, "queue": "codel",
+        "ecn": "on", "flows": [
+        {"name": "bulk", "direction": "a_to_b", "rate_bps": 1500000, "protocol": "udp",
+         "a_port": 1000, "b_port": 2000, "ect": true},
+        {"name": "plain", "direction": "a_to_b", "rate_bps": 200000, "protocol": "udp",
+         "a_port": 1001, "b_port": 2000}]})";
+    const SimRun run = sim({"--classes", file, "--duration", "5s", "--json", "-q"});
+    ASSERT_EQ(run.rc, 0) << run.err;
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    const nlohmann::json& c = j["classes"][0];
+    EXPECT_GT(c["ecn_marked"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(c["drops_aqm"].get<std::uint64_t>(), 0u);
+    std::uint64_t dropped = 0;
+    for (const auto& f : j["flows"]) {
+        if (f["flow"] == "bulk") EXPECT_EQ(f["dropped"], 0u) << "marked, not dropped";
+        dropped += f["dropped"].get<std::uint64_t>();
+        EXPECT_EQ(f["packets_in"].get<std::uint64_t>(),
+                  f["packets_out"].get<std::uint64_t>() + f["dropped"].get<std::uint64_t>());
+    }
+    EXPECT_EQ(dropped,
+              c["drops_aqm"].get<std::uint64_t>() + c["drops_spacer"].get<std::uint64_t>());
+    EXPECT_EQ(j["directions"]["a_to_b"]["dropped"].get<std::uint64_t>(), dropped);
+    // `ect` takes a boolean only.
+    std::ofstream(file) << R"({"flows": [{"name": "x", "rate_bps": 1000, "protocol": "udp",
+        "a_port": 1, "b_port": 2, "ect": 1}]})";
+    const SimRun bad = sim({"--classes", file, "--duration", "1s", "-q"});
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("flows[0].ect"), std::string::npos) << bad.err;
+}
+
 TEST(QueueSim, TheSameSeedWritesTheSameBytes) {
     TempDir dir("linkem-sim-queue");
     std::vector<std::string> out;
