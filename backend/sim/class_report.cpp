@@ -39,6 +39,7 @@ json lane_json(const ClassLaneResult& c) {
     if (c.action == ClassAction::emulate) {
         j["seed"] = c.seed;
         j["delays_clamped"] = c.delays_clamped;
+        j["ecn_marked"] = c.ecn_marked;
         if (c.shares_link_limiter) j["limiter"] = "link";
     }
     put_delays(j, c);
@@ -138,6 +139,9 @@ void print_classes(std::ostream& os, const ClassRunResult& r) {
         if (c.dropped_by_class)
             causes += std::string(causes.empty() ? "" : ", ") + "drops_class " +
                       std::to_string(c.dropped_by_class);
+        if (c.ecn_marked)
+            causes += std::string(causes.empty() ? "" : ", ") + "ecn_marked " +
+                      std::to_string(c.ecn_marked);
         if (c.shares_link_limiter)
             causes += std::string(causes.empty() ? "" : "; ") + "limiter: link";
         if (!causes.empty()) os << "    " << causes << "\n";

@@ -12,6 +12,7 @@
 #include "linkem/classes_json.hpp"
 #include "linkem/emulator.hpp"
 #include "linkem/link_params_json.hpp"
+#include "linkem/packet_headers.hpp"
 #include "linkem/shared_link.hpp"
 #include "metrics.hpp"
 #include "sim_capture.hpp"
@@ -89,8 +90,15 @@ struct ClassPacket {
     std::uint64_t seq;
     std::uint32_t length;
     std::uint32_t stream;
+    std::uint32_t flow_hash;  // its frame's 5-tuple hash (FQ-CoDel's flow), as linkemd's
+    bool ect;                 // its frame is ECN-capable (the flow's `ect`)
 };
-using ClassEmulator = Emulator<ClassPacket>;
+struct ClassPacketTraits {
+    static std::uint32_t length(const ClassPacket& p) { return p.length; }
+    static std::uint32_t flow_hash(const ClassPacket& p) { return p.flow_hash; }
+    static bool mark_ce(const ClassPacket& p) { return p.ect; }
+};
+using ClassEmulator = Emulator<ClassPacket, ClassPacketTraits>;
 
 constexpr std::size_t kBurst = 64;
 constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
@@ -141,6 +149,8 @@ struct Stream {
     std::uint64_t in = 0, out = 0, dropped = 0;
     DelayStats delay;
     std::uint32_t frame;  // with a capture: one of its frames (SimCapture::add_frame)
+    std::uint32_t flow_hash;
+    bool ect;
 };
 
 // One class in one direction.
@@ -167,6 +177,7 @@ class ClassSim {
     void arrive(std::size_t stream, TimeNs t);
     void drain_until(TimeNs t);
     void deliver(Lane& lane, const ClassPacket* p, const TimeNs* tx, std::size_t n);
+    void late_drops(const Lane& lane);
     ClassRunResult result() const;
 
     const ClassSimConfig& cfg_;
@@ -232,10 +243,11 @@ void ClassSim::add_streams() {
             Lane& lane = lane_for(id, d);
             lane.flows.push_back(f.name);
             const std::uint64_t source_seed = seed + 0x9e3779b97f4a7c15ULL * (2 * i + d + 1);
-            streams_.push_back(Stream{i, d, make_source(f.traffic, source_seed), id,
-                                      static_cast<std::size_t>(&lane - lanes_.data()),
-                                      f.traffic.frame_bytes, 0, 0, 0, DelayStats{},
-                                      cfg_.capture ? cfg_.capture->add_frame(frame) : 0});
+            streams_.push_back(
+                Stream{i, d, make_source(f.traffic, source_seed), id,
+                       static_cast<std::size_t>(&lane - lanes_.data()), f.traffic.frame_bytes, 0, 0,
+                       0, DelayStats{}, cfg_.capture ? cfg_.capture->add_frame(frame) : 0,
+                       flow_hash(frame.data(), static_cast<std::uint32_t>(frame.size())), f.ect});
         }
     }
 }
@@ -251,6 +263,19 @@ void ClassSim::deliver(Lane& lane, const ClassPacket* p, const TimeNs* tx, std::
         ++out_[lane.d];
         if (cfg_.capture) [[unlikely]]
             cfg_.capture->departed(lane.d, lane.id, p[i].seq, p[i].arrival, tx[i], s.frame);
+    }
+}
+
+// The packets the lane's queue discipline dropped in its last call (Emulator::late_drops).
+void ClassSim::late_drops(const Lane& lane) {
+    for (const auto& d : lane.emu->late_drops()) {
+        Stream& s = streams_[d.pkt.stream];
+        ++s.dropped;
+        inversions_[lane.d].drop(d.pkt.seq);
+        ++dropped_[lane.d];
+        if (cfg_.capture) [[unlikely]]
+            cfg_.capture->late_dropped(lane.d, lane.id, d.pkt.seq, d.pkt.arrival, d.at, d.cause,
+                                       s.frame);
     }
 }
 
@@ -276,8 +301,10 @@ void ClassSim::drain_until(TimeNs t) {
         if (!first || t1 > t) return;
         const TimeNs bound = std::min(t, t2);
         for (std::optional<TimeNs> next = t1; next && *next <= bound;
-             next = first->emu->next_departure())
+             next = first->emu->next_departure()) {
             deliver(*first, out, tx, first->emu->drain(bound, out, kBurst, tx));
+            late_drops(*first);
+        }
     }
 }
 
@@ -307,7 +334,7 @@ void ClassSim::arrive(std::size_t index, TimeNs t) {
         case ClassAction::emulate:
             break;
     }
-    const ClassPacket p{t, seq, s.length, static_cast<std::uint32_t>(index)};
+    const ClassPacket p{t, seq, s.length, static_cast<std::uint32_t>(index), s.flow_hash, s.ect};
     ClassPacket dropped;
     PacketFate fate;
     const bool was_dropped = cfg_.capture ? lane.emu->ingest(&p, 1, t, &dropped, &fate) != 0
@@ -318,6 +345,7 @@ void ClassSim::arrive(std::size_t index, TimeNs t) {
         inversions_[s.d].drop(seq);
         ++dropped_[s.d];
     }
+    late_drops(lane);
 }
 
 ClassRunResult ClassSim::run() {
@@ -361,6 +389,7 @@ ClassRunResult ClassSim::result() const {
             c.packets_out = s.packets_out;
             c.drops = s.drops;
             c.delays_clamped = s.delays_clamped;
+            c.ecn_marked = s.ecn_marked;
         }
         l.delay.fill(c);
         c.flows = l.flows;

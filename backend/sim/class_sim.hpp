@@ -62,6 +62,7 @@ struct ClassLaneResult {
     std::uint64_t passed = 0;            // pass: delivered untouched
     std::uint64_t dropped_by_class = 0;  // drop: all its packets
     std::uint64_t delays_clamped = 0;
+    std::uint64_t ecn_marked = 0;  // emulate: marked CE by the queue discipline
     double mean_delay_us = 0, jitter_us = 0, min_delay_us = 0, max_delay_us = 0;  // NaN: none
     std::vector<std::string> flows;  // the flows that landed in it
 };

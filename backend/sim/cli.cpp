@@ -147,6 +147,16 @@ const std::vector<FlagDef>& flag_defs() {
             {"--capture-snaplen", "",
              "with --capture: bytes of each frame kept, 16 .. 65535 (default 128)", "BYTES"},
             {"--runs", "", "runs with seeds seed..seed+N-1; mean and 95% CI (default 1)", "N"},
+            {"--flows", "traffic.flows",
+             "spread the traffic over N flows: packet k is flow k mod N's, UDP from port "
+             "50000+flow (FQ-CoDel's flows; default 1)",
+             "N"},
+            {"--queue-series", "",
+             "write the limiter queue's series of the first run to this CSV: backlog, sojourn "
+             "times, drops and marks per interval",
+             "FILE"},
+            {"--queue-series-interval", "queue_series_interval_us",
+             "one queue series line per this much simulated time (default 10ms)", "DURATION"},
             {"--delay-series", "", "write the delay series of the first run to this CSV", "FILE"},
             {"--delay-series-interval", "",
              "one delay series sample per this much time (default 1ms; 0: every packet)",
@@ -212,6 +222,9 @@ void add_flags(CLI::App& app, RawOptions& raw, CliOptions& o) {
                f.help)
             ->type_name(f.value_name);
     app.add_flag("--json", o.json, "print one JSON object instead of the table");
+    app.add_flag("--ect", o.cfg.ect,
+                 "the traffic is ECN-capable (ECT(0)): a queue discipline with --ecn on marks it "
+                 "CE instead of dropping it");
     app.add_flag("--paper-durations", o.paper_durations,
                  "sweep: the paper's 10-minute runs, 10 of each (slow)");
     app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
@@ -282,6 +295,14 @@ void read_run_flags(const RawOptions& raw, CliOptions& o) {
         o.runs_given = true;
     }
     if (auto v = raw.get("--delay-series")) o.series_path = *v;
+    if (auto v = raw.get("--queue-series")) o.queue_series_path = *v;
+    if (auto v = raw.get("--queue-series-interval")) {
+        c.queue_series_interval = need_duration("--queue-series-interval", *v);
+        if (c.queue_series_interval <= 0)
+            throw UsageError("--queue-series-interval", "must be greater than 0, e.g. 10ms");
+    }
+    if (auto v = raw.get("--flows"))
+        c.flows = static_cast<std::uint32_t>(need_uint("--flows", *v, 1, kMaxSimFlows));
     if (auto v = raw.get("--direction")) {
         const int d = direction_of_key(*v);
         if (d < 0)
@@ -338,6 +359,11 @@ void refuse_mixed_flags(const RawOptions& raw, const CliOptions& o) {
         throw UsageError("--paper-durations", "only applies with --sweep");
     if (sweep && !o.series_path.empty())
         throw UsageError("--delay-series", "not available with --sweep");
+    for (const char* f : {"--queue-series", "--queue-series-interval", "--flows"})
+        if (sweep && raw.get(f)) throw UsageError(f, "not available with --sweep");
+    if (sweep && o.cfg.ect) throw UsageError("--ect", "not available with --sweep");
+    if (raw.get("--queue-series-interval") && o.queue_series_path.empty())
+        throw UsageError("--queue-series-interval", "only applies with --queue-series FILE");
     for (const char* f : {"--scenario", "--arrivals", "--direction", "--capture"})
         if (sweep && raw.get(f)) throw UsageError(f, "not available with --sweep");
     if (sweep && o.json) throw UsageError("--json", "sweeps write CSV (see --csv)");
@@ -368,10 +394,15 @@ void refuse_with_classes(const RawOptions& raw, const CliOptions& o) {
             throw UsageError(f.flag,
                              "not available with --classes: the traffic is the file's "
                              "flows (pattern, rate_bps, frame_size_bytes, period_us)");
-    for (const char* f : {"--utilization", "--scenario", "--arrivals", "--direction", "--runs",
-                          "--delay-series", "--delay-series-interval", "--sweep", "--traffic-rates",
-                          "--csv", "--from-csv", "--plot", "--jobs"})
+    for (const char* f :
+         {"--utilization", "--scenario", "--arrivals", "--direction", "--runs", "--delay-series",
+          "--delay-series-interval", "--sweep", "--traffic-rates", "--csv", "--from-csv", "--plot",
+          "--jobs", "--flows", "--queue-series", "--queue-series-interval"})
         if (raw.get(f)) throw UsageError(f, "not available with --classes");
+    if (o.cfg.ect)
+        throw UsageError("--ect",
+                         "not available with --classes: a flow's frames carry their own ECN "
+                         "field");
     if (o.paper_durations) throw UsageError("--paper-durations", "not available with --classes");
 }
 
@@ -576,6 +607,16 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
         *series << (o.cfg.track ? "time_ms,delay_ms,mean_delay_ms\n" : "time_ms,delay_ms\n");
         series->precision(12);
     }
+    std::unique_ptr<std::ofstream> queue_series;
+    if (!o.queue_series_path.empty()) {
+        queue_series = std::make_unique<std::ofstream>(o.queue_series_path);
+        if (!*queue_series) {
+            err << "linkem-sim: cannot write --queue-series file '" << o.queue_series_path << "'\n";
+            return 1;
+        }
+        *queue_series << kQueueSeriesHeader;
+        queue_series->precision(9);
+    }
     for (int i = 0; i < o.runs; ++i) {
         SimConfig c = o.cfg;
         // Seed 0 asks for a random seed: the first run draws it, the others follow it.
@@ -585,6 +626,7 @@ int run_single(const CliOptions& o, std::ostream& out, std::ostream& err) {
         c.link.seed = base == 0 ? 0 : base + static_cast<std::uint64_t>(i);
         if (i == 0) {
             c.series = series.get();
+            c.queue_series = queue_series.get();
             c.capture = cap.get();
             c.capture_direction = o.direction;
         }

@@ -43,7 +43,8 @@ struct CliOptions {
     std::string plot_path;          // sweeps: PNG to draw with gnuplot
     int jobs = 1;                   // sweeps: runs simulated in parallel
 
-    std::string series_path;  // single configuration: delay trace CSV of the first run
+    std::string series_path;        // single configuration: delay trace CSV of the first run
+    std::string queue_series_path;  // single configuration: queue series CSV of the first run
 
     // --scenario: both directions compiled against the link flags; cfg.track points into it.
     std::shared_ptr<const ScenarioTracks> tracks;

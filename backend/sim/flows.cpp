@@ -16,7 +16,7 @@ using nlohmann::json;
 
 constexpr const char* kFlowKeys =
     "'name', 'direction', 'pattern', 'rate_bps', 'frame_size_bytes', 'period_us', 'ethertype', "
-    "'protocol', 'a_addr', 'b_addr', 'a_port', 'b_port', 'vlan', 'dscp'";
+    "'protocol', 'a_addr', 'b_addr', 'a_port', 'b_port', 'vlan', 'dscp', 'ect'";
 constexpr const char* kBoth = "both";
 
 // A flow direction's name: kDirectionKeys' two, then `both`.
@@ -153,7 +153,7 @@ void settle_addresses(const json& j, bool ethertype_given, Flow& f, const FlowPl
                : f.ethertype == kEthertypeIpv6 ? IpFamily::ipv6
                                                : IpFamily::none;
     if (f.family == IpFamily::none) {
-        for (const char* k : {"protocol", "a_addr", "b_addr", "a_port", "b_port", "dscp"})
+        for (const char* k : {"protocol", "a_addr", "b_addr", "a_port", "b_port", "dscp", "ect"})
             if (j.contains(k))
                 at.fail(k,
                         "a flow of a non-IP ethertype carries no IP header; allowed only with "
@@ -200,7 +200,13 @@ Flow read_flow(const json& j, std::size_t index) {
             headers[key] = value;
         else if (key == "direction")
             f.direction = read_direction(value, at);
-        else if (key != "name" && key != "a_addr" && key != "b_addr")
+        else if (key == "ect") {
+            if (!value.is_boolean())
+                at.fail("ect", value.dump() +
+                                   " is not allowed; allowed true (the frames are "
+                                   "ECN-capable, ECT(0)) or false");
+            f.ect = value.get<bool>();
+        } else if (key != "name" && key != "a_addr" && key != "b_addr")
             at.fail(key, "unknown key; allowed " + std::string(kFlowKeys));
     }
     f.traffic = read_traffic(traffic, at);
@@ -255,6 +261,7 @@ json to_json(const Flow& f) {
         if (f.a_port) j["a_port"] = *f.a_port;
         if (f.b_port) j["b_port"] = *f.b_port;
         j["dscp"] = f.dscp;
+        j["ect"] = f.ect;
     }
     if (f.vlan) j["vlan"] = *f.vlan;
     return j;
@@ -280,7 +287,7 @@ std::uint16_t ipv4_checksum(const std::uint8_t* h) {
 // The IP header at p, `len` bytes from it to the frame's end; returns its size.
 std::size_t put_ip(std::uint8_t* p, std::size_t len, const Flow& f, const IpAddress& src,
                    const IpAddress& dst) {
-    const std::uint8_t tc = static_cast<std::uint8_t>(f.dscp << 2);
+    const std::uint8_t tc = static_cast<std::uint8_t>(f.dscp << 2 | (f.ect ? 2 : 0));
     if (f.family == IpFamily::ipv4) {
         p[0] = 0x45;
         p[1] = tc;

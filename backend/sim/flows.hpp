@@ -32,6 +32,7 @@ struct Flow {
     std::optional<std::uint16_t> a_port, b_port;  // with TCP, UDP and SCTP
     std::optional<std::uint16_t> vlan;            // an 802.1Q tag
     std::uint8_t dscp = 0;
+    bool ect = false;  // the IP header's ECN field ECT(0): ECN-capable
     /// Whether the flow sends in direction d (0: a_to_b, 1: b_to_a).
     bool sends(unsigned d) const {
         return direction == FlowDirection::both || static_cast<unsigned>(direction) == d;

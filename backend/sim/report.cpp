@@ -65,23 +65,27 @@ const std::vector<MetricDef>& metric_defs() {
             d.push_back({c.key, "", [cause = c.cause](const R& r) {
                              return static_cast<double>(r.drops[cause]);
                          }});
-        d.insert(d.end(),
-                 {
-                     {"delays_clamped", "",
-                      [](const R& r) { return static_cast<double>(r.delays_clamped); }},
-                     {"waited", "", [](const R& r) { return static_cast<double>(r.waited); }},
-                     {"waited_pct", "%", [](const R& r) { return r.waited_pct; }},
-                     {"rate_intervals", "",
-                      [](const R& r) { return static_cast<double>(r.rate_intervals); }},
-                     {"alpha_min", "", [](const R& r) { return r.alpha_min; }},
-                     {"alpha_mean", "", [](const R& r) { return r.alpha_mean; }},
-                     {"alpha_max", "", [](const R& r) { return r.alpha_max; }},
-                     {"rate_pps_min", "packet/s", [](const R& r) { return r.rate_pps_min; }},
-                     {"rate_pps_mean", "packet/s", [](const R& r) { return r.rate_pps_mean; }},
-                     {"rate_pps_max", "packet/s", [](const R& r) { return r.rate_pps_max; }},
-                     {"wall_s", "s", [](const R& r) { return r.wall_s; }},
-                     {"packets_per_s", "packet/s", [](const R& r) { return r.packets_per_s(); }},
-                 });
+        d.insert(
+            d.end(),
+            {
+                {"ecn_marked", "", [](const R& r) { return static_cast<double>(r.ecn_marked); }},
+                {"queue_sojourn_mean_us", "us", [](const R& r) { return r.queue_sojourn_mean_us; }},
+                {"queue_sojourn_max_us", "us", [](const R& r) { return r.queue_sojourn_max_us; }},
+                {"delays_clamped", "",
+                 [](const R& r) { return static_cast<double>(r.delays_clamped); }},
+                {"waited", "", [](const R& r) { return static_cast<double>(r.waited); }},
+                {"waited_pct", "%", [](const R& r) { return r.waited_pct; }},
+                {"rate_intervals", "",
+                 [](const R& r) { return static_cast<double>(r.rate_intervals); }},
+                {"alpha_min", "", [](const R& r) { return r.alpha_min; }},
+                {"alpha_mean", "", [](const R& r) { return r.alpha_mean; }},
+                {"alpha_max", "", [](const R& r) { return r.alpha_max; }},
+                {"rate_pps_min", "packet/s", [](const R& r) { return r.rate_pps_min; }},
+                {"rate_pps_mean", "packet/s", [](const R& r) { return r.rate_pps_mean; }},
+                {"rate_pps_max", "packet/s", [](const R& r) { return r.rate_pps_max; }},
+                {"wall_s", "s", [](const R& r) { return r.wall_s; }},
+                {"packets_per_s", "packet/s", [](const R& r) { return r.packets_per_s(); }},
+            });
         return d;
     }();
     return kDefs;
@@ -102,6 +106,7 @@ nlohmann::json to_json(const RunResult& r) {
                         {"packets_in", r.packets_in},
                         {"packets_out", r.packets_out},
                         {"delays_clamped", r.delays_clamped},
+                        {"ecn_marked", r.ecn_marked},
                         {"waited", r.waited},
                         {"rate_intervals", r.rate_intervals}})
         j[k] = v;
@@ -116,6 +121,8 @@ nlohmann::json to_json(const SimConfig& cfg) {
                               {"frame_size_bytes", cfg.traffic.frame_bytes}};
     if (cfg.traffic.pattern == TrafficPattern::sine)
         traffic["period_us"] = static_cast<double>(cfg.traffic.period) / kNsPerUs;
+    traffic["flows"] = cfg.flows;
+    traffic["ect"] = cfg.ect;
     return {{"link", linkem::to_json(cfg.link)},
             {"traffic", traffic},
             {"duration_us", static_cast<double>(cfg.duration) / kNsPerUs},
@@ -159,9 +166,16 @@ void print_table(std::ostream& os, const SimConfig& cfg, const std::vector<RunRe
        << ", " << cfg.traffic.frame_bytes << " B frames";
     if (cfg.traffic.pattern == TrafficPattern::sine)
         os << ", period " << format_duration(cfg.traffic.period);
+    if (cfg.flows > 1) os << ", " << cfg.flows << " flows";
+    if (cfg.ect) os << ", ECN-capable (ECT(0))";
     if (cfg.arrivals) os << " (replaced by " << cfg.arrivals->size() << " arrival times given)";
     os << ", " << format_duration(cfg.duration) << " per run, utilization " << cfg.utilization
        << "\n";
+    if (lp.uses_bottleneck() || (lp.limiter == Limiter::spacer && lp.rate_bps > 0))
+        os << "queue: " << to_string(lp.queue) << ", limit "
+           << (lp.queue_limit_packets > 0 ? std::to_string(lp.queue_limit_packets) + " packets"
+                                          : std::to_string(lp.queue_limit_bytes) + " bytes")
+           << (lp.ecn == Ecn::on ? ", ecn on" : "") << "\n";
     if (cfg.track)
         os << "scenario: the parameters above at its start, then its steps; the deviations "
               "below are from those at the start\n";

@@ -4,7 +4,9 @@
 // without a capture is compiled as it would be alone: in one unit with the other, GCC inlined
 // less of it (InversionCounter::depart, the delay's random numbers). Instructions of
 // `linkem-sim-bench 0.2 1` (cachegrind, 2026-12-06): 3.733 G for the loop before it had a
-// capture, 3.853 G with both instances in simulator.cpp, 3.753 G as here.
+// capture, 3.853 G with both instances in simulator.cpp, 3.753 G as here. The queue
+// disciplines' checks (late drops after each ingest and drain, the queue series) cost 2 %:
+// 4.080 G against 3.996 G without them (RelWithDebInfo build, 2026-12-06).
 #pragma once
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 
 #include "linkem/emulator.hpp"
 #include "linkem/huge_page_queue.hpp"
+#include "linkem/packet_headers.hpp"
 #include "metrics.hpp"
 #include "sim_capture.hpp"
 #include "simulator.hpp"
@@ -28,18 +31,42 @@ namespace linkem::sim {
 namespace {
 
 // The simulator's packet handle: 16 bytes. Arrival time, and sequence number and frame
-// length packed into one word (24 bits of length, 40 bits of sequence: 10^12 packets).
+// length packed into one word (24 bits of length, 40 bits of sequence: 10^12 packets); the
+// length's top bit (frames are at most 65535 bytes) says the packet is ECN-capable (--ect).
 struct SimPacket {
     TimeNs arrival;
     std::uint64_t seq_len;
 };
 constexpr int kLenBits = 24;
 constexpr std::uint64_t kLenMask = (std::uint64_t{1} << kLenBits) - 1;
+constexpr std::uint64_t kEctBit = std::uint64_t{1} << (kLenBits - 1);
 constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << (64 - kLenBits);
+
+// The flows of the run in force on this thread (--flows): flow k's 5-tuple hash, packet k's
+// flow k mod n (run_emulator sets it; a sweep's runs each have their thread).
+struct SimFlows {
+    const std::uint32_t* hash = nullptr;
+    std::uint64_t n = 1;
+    SimCapture* capture = nullptr;  // the queue discipline's dequeues for the out records
+    unsigned direction = 0;
+};
+thread_local SimFlows t_sim_flows;
 
 struct SimPacketTraits {
     static std::uint32_t length(const SimPacket& p) {
-        return static_cast<std::uint32_t>(p.seq_len & kLenMask);
+        return static_cast<std::uint32_t>(p.seq_len & (kEctBit - 1));
+    }
+    // FQ-CoDel's flow: the hash of the packet's flow's 5-tuple, as linkemd's.
+    static std::uint32_t flow_hash(const SimPacket& p) {
+        return t_sim_flows.hash[(p.seq_len >> kLenBits) % t_sim_flows.n];
+    }
+    // ECN-capable (ECT): becomes CE. (The simulator keeps no frame to change.)
+    static bool mark_ce(const SimPacket& p) { return (p.seq_len & kEctBit) != 0; }
+    // The queue discipline dequeued p (with a capture: for its out record).
+    static void dequeued(const SimPacket& p, TimeNs tx, DurationNs wait, bool marked) {
+        if (t_sim_flows.capture) [[unlikely]]
+            t_sim_flows.capture->dequeued(t_sim_flows.direction, p.seq_len >> kLenBits, tx, wait,
+                                          marked);
     }
 };
 
@@ -69,11 +96,11 @@ class Departures {
           series_ps_(cfg.series_interval * 1000),
           mean_field_(static_cast<std::size_t>(link_param_index("mean_delay_us"))),
           capture_(cfg.capture),
-          frame_(capture_ ? capture_->add_frame(
-                                plain_capture_frame(cfg.traffic.frame_bytes, cfg.capture_direction))
-                          : 0) {}
-    /// The plain run's frame in the capture.
-    std::uint32_t frame() const { return frame_; }
+          frame_(capture_ ? add_frames() : 0) {}
+    /// Packet seq's frame in the capture (its flow's).
+    std::uint32_t frame(std::uint64_t seq) const {
+        return frame_ + static_cast<std::uint32_t>(seq % cfg_.flows);
+    }
 
     /// kCapture: each departure's `out` record too (a separate instance of the loop, so a run
     /// without a capture runs the loop it always did).
@@ -87,7 +114,7 @@ class Departures {
             }
             if constexpr (kCapture)
                 capture_->departed(cfg_.capture_direction, 0, out[i].seq_len >> kLenBits,
-                                   out[i].arrival, dep / 1000, frame_);
+                                   out[i].arrival, dep / 1000, frame(out[i].seq_len >> kLenBits));
             const std::int64_t d = dep - out[i].arrival * 1000;
             moments_.add(d);
             min_d_ = std::min(min_d_, d);
@@ -120,6 +147,17 @@ class Departures {
     }
 
   private:
+    // One frame per flow; returns the first's number.
+    std::uint32_t add_frames() {
+        std::uint32_t first = 0;
+        for (std::uint32_t f = 0; f < cfg_.flows; ++f) {
+            const std::uint32_t n = capture_->add_frame(
+                plain_capture_frame(cfg_.traffic.frame_bytes, cfg_.capture_direction, f, cfg_.ect));
+            if (f == 0) first = n;
+        }
+        return first;
+    }
+
     void write_series(std::int64_t dep, std::int64_t d, TimeNs arrival) {
         std::ostream& os = *cfg_.series;
         os << static_cast<double>(dep) * 1e-9 << ',' << static_cast<double>(d) * 1e-9;
@@ -145,6 +183,75 @@ class Departures {
     const std::uint32_t frame_;
 };
 
+// The limiter's queue over the run: its sojourn times in total and, with cfg.queue_series,
+// one CSV line per interval of simulated time (backlog at the interval's end, sojourn times,
+// packets dequeued, drops and marks in the interval), from Emulator::take_report.
+class QueueMeter {
+  public:
+    explicit QueueMeter(const SimConfig& cfg)
+        : series_(cfg.queue_series),
+          interval_(cfg.queue_series_interval),
+          next_(cfg.queue_series ? cfg.queue_series_interval : kNever) {}
+
+    /// The samples due at or before t: for each, drain(T) moves every departure up to T
+    /// first.
+    template <class Drain>
+    void until(TimeNs t, SimEmulator& emu, Drain&& drain) {
+        while (next_ <= t)
+            [[unlikely]] {
+                drain(next_);
+                sample(emu, next_);
+                next_ += interval_;
+            }
+    }
+    /// When the next sample is due (kNever without a series).
+    TimeNs next() const { return next_; }
+
+    /// The run is over at `end` (its last departure, or the end of the arrivals): the rest
+    /// into the totals and, with a series, its last line at `end`.
+    void finish(SimEmulator& emu, TimeNs end) {
+        if (series_)
+            sample(emu, end);
+        else
+            total_.merge(emu.take_report(end, 0).queue);
+    }
+
+    void fill(RunResult& r) const {
+        r.queue_sojourn_mean_us = total_.sojourn_count ? total_.sojourn_mean_ns() * 1e-3 : kNaN;
+        r.queue_sojourn_max_us = total_.sojourn_count && total_.sojourn_max_ns > 0
+                                     ? static_cast<double>(total_.sojourn_max_ns) * 1e-3
+                                     : kNaN;
+    }
+
+    static constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+
+  private:
+    void sample(SimEmulator& emu, TimeNs t) {
+        const IntervalReport r = emu.take_report(t, 0);
+        const QueueReport& q = r.queue;
+        total_.merge(q);
+        const CounterSnapshot& c = r.counters;
+        std::ostream& os = *series_;
+        os << static_cast<double>(t) * 1e-9 << ',' << q.backlog_bytes << ',' << q.backlog_packets
+           << ',';
+        if (q.sojourn_count) os << q.sojourn_mean_ns() * 1e-6;
+        os << ',';
+        if (q.sojourn_count && q.sojourn_max_ns > 0)
+            os << static_cast<double>(q.sojourn_max_ns) * 1e-6;
+        os << ',' << q.sojourn_count << ','
+           << c.drops[DropCause::spacer] - last_.drops[DropCause::spacer] << ','
+           << c.drops[DropCause::aqm] - last_.drops[DropCause::aqm] << ','
+           << c.ecn_marked - last_.ecn_marked << '\n';
+        last_ = c;
+    }
+
+    std::ostream* series_;
+    const DurationNs interval_;
+    TimeNs next_;
+    QueueReport total_;
+    CounterSnapshot last_;
+};
+
 // The emulator's counters and the correlation weight and rate estimate it went through.
 void fill_counters(RunResult& r, const SimEmulator& emu, const TraceSummary& alpha,
                    const TraceSummary& rate) {
@@ -155,6 +262,7 @@ void fill_counters(RunResult& r, const SimEmulator& emu, const TraceSummary& alp
     r.drops = c.drops;
     r.delays_clamped = c.delays_clamped;
     r.waited = c.waited;
+    r.ecn_marked = c.ecn_marked;
     r.waited_pct = c.packets_in
                        ? 100.0 * static_cast<double>(r.waited) / static_cast<double>(c.packets_in)
                        : kNaN;
@@ -174,31 +282,54 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
     const LinkParams& lp = cfg.link;
     const bool varying = lp.jitter > 0 && lp.distribution != Distribution::constant;
     Departures departures(cfg, lp.mean_delay * 1000, varying ? lp.jitter * 1000 : 0);
+    QueueMeter meter(cfg);
     TraceSummary alpha, rate;
     SimPacket out[kBurst];
     TimeNs tx[kBurst];
     SimPacket dropped;
     const TimeNs end = cfg.duration;
-    const std::uint64_t len = cfg.traffic.frame_bytes;
+    const std::uint64_t len = cfg.traffic.frame_bytes | (cfg.ect ? kEctBit : 0);
     std::uint64_t seq = 0, last_intervals = 0;
-    for (;;) {
-        const TimeNs t = source.next();
-        if (t >= end) break;
-        // Departures due at or before this arrival go first (a departure at the same
-        // instant frees buffer space for the arrival).
+    // The packets the queue discipline dropped in the last call (Emulator::late_drops): with
+    // one, or a scenario that may choose one.
+    const bool queue = lp.uses_bottleneck() || cfg.track;
+    const bool series = cfg.queue_series != nullptr;
+    const auto late_drops = [&] {
+        if (!queue) return;
+        for (const auto& d : emu.late_drops()) {
+            const std::uint64_t s = d.pkt.seq_len >> kLenBits;
+            departures.dropped(s);
+            if constexpr (kCapture)
+                cfg.capture->late_dropped(cfg.capture_direction, 0, s, d.pkt.arrival, d.at, d.cause,
+                                          departures.frame(s));
+        }
+    };
+    // Every departure up to t.
+    const auto drain_until = [&](TimeNs t) {
         for (;;) {
             const std::optional<TimeNs> next_dep = emu.next_departure();
             if (!next_dep || *next_dep > t) break;
             departures.template take<kCapture>(out, tx, emu.drain(t, out, kBurst, tx));
+            late_drops();
         }
+    };
+    for (;;) {
+        const TimeNs t = source.next();
+        if (t >= end) break;
+        if (series) [[unlikely]]
+            meter.until(t, emu, drain_until);
+        // Departures due at or before this arrival go first (a departure at the same
+        // instant frees buffer space for the arrival).
+        drain_until(t);
         const SimPacket p{t, (seq << kLenBits) | len};
         if constexpr (!kCapture) {
             if (emu.ingest(&p, 1, t, &dropped)) departures.dropped(seq);
         } else {
             PacketFate fate;
             if (emu.ingest(&p, 1, t, &dropped, &fate)) departures.dropped(seq);
-            cfg.capture->arrived(cfg.capture_direction, 0, seq, t, fate, departures.frame());
+            cfg.capture->arrived(cfg.capture_direction, 0, seq, t, fate, departures.frame(seq));
         }
+        late_drops();
         ++seq;
         const std::uint64_t intervals = emu.rate_estimator().intervals();
         if (intervals != last_intervals) [[unlikely]] {
@@ -209,14 +340,24 @@ RunResult run_loop(const SimConfig& cfg, Source& source, SimEmulator& emu) {
         if ((seq & 0x3fffff) == 0 && cfg.progress) [[unlikely]]
             cfg.progress(static_cast<double>(t) / static_cast<double>(end), seq);
     }
-    // No more arrivals: the remaining departures, in time order.
+    // No more arrivals: the remaining departures, in time order (with a queue series, up to
+    // each sample's time first).
     constexpr TimeNs kForever = std::numeric_limits<TimeNs>::max();
-    while (emu.next_departure())
-        departures.template take<kCapture>(out, tx, emu.drain(kForever, out, kBurst, tx));
+    TimeNs last = end;
+    while (const std::optional<TimeNs> next_dep = emu.next_departure()) {
+        meter.until(*next_dep, emu, drain_until);
+        last = std::max(last, *next_dep);
+        departures.template take<kCapture>(
+            out, tx,
+            emu.drain(meter.next() == QueueMeter::kNever ? kForever : *next_dep, out, kBurst, tx));
+        late_drops();
+    }
+    meter.finish(emu, last);
 
     RunResult r;
     r.duration_s = static_cast<double>(cfg.duration) * 1e-9;
     fill_counters(r, emu, alpha, rate);
+    meter.fill(r);
     departures.fill(r, static_cast<double>(lp.mean_delay) * 1e-3);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
@@ -237,6 +378,17 @@ class ReplaySource {
 template <bool kCapture>
 RunResult run_emulator(const SimConfig& cfg) {
     auto emu = std::make_unique<SimEmulator>(cfg.link, cfg.stream);
+    // The flows' 5-tuple hashes (FQ-CoDel's flows), from the frames linkemd would see.
+    std::vector<std::uint32_t> hashes(cfg.flows);
+    for (std::uint32_t f = 0; f < cfg.flows; ++f) {
+        const std::vector<std::uint8_t> frame =
+            plain_capture_frame(cfg.traffic.frame_bytes, 0, f, cfg.ect);
+        hashes[f] = flow_hash(frame.data(), static_cast<std::uint32_t>(frame.size()));
+    }
+    t_sim_flows = SimFlows{hashes.data(), cfg.flows, cfg.capture, cfg.capture_direction};
+    struct Reset {
+        ~Reset() { t_sim_flows = SimFlows{}; }
+    } reset;
     emu->follow(cfg.track, 0);
     // Room for the packets in flight over the mean delay plus six jitters (at most 4 Mi,
     // ~100 MB; beyond that the queue grows by doubling), so it rarely grows during the run.

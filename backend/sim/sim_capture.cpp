@@ -1,6 +1,7 @@
 #include "sim_capture.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "flows.hpp"
 #include "run_loop.hpp"
@@ -46,9 +47,16 @@ RecordHeader SimCapture::header(Point p, unsigned direction, unsigned slot, std:
 }
 
 void SimCapture::flush_until(TimeNs t) {
-    while (!pending_.empty() && pending_.front().h.time_ns <= t) {
-        writer_->write(pending_.front().h, frames_[pending_.front().frame].data());
-        pending_.pop_front();
+    for (;;) {
+        // The earlier of the two queues' fronts (an out record first at equal times).
+        std::deque<Pending>* q = nullptr;
+        if (!pending_.empty() && pending_.front().h.time_ns <= t) q = &pending_;
+        if (!late_.empty() && late_.front().h.time_ns <= t &&
+            (!q || late_.front().h.time_ns < q->front().h.time_ns))
+            q = &late_;
+        if (!q) return;
+        writer_->write(q->front().h, frames_[q->front().frame].data());
+        q->pop_front();
     }
 }
 
@@ -72,7 +80,7 @@ void SimCapture::arrived(unsigned direction, unsigned slot, std::uint64_t seq, T
         write_at(h, frame);
         return;
     }
-    if (wants(Point::out)) fates_.emplace(seq * 2 + direction, fate);
+    if (wants(Point::out)) fates_.emplace(seq * 2 + direction, Held{fate, false});
 }
 
 void SimCapture::passed(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs now,
@@ -92,6 +100,34 @@ void SimCapture::class_dropped(unsigned direction, unsigned slot, std::uint64_t 
     write_at(h, frame);
 }
 
+void SimCapture::dequeued(unsigned direction, std::uint64_t seq, TimeNs tx, DurationNs wait,
+                          bool marked) {
+    const auto it = fates_.find(seq * 2 + direction);
+    if (it == fates_.end()) return;
+    it->second.fate.tx = tx;
+    it->second.fate.limiter_wait = wait;
+    it->second.marked = marked;
+}
+
+void SimCapture::late_dropped(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs arrival,
+                              TimeNs at, DropCause cause, std::uint32_t frame) {
+    const auto it = fates_.find(seq * 2 + direction);
+    if (!wants(Point::drop)) {
+        if (it != fates_.end()) fates_.erase(it);
+        return;
+    }
+    RecordHeader h = header(Point::drop, direction, slot, seq, at, arrival, frame);
+    h.cause = static_cast<std::uint8_t>(cause);
+    if (it != fates_.end()) {
+        h.flags |= RecordHeader::kHasFate;
+        h.delay_ns = it->second.fate.delay;
+        fates_.erase(it);
+    }
+    // A discipline drops in time order, but an `in` record at an earlier time may still come
+    // (a FIFO strategy's packet reaches the queue after its delay).
+    late_.push_back({h, frame});
+}
+
 void SimCapture::departed(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs arrival,
                           TimeNs departure, std::uint32_t frame) {
     if (!wants(Point::out)) return;
@@ -99,9 +135,10 @@ void SimCapture::departed(unsigned direction, unsigned slot, std::uint64_t seq, 
     RecordHeader h = header(Point::out, direction, slot, seq, departure, arrival, frame);
     if (it != fates_.end()) {
         h.flags |= RecordHeader::kHasFate;
-        h.tx_ns = it->second.tx;
-        h.delay_ns = it->second.delay;
-        h.limiter_wait_ns = it->second.limiter_wait;
+        h.tx_ns = it->second.fate.tx;
+        h.delay_ns = it->second.fate.delay;
+        h.limiter_wait_ns = it->second.fate.limiter_wait;
+        if (it->second.marked) h.flags |= RecordHeader::kEcnCe;
         fates_.erase(it);
     }
     // Departures come in time order; a record at an earlier time may still come.
@@ -111,9 +148,7 @@ void SimCapture::departed(unsigned direction, unsigned slot, std::uint64_t seq, 
 void SimCapture::close() {
     if (closed_) return;
     closed_ = true;
-    for (const Pending& p : pending_)
-        writer_->write(p.h, frames_[p.frame].data());
-    pending_.clear();
+    flush_until(std::numeric_limits<TimeNs>::max());
     writer_->close(0);
 }
 
@@ -121,15 +156,18 @@ RunResult run_once_captured(const SimConfig& cfg) {
     return run_emulator<true>(cfg);
 }
 
-std::vector<std::uint8_t> plain_capture_frame(std::uint32_t frame_bytes, unsigned d) {
+std::vector<std::uint8_t> plain_capture_frame(std::uint32_t frame_bytes, unsigned d,
+                                              std::uint32_t flow, bool ect) {
     Flow f;
     f.name = "plain";
     f.traffic.frame_bytes = frame_bytes;
     f.a_addr = {10, 0, 0, 1};
     f.b_addr = {10, 0, 0, 2};
-    f.a_port = kCapturePortA;
+    f.a_port = static_cast<std::uint16_t>(kCapturePortA + flow);
     f.b_port = kCapturePortB;
-    return flow_frame(f, d);
+    std::vector<std::uint8_t> frame = flow_frame(f, d);
+    if (ect) frame[14 + 1] |= 2;  // the IPv4 header's TOS byte: ECN field ECT(0)
+    return frame;
 }
 
 }  // namespace linkem::sim

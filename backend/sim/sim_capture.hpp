@@ -53,6 +53,14 @@ class SimCapture {
                 std::uint32_t frame);
     void class_dropped(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs now,
                        std::uint32_t frame);
+    /// A packet the queue discipline dequeued (Traits::dequeued): its transmission time, its
+    /// wait at the limiter and whether it was marked CE, for its `out` record.
+    void dequeued(unsigned direction, std::uint64_t seq, TimeNs tx, DurationNs wait, bool marked);
+    /// A packet that ingest took and the queue discipline dropped at `at`
+    /// (Emulator::late_drops): its `drop` record with `cause` (aqm; spacer for FQ-CoDel's drop
+    /// from the fattest flow), in time order with the `out` records.
+    void late_dropped(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs arrival,
+                      TimeNs at, DropCause cause, std::uint32_t frame);
     /// A packet that left at `departure`: its `out` record (the fate kept by arrived()).
     void departed(unsigned direction, unsigned slot, std::uint64_t seq, TimeNs arrival,
                   TimeNs departure, std::uint32_t frame);
@@ -79,8 +87,13 @@ class SimCapture {
     std::unique_ptr<capture::CaptureWriter> writer_;
     std::vector<std::vector<std::uint8_t>> frames_;
     // Fates of the packets in flight, by direction and sequence number (seq * 2 + direction).
-    std::unordered_map<std::uint64_t, PacketFate> fates_;
+    struct Held {
+        PacketFate fate;
+        bool marked;  // the queue discipline marked it CE
+    };
+    std::unordered_map<std::uint64_t, Held> fates_;
     std::deque<Pending> pending_;  // out records, in departure order
+    std::deque<Pending> late_;     // drop records of late drops, in time order
     bool closed_ = false;
 };
 
@@ -88,7 +101,9 @@ class SimCapture {
 RunResult run_once_captured(const SimConfig& cfg);
 
 /// The plain run's frame of frame_bytes bytes (with the FCS; the frame is 4 bytes shorter) in
-/// direction d (0: a_to_b, 1: b_to_a), as above.
-std::vector<std::uint8_t> plain_capture_frame(std::uint32_t frame_bytes, unsigned d);
+/// direction d (0: a_to_b, 1: b_to_a), as above; flow f (--flows) has A's port
+/// kCapturePortA + f, and `ect` sets the IPv4 header's ECN field to ECT(0).
+std::vector<std::uint8_t> plain_capture_frame(std::uint32_t frame_bytes, unsigned d,
+                                              std::uint32_t flow = 0, bool ect = false);
 
 }  // namespace linkem::sim

@@ -27,6 +27,10 @@ void validate_config(const SimConfig& cfg) {
                          "rate * duration exceeds 2^40 packets, the simulator's limit");
     if (!(cfg.utilization >= 0 && cfg.utilization <= 1))
         throw ParamError("utilization", "must be between 0 (no queue) and 1");
+    if (cfg.flows < 1 || cfg.flows > kMaxSimFlows)
+        throw ParamError("traffic.flows", "must be between 1 and " + std::to_string(kMaxSimFlows));
+    if (cfg.queue_series && cfg.queue_series_interval <= 0)
+        throw ParamError("queue_series_interval_us", "must be greater than 0");
     if (cfg.series && cfg.series_interval < 0)
         throw ParamError("series_interval_us", "must be 0 (every packet) or greater");
 }

@@ -24,6 +24,16 @@ namespace linkem::sim {
 
 class SimCapture;
 
+/// The most flows --flows spreads the traffic over (their UDP ports stay below 65536).
+inline constexpr std::uint32_t kMaxSimFlows = 8192;
+
+/// The queue series' CSV header (--queue-series): per interval of simulated time, ending at
+/// time_s, the backlog then, the sojourn times of the packets that left the queue in it,
+/// and the drops at the queue limit and by the queue discipline and the CE marks in it.
+inline constexpr const char* kQueueSeriesHeader =
+    "time_s,backlog_bytes,backlog_packets,sojourn_mean_ms,sojourn_max_ms,dequeued,"
+    "drops_spacer,drops_aqm,ecn_marked\n";
+
 struct SimConfig {
     LinkParams link;  // link.seed is the run's seed (0: drawn at random, reported)
     TrafficSpec traffic;
@@ -44,6 +54,18 @@ struct SimConfig {
     std::uint64_t stream = 0;
     /// Arrival times to replay (ns, non-decreasing) instead of cfg.traffic's, or none.
     const std::vector<TimeNs>* arrivals = nullptr;
+
+    /// The traffic as flows (--flows): packet k belongs to flow k mod flows, UDP from A's
+    /// port kCapturePortA + flow (sim_capture.hpp), which FQ-CoDel tells apart by its 5-tuple
+    /// hash as linkemd does. `ect`: every packet is ECN-capable, ECT(0) (--ect), so a queue
+    /// discipline with ecn on marks it instead of dropping it.
+    std::uint32_t flows = 1;
+    bool ect = false;
+
+    /// Optional queue series (--queue-series): one line per queue_series_interval of
+    /// simulated time with the limiter queue's backlog, sojourn times, drops and marks.
+    std::ostream* queue_series = nullptr;
+    DurationNs queue_series_interval = 10 * kNsPerMs;
 
     /// Where every packet's records go (--capture), or none; records of direction
     /// `capture_direction` (0 a_to_b, 1 b_to_a).
@@ -76,6 +98,13 @@ struct RunResult {
 
     std::uint64_t swaps = 0;  // Kendall tau distance of the delivered sequence numbers
     double swaps_per_packet = 0;
+
+    std::uint64_t ecn_marked = 0;  // packets the queue discipline marked CE instead of dropping
+    /// The limiter's queue: sojourn time of the packets that left it (queue discipline:
+    /// dequeue - enqueue; drop-tail spacer: its wait), mean and max (max: a queue
+    /// discipline's only; NaN otherwise and when nothing queued); backlog's max at the
+    /// queue series' samples (NaN without --queue-series).
+    double queue_sojourn_mean_us = 0, queue_sojourn_max_us = 0;
 
     std::uint64_t rate_intervals = 0;  // rate-estimator intervals closed
     double alpha_min = 0, alpha_mean = 0, alpha_max = 0;

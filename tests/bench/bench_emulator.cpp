@@ -11,6 +11,9 @@
 // against without.
 // --paired-smooth=N (default 0): smooth against correlated, at 10^6 in flight and in the data
 // plane's regime (the target: smooth costs at most 10 % more per packet).
+// --paired-queues=N (default 0): the queue disciplines' packet path (queue_ingest_drain
+// below) against droptail through the Bottleneck, in N rounds of alternating slices (the
+// targets: codel at most 10 % slower, fq_codel with 1024 flows at most 25 %).
 //
 // Random interleaving runs the repetitions of all benchmarks in a shuffled order, so on a
 // shared machine whose load drifts during the run the scenarios that are compared (e.g.
@@ -169,6 +172,165 @@ void BM_IngestDrain(benchmark::State& state, std::string name, Scenario sc) {
         pkts > 0 ? 100.0 * static_cast<double>(s.drops.total() - before.drops.total()) / pkts : 0.0;
 }
 
+double thread_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// ------------------------------------------------------------------ queue disciplines
+// queue_ingest_drain/<queue>: the limiter's queue on the packet path. 64-byte frames of 1024
+// flows (packet i of flow i mod 1024) in bursts of 16 at 20 Mpps, no delay, a spacer at
+// 1 Tbit/s (a 64-byte frame occupies it 0.5 ns): every packet passes the queue, which never
+// holds more than a burst, so this is each discipline's per-packet work (enqueue, dequeue,
+// CoDel's sojourn check, FQ-CoDel's flow scheduling), not its control.
+//   bytes     droptail with a byte limit: the spacer's own path (no Bottleneck)
+//   droptail  droptail with a limit in packets: the same policy through the Bottleneck
+//   codel, fq_codel (1024 flow queues), pie
+struct QPkt {
+    std::uint32_t length;
+    std::uint32_t id;
+    std::uint32_t flow;
+};
+struct QPktTraits {
+    static std::uint32_t length(const QPkt& p) { return p.length; }
+    static std::uint32_t flow_hash(const QPkt& p) { return p.flow; }
+    static bool mark_ce(const QPkt&) { return false; }
+};
+
+constexpr std::uint32_t kQueueFrame = 64;
+constexpr std::uint32_t kQueueFlows = 1024;
+constexpr TimeNs kQueueBurstGap = static_cast<TimeNs>(kBurst) * 50;  // 20 Mpps
+
+struct QueueCase {
+    const char* name;
+    linkem::QueueKind kind;
+    bool packet_limit;
+};
+constexpr QueueCase kQueueCases[] = {
+    {"bytes", linkem::QueueKind::droptail, false}, {"droptail", linkem::QueueKind::droptail, true},
+    {"codel", linkem::QueueKind::codel, true},     {"fq_codel", linkem::QueueKind::fq_codel, true},
+    {"pie", linkem::QueueKind::pie, true},
+};
+
+struct QueueRunner {
+    using Emu = linkem::Emulator<QPkt, QPktTraits>;
+
+    static LinkParams params(const QueueCase& c) {
+        LinkParams p;
+        p.strategy = Strategy::correlated;
+        p.distribution = Distribution::constant;
+        p.mean_delay = 0;
+        p.jitter = 0;
+        p.seed = 1;
+        p.limiter = linkem::Limiter::spacer;
+        p.rate_bps = 1e12;
+        p.queue = c.kind;
+        if (c.packet_limit) p.queue_limit_packets = 100'000;
+        p.fq_flows = kQueueFlows;
+        linkem::validate(p);
+        return p;
+    }
+
+    explicit QueueRunner(const QueueCase& c) : emu(params(c)) {
+        emu.reserve(4096);
+        while (now < 10 * linkem::kNsPerMs)
+            step();
+    }
+
+    void step() {
+        for (auto& p : in) {
+            p = QPkt{kQueueFrame, next_id, next_id % kQueueFlows};
+            ++next_id;
+        }
+        emu.ingest(in, kBurst, now, dropped);
+        late += emu.late_drops().size();
+        std::size_t n;
+        do {
+            n = emu.drain(now, out, kTxBurst);
+            late += emu.late_drops().size();
+            for (std::size_t i = 0; i < n; ++i)
+                sink += out[i].id;
+        } while (n == kTxBurst);
+        now += kQueueBurstGap;
+    }
+
+    Emu emu;
+    TimeNs now = 0;
+    std::uint32_t next_id = 0;
+    std::uint64_t sink = 0, late = 0;
+    QPkt in[kBurst], out[kTxBurst], dropped[kBurst];
+};
+
+void BM_QueueIngestDrain(benchmark::State& state, std::string name, QueueCase c) {
+    std::shared_ptr<void>& cached = g_cached[name];
+    if (!cached) cached = std::make_shared<QueueRunner>(c);
+    auto& r = *std::static_pointer_cast<QueueRunner>(cached);
+    const auto before = r.emu.snapshot();
+    for (auto _ : state)
+        r.step();
+    benchmark::DoNotOptimize(r.sink);
+    const auto s = r.emu.snapshot();
+    if (s.packets_in != s.packets_out + s.drops.total() + s.in_flight) {
+        state.SkipWithError("packet conservation violated");
+        return;
+    }
+    const double pkts = static_cast<double>(s.packets_in - before.packets_in);
+    state.SetItemsProcessed(static_cast<std::int64_t>(pkts));
+    state.counters["time_per_pkt"] =
+        benchmark::Counter(pkts, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["in_flight"] = static_cast<double>(s.in_flight);
+    state.counters["drop_pct"] =
+        pkts > 0 ? 100.0 * static_cast<double>(s.drops.total() - before.drops.total()) / pkts : 0.0;
+}
+
+// Each discipline against droptail (through the Bottleneck) in `pairs` rounds of short
+// alternating slices (2^14 bursts each), the order within a round rotating: the median of
+// the per-round ratios of ns per packet.
+void run_paired_queues(int pairs) {
+    constexpr int kSteps = 1 << 14;
+    std::vector<std::unique_ptr<QueueRunner>> rs;
+    for (const QueueCase& c : kQueueCases)
+        rs.push_back(std::make_unique<QueueRunner>(c));
+    const std::size_t n = rs.size(), base = 1;  // kQueueCases[1]: droptail
+    std::vector<std::vector<double>> ns(n), ratio(n);
+    for (int p = 0; p < pairs; ++p) {
+        std::vector<double> t(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t i = (k + static_cast<std::size_t>(p)) % n;
+            const double t0 = thread_cpu_seconds();
+            for (int s = 0; s < kSteps; ++s)
+                rs[i]->step();
+            t[i] = (thread_cpu_seconds() - t0) * 1e9 / (kSteps * static_cast<double>(kBurst));
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            ns[i].push_back(t[i]);
+            ratio[i].push_back(t[i] / t[base]);
+        }
+    }
+    std::uint64_t sink = 0;
+    for (auto& r : rs)
+        sink += r->sink;
+    benchmark::DoNotOptimize(sink);
+    auto quantile = [](std::vector<double> v, double q) {
+        std::sort(v.begin(), v.end());
+        return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+    };
+    std::printf(
+        "\nQueue disciplines, %d rounds of %d packets each (64 B, %u flows, thread CPU time), "
+        "ns per packet against droptail (limit in packets):\n",
+        pairs, kSteps * static_cast<int>(kBurst), kQueueFlows);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string name = kQueueCases[i].name;
+        const char* target = name == "codel"      ? "target <= 1.10"
+                             : name == "fq_codel" ? "target <= 1.25"
+                                                  : "(info)";
+        std::printf("  %-10s %6.1f ns  %s/droptail %6.3f   %s (quartiles %.3f-%.3f)\n",
+                    name.c_str(), quantile(ns[i], 0.5), name.c_str(), quantile(ratio[i], 0.5),
+                    target, quantile(ratio[i], 0.25), quantile(ratio[i], 0.75));
+    }
+}
+
 void register_all() {
     struct Entry {
         const char* name;
@@ -194,12 +356,11 @@ void register_all() {
         linkem::bench::with_min_max(b);
         b->Arg(1'000)->Arg(100'000)->Arg(1'000'000);
     }
-}
-
-double thread_cpu_seconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+    for (const QueueCase& c : kQueueCases) {
+        const std::string name = std::string("queue_ingest_drain/") + c.name;
+        linkem::bench::with_min_max(
+            benchmark::RegisterBenchmark(name.c_str(), BM_QueueIngestDrain, name, c));
+    }
 }
 
 // reordered against correlated in `pairs` pairs of short alternating slices (2^15 bursts
@@ -324,12 +485,13 @@ bool take_count_flag(int& argc, char** argv, const char* name, int* value) {
 
 int main(int argc, char** argv) {
     bool interleaved = false;
-    int paired = 100, paired_dp = 0, paired_telemetry = 0, paired_smooth = 0;
+    int paired = 100, paired_dp = 0, paired_telemetry = 0, paired_smooth = 0, paired_queues = 0;
     // Our own flags, taken out before the library sees the arguments.
     if (!take_count_flag(argc, argv, "paired", &paired) ||
         !take_count_flag(argc, argv, "paired-dp", &paired_dp) ||
         !take_count_flag(argc, argv, "paired-telemetry", &paired_telemetry) ||
-        !take_count_flag(argc, argv, "paired-smooth", &paired_smooth))
+        !take_count_flag(argc, argv, "paired-smooth", &paired_smooth) ||
+        !take_count_flag(argc, argv, "paired-queues", &paired_queues))
         return 2;
     for (int i = 1; i < argc; ++i) {
         constexpr const char* kFlag = "--benchmark_enable_random_interleaving";
@@ -378,6 +540,7 @@ int main(int argc, char** argv) {
     if (paired_telemetry > 0)
         run_paired(paired_telemetry, 200'000, 2, "(info; linkemd's target: >= 0.97)",
                    Telemetry::cost);
+    if (paired_queues > 0) run_paired_queues(paired_queues);
     if (paired_smooth > 0) {
         run_paired(paired_smooth, 1'000'000, 1, "target <= 1.10", Telemetry::none,
                    Strategy::smooth);

@@ -107,7 +107,11 @@ void check_records(const std::vector<Record>& records) {
         }
         if (point == "drop") {
             EXPECT_EQ(r.f.count("drop"), 1u);
-            EXPECT_EQ(r.time_ns, r.num("arrived_ns"));
+            // A queue discipline drops a packet it holds at its dequeue (cause aqm).
+            if (r.f.count("drop") && r.f.at("drop") == "aqm")
+                EXPECT_GE(r.time_ns, r.num("arrived_ns"));
+            else
+                EXPECT_EQ(r.time_ns, r.num("arrived_ns"));
         }
     }
 }
@@ -194,6 +198,50 @@ TEST(SimCapture, RecordsEqualTheRunsCounters) {
         // Time 0 of the run is kCaptureEpochNs.
         EXPECT_GE(first.num("arrived_ns"), kCaptureEpochNs);
         EXPECT_LT(first.num("arrived_ns"), kCaptureEpochNs + 200'000'000);
+    }
+}
+
+// A queue discipline: its drops after ingest took the packet (Emulator::late_drops) are
+// drop records with cause aqm at the time of the drop, and the marked packets' out records
+// say ecn=ce.
+TEST(SimCapture, QueueDisciplinesDropsAndMarksAreRecorded) {
+    if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed";
+    TempDir dir("linkem-sim-capture");
+    for (const std::vector<std::string> more :
+         {std::vector<std::string>{"--queue", "codel"},
+          std::vector<std::string>{"--queue", "codel", "--ect", "--ecn", "on", "--flows", "3"}}) {
+        const std::string file = dir.file("aqm.pcapng");
+        std::vector<std::string> args = {"--duration",    "3s",     "--traffic-rate", "12Mbit",
+                                         "--mean-delay",  "5ms",    "--json",         "-q",
+                                         "--limiter",     "spacer", "--rate",         "10Mbit",
+                                         "--queue-limit", "200p",   "--capture",      file};
+        args.insert(args.end(), more.begin(), more.end());
+        const SimRun run = sim(args);
+        ASSERT_EQ(run.rc, 0) << run.err;
+        const nlohmann::json r = nlohmann::json::parse(run.out)["results"][0];
+        const auto [records, rc] = read_capture(file);
+        EXPECT_EQ(rc, 0);
+        check_records(records);
+        EXPECT_EQ(count_point(records, "out"), r["packets_out"].get<std::uint64_t>());
+        const auto drops = drops_by_cause(records);
+        const std::uint64_t aqm = r["drops_aqm"].get<std::uint64_t>();
+        EXPECT_EQ(drops.count("aqm") ? drops.at("aqm") : 0, aqm);
+        std::uint64_t ce = 0, late = 0, ports = 0;
+        for (const Record& rec : records) {
+            ce += rec.f.count("ecn") && rec.f.at("ecn") == "ce";
+            late += rec.f.at("point") == "drop" && rec.time_ns > rec.num("arrived_ns");
+            ports += rec.ports == "50002>50001";
+        }
+        EXPECT_EQ(ce, r["ecn_marked"].get<std::uint64_t>());
+        if (more.size() == 2) {
+            EXPECT_GT(aqm, 0u);
+            EXPECT_EQ(late, aqm) << "dropped at its dequeue, after its arrival";
+            EXPECT_EQ(ports, 0u);
+        } else {
+            EXPECT_EQ(aqm, 0u);
+            EXPECT_GT(ce, 0u);
+            EXPECT_GT(ports, 0u) << "the third flow's frames";
+        }
     }
 }
 
