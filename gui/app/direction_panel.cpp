@@ -80,11 +80,11 @@ QString explainShort(const std::string& key, const std::string& v) {
         {"limiter/policer", "drops above the rate, no delay"},
         {"limiter/trace", "delivers at a trace's times (a queue)"},
         {"queue/droptail", "FIFO: drops arrivals beyond the limit"},
-        {"queue/codel", "drops at the head above its target (RFC 8289)"},
-        {"queue/fq_codel", "a queue per flow, CoDel in each (RFC 8290)"},
-        {"queue/pie", "drops by queueing delay (RFC 8033)"},
+        {"queue/codel", "drops at the head past its target"},
+        {"queue/fq_codel", "a queue per flow, CoDel in each"},
+        {"queue/pie", "drops by the queueing delay"},
         {"ecn/off", "the discipline drops"},
-        {"ecn/on", "ECN-capable packets marked CE, not dropped"},
+        {"ecn/on", "marks ECN-capable packets CE"},
         {"loss_model/none", "no loss"},
         {"loss_model/bernoulli", "each packet lost independently"},
         {"loss_model/gilbert_elliott", "bursty: a good and a bad state"},
@@ -126,9 +126,11 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
     add_param("half_life_us", true, form);
     addCombo(form, "limiter", schema);
     add_param("rate_bps", true, form);
-    // the limiter's queue: its discipline, limit and ECN (spacer, trace)
+    // the limiter's queue: its discipline, limit and ECN (spacer, trace); the limit a spin
+    // box without a slider (typed, or stepped with the arrows), so that both directions
+    // still fit side by side in a 1000-px Link pane
     addCombo(form, "queue", schema);
-    add_param("queue_limit_bytes", true, form);
+    add_param("queue_limit_bytes", false, form);
     addCombo(form, "ecn", schema);
     addCombo(form, "loss_model", schema);
     add_param("loss_probability", true, form);

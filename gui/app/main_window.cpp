@@ -242,7 +242,7 @@ void MainWindow::buildMenus() {
         a->setShortcut(QKeySequence(key));
         view->addAction(a);
     }
-    auto* all = view->addAction("All four &charts");
+    auto* all = view->addAction("All five &charts");
     all->setObjectName("all_charts_action");
     all->setShortcut(QKeySequence(Qt::Key_F6));
     connect(all, &QAction::triggered, this, [this] {

@@ -95,6 +95,10 @@ ChartsPanel::ChartsPanel(ChartStore& store, QWidget* parent)
     tabs_->setObjectName("charts_tabs");
     tabs_->setDocumentMode(true);
     tabs_->hide();
+    pair_tabs_ = new QTabWidget(grid_host_);
+    pair_tabs_->setObjectName("charts_throughput_queue_tabs");
+    pair_tabs_->setDocumentMode(true);
+    pair_tabs_->hide();
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
         if (i >= 0 && tabs_->count() == 4) tab_ = i;
     });
@@ -135,7 +139,7 @@ ChartsPanel::~ChartsPanel() = default;
 // A chart too small for its captions and long axis titles shows short ones.
 bool ChartsPanel::eventFilter(QObject* watched, QEvent* e) {
     if (watched == grid_host_ && e->type() == QEvent::Resize && arrangement_ == Arrangement::desk &&
-        tabbed() != (grid_host_->width() < kFourAcrossPx))
+        across_ != smallAcross(grid_host_->width()))
         arrange();
     if (e->type() == QEvent::Resize)
         for (ChartRenderer* r : all_)
@@ -181,8 +185,12 @@ void ChartsPanel::arrangeOnce() {
         lane_[d]->setTitleShown(desk);  // a lane has its header instead
     // the histogram, throughput, queue and drops: side by side, or in tabs when they would
     // be too narrow for their titles and legends
-    const bool tabs = desk && grid_host_->width() < kFourAcrossPx;
+    const int across = smallAcross(grid_host_->width());
+    across_ = across;
+    const bool tabs = desk && across == 0;
+    const bool pair = desk && across == 3;
     tabs_->clear();
+    pair_tabs_->clear();
     // a new parent hides a widget (and a tab page left hidden stays so): each view is shown
     // again unless the tabs take it
     for (ChartRenderer* r :
@@ -191,6 +199,7 @@ void ChartsPanel::arrangeOnce() {
         r->view()->setVisible(desk && !tabs);
         r->view()->setMinimumHeight(tabs ? kSmallInTabsPx : kChartMinPx);
     }
+    pair_tabs_->setVisible(pair);
     // a teaching view's queue chart under the lanes
     if (!desk && queue_shown_) queue_->view()->setVisible(true);
     // In tabs (a short window), the tab bar's height comes off the small chart shown, not
@@ -208,13 +217,22 @@ void ChartsPanel::arrangeOnce() {
             tabs_->addTab(drops_->view(), tr("&Drops"));
             tabs_->setCurrentIndex(std::clamp(tab_, 0, 3));
             grid->addWidget(tabs_, 1, 0, 1, 4);
+            grid->addWidget(delay_->view(), 0, 0, 1, 4);
+        } else if (pair) {
+            grid->addWidget(hist_->view(), 1, 0);
+            pair_tabs_->addTab(thr_->view(), tr("Thr&oughput"));
+            // no mnemonic: the Link pane's Queue, Queue limit and ECN have q, u and c
+            pair_tabs_->addTab(queue_->view(), tr("Queue"));
+            grid->addWidget(pair_tabs_, 1, 1);
+            grid->addWidget(drops_->view(), 1, 2);
+            grid->addWidget(delay_->view(), 0, 0, 1, 3);
         } else {
             grid->addWidget(hist_->view(), 1, 0);
             grid->addWidget(thr_->view(), 1, 1);
             grid->addWidget(queue_->view(), 1, 2);
             grid->addWidget(drops_->view(), 1, 3);
+            grid->addWidget(delay_->view(), 0, 0, 1, 4);
         }
-        grid->addWidget(delay_->view(), 0, 0, 1, 4);
         grid->setRowStretch(0, 3);
         grid->setRowStretch(1, 1);
     } else if (arrangement_ == Arrangement::lanes) {
@@ -382,19 +400,21 @@ std::vector<ChartRenderer*> ChartsPanel::shownRenderers() const {
 
 bool ChartsPanel::exportPng(const QString& directory, QString* error) {
     if (!linkem::gui::exportPng(shownRenderers(), directory, error)) return false;
-    if (!tabbed()) return true;
-    const int keep = tabs_->currentIndex();
     bool ok = true;
-    for (int i = 0; i < tabs_->count() && ok; ++i) {
-        if (i == keep) continue;
-        tabs_->setCurrentIndex(i);
-        redraw();  // the page now shown draws whole
-        for (ChartRenderer* r :
-             {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), queue_.get(), drops_.get()})
-            if (r->view() == tabs_->currentWidget())
-                ok = linkem::gui::exportPng({r}, directory, error);
+    for (QTabWidget* t : {tabs_, pair_tabs_}) {
+        if (t->count() == 0) continue;
+        const int keep = t->currentIndex();
+        for (int i = 0; i < t->count() && ok; ++i) {
+            if (i == keep) continue;
+            t->setCurrentIndex(i);
+            redraw();  // the page now shown draws whole
+            for (ChartRenderer* r :
+                 {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), queue_.get(), drops_.get()})
+                if (r->view() == t->currentWidget())
+                    ok = linkem::gui::exportPng({r}, directory, error);
+        }
+        t->setCurrentIndex(keep);
     }
-    tabs_->setCurrentIndex(keep);
     return ok;
 }
 

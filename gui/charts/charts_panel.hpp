@@ -122,8 +122,13 @@ class ChartsPanel : public QWidget {
     void arrangeOnce();
     int plotWidthNow() const;
     bool tabbed() const;
-    /// Narrower than this, the desk's four small charts share one place in tabs.
-    static constexpr int kFourAcrossPx = 1000;
+    /// The desk's four small charts (histogram, throughput, queue, drops): side by side from
+    /// kFourAcrossPx (each as wide as three at kThreeAcrossPx, room for the drops chart's
+    /// legend); from kThreeAcrossPx three across, the throughput and the queue sharing the
+    /// middle place in tabs; narrower, all four in tabs.
+    static constexpr int kThreeAcrossPx = 1000, kFourAcrossPx = 1340;
+    /// 0: all in tabs, 3: three across, 4: four across (for the panel's width w).
+    static int smallAcross(int w) { return w < kThreeAcrossPx ? 0 : w < kFourAcrossPx ? 3 : 4; }
     /// The charts' least height (ChartRenderer's views), and the small charts' in tabs.
     static constexpr int kChartMinPx = 160, kSmallInTabsPx = 140;
 
@@ -139,6 +144,8 @@ class ChartsPanel : public QWidget {
     QLabel *class_label_ = nullptr, *class_key_ = nullptr;
     QWidget* grid_host_ = nullptr;
     QTabWidget* tabs_ = nullptr;
+    QTabWidget* pair_tabs_ = nullptr;  // the throughput and the queue, three across
+    int across_ = -1;                  // smallAcross() of the arrangement laid out
     int tab_ = 0;
     QLabel* lane_header_[2] = {nullptr, nullptr};
     QWidget* lane_box_[2] = {nullptr, nullptr};

@@ -1,7 +1,6 @@
 // linkem-gui against a fake linkemd: the real window, the real client thread, the real
 // protocol over real ZeroMQ sockets (ipc:// in a temporary directory).
 #include <QAction>
-#include <QXYSeries>
 #include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,6 +19,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <QXYSeries>
 #include <QtTest>
 
 #include <cmath>
