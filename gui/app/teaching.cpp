@@ -116,8 +116,11 @@ QString Teaching::bufferbloat() {
               QString("bufferbloat: both ways a 10 Mbit/s spacer, 1 MiB queue limit, 20 ms; A→B "
                       "drop-tail, B→A fq_codel. Under a load above 10 Mbit/s (the demo's built-in "
                       "traffic: 1000 frames/s of 1518 bytes, 12.1 Mbit/s) A→B's sojourn grows to "
-                      "1 MiB × 8 / 10 Mbit/s = 0.84 s, B→A's stays near the 5 ms target "
-                      "(RFC 8290). Teaching → Back to the charts, or F6, returns"));
+                      "1 MiB × 8 / 10 Mbit/s = 0.84 s; B→A's FQ-CoDel keeps flows that back "
+                      "off (TCP) near its 5 ms target (RFC 8290), but this constant-rate load "
+                      "makes it cycle: the queue grows to a few hundred ms until CoDel's drop "
+                      "rate matches the 17 % excess, drains, and CoDel stops dropping. Teaching "
+                      "→ Back to the charts, or F6, returns"));
     return {};
 }
 

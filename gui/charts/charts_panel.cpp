@@ -232,6 +232,8 @@ void ChartsPanel::arrangeOnce() {
             grid->addWidget(queue_->view(), 1, 2);
             grid->addWidget(drops_->view(), 1, 3);
             grid->addWidget(delay_->view(), 0, 0, 1, 4);
+            for (int c = 0; c < 4; ++c)
+                grid->setColumnStretch(c, 1);  // each as wide: the queue's two axes need it
         }
         grid->setRowStretch(0, 3);
         grid->setRowStretch(1, 1);

@@ -69,12 +69,15 @@ std::string queueExpectation(const LinkParams& p) {
             return buf;
         }
         case QueueKind::codel:
-            std::snprintf(buf, sizeof buf, "CoDel: the sojourn near its %.3g ms target (RFC 8289)",
+            std::snprintf(buf, sizeof buf,
+                          "CoDel: near its %.3g ms target for flows that back off (RFC 8289); a "
+                          "constant-rate overload cycles",
                           ms(p.codel_target));
             return buf;
         case QueueKind::fq_codel:
             std::snprintf(buf, sizeof buf,
-                          "FQ-CoDel: the sojourn near its %.3g ms target (RFC 8290)",
+                          "FQ-CoDel: near its %.3g ms target for flows that back off (RFC 8290); "
+                          "a constant-rate overload cycles",
                           ms(p.codel_target));
             return buf;
         case QueueKind::pie:

@@ -34,7 +34,10 @@ proto::LinkUpdate bufferbloatUpdate(const LinkParams& a_to_b);
 
 /// What the queue of a direction's link settles at under a load above its rate: drop-tail,
 /// the limit's drain time (queue_limit * 8 / rate: 1 MiB at 10 Mbit/s, 0.84 s); CoDel and
-/// FQ-CoDel, near their target (RFC 8289, RFC 8290); PIE, near its target (RFC 8033).
+/// FQ-CoDel, near their target for flows that slow down on a drop (RFC 8289, RFC 8290), while
+/// a constant-rate load above the rate (the built-in traffic) makes them cycle: the queue
+/// grows until the drop rate has climbed to the excess, drains, and CoDel stops dropping;
+/// PIE, near its target (RFC 8033).
 /// Empty where the limiter does not queue (none, policer) or the rate is unknown (trace).
 std::string queueExpectation(const LinkParams& p);
 

@@ -792,7 +792,8 @@ TEST(GuiModel, BufferbloatLinkAndExpectations) {
     EXPECT_EQ(queueExpectation(got.a_to_b),
               "drop-tail: the sojourn grows to limit / rate = 1 MiB × 8 / 10 Mbit/s = 0.84 s");
     EXPECT_EQ(queueExpectation(got.b_to_a),
-              "FQ-CoDel: the sojourn near its 5 ms target (RFC 8290)");
+              "FQ-CoDel: near its 5 ms target for flows that back off (RFC 8290); a constant-rate "
+              "overload cycles");
     LinkParams none;
     EXPECT_EQ(queueExpectation(none), "");  // no limiter, no queue
 }
