@@ -198,6 +198,10 @@ void ChartsPanel::arrangeOnce() {
         r->view()->setParent(grid_host_);
         r->view()->setVisible(desk && !tabs);
         r->view()->setMinimumHeight(tabs ? kSmallInTabsPx : kChartMinPx);
+        // four across only from 1340 px: their least width, while the window shrinks to
+        // where three go across, no more than three's (3 x 240), or the window could not
+        // shrink past it (LayoutTest::windowOpensWithinTheScreen)
+        r->view()->setMinimumWidth(across == 4 ? 180 : 240);
     }
     pair_tabs_->setVisible(pair);
     // a teaching view's queue chart under the lanes

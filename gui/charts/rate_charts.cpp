@@ -379,8 +379,9 @@ QueuePoints queuePoints(const ChartStore& store, int d, std::int64_t lo, std::in
 QueueChart::QueueChart() : ChartRenderer(QStringLiteral("queue")) {
     chart_ = newChart();
     x_ = newAxis(QObject::tr("Time since linkemd started (s)"));
-    y_ = newAxis(QObject::tr("sojourn (ms)"));
-    y2_ = newAxis(QObject::tr("backlog (bytes)"));
+    // the units alone: as short as a small chart's plot is tall (the caption says what)
+    y_ = newAxis(QObject::tr("ms"));
+    y2_ = newAxis(QObject::tr("B"));
     chart_->addAxis(x_, Qt::AlignBottom);
     chart_->addAxis(y_, Qt::AlignLeft);
     chart_->addAxis(y2_, Qt::AlignRight);
@@ -394,9 +395,10 @@ QueueChart::QueueChart() : ChartRenderer(QStringLiteral("queue")) {
         attach(chart_, mean_[d], x_, y_);
         attach(chart_, max_[d], x_, y_);
         attach(chart_, backlog_[d], x_, y2_);
-        // one legend entry per direction: the caption says which line is what
-        labelMarker(chart_, mean_[d], directionLabel(d));
     }
+    // no legend (the directions' colours are every chart's; the caption says which line is
+    // what): a small chart's width goes to its two axes
+    chart_->legend()->hide();
     view_ = newView(
         chart_,
         QObject::tr("The limiter's queue (spacer, trace), per delay interval: the sojourn time "
@@ -411,7 +413,8 @@ QueueChart::QueueChart() : ChartRenderer(QStringLiteral("queue")) {
 
 void QueueChart::setTitles() {
     showTitle(QObject::tr("Queue"),
-              QObject::tr("sojourn: solid mean, dotted max; dashed: backlog (right)"));
+              QObject::tr("blue A→B, orange B→A; sojourn (left): solid mean, dotted max; "
+                          "backlog (right): dashed"));
     x_->setTitleText(timeTitle());
 }
 
@@ -452,7 +455,7 @@ void QueueChart::draw(const RedrawFrame& f, bool all) {
             bmax = std::max(bmax, q.y());
     }
     const AxisUnit su = delayUnit(smax * 1e3);  // from µs
-    const AxisUnit bu = rateUnit(bmax, f.packets ? QObject::tr("packets") : QObject::tr("bytes"));
+    const AxisUnit bu = rateUnit(bmax, f.packets ? QObject::tr("pkt") : QObject::tr("B"));
     const double sdiv = su.div / 1e3;  // ms per shown unit
     Batch batch;
     for (int d = 0; d < 2; ++d) {
@@ -471,13 +474,8 @@ void QueueChart::draw(const RedrawFrame& f, bool all) {
         setRange(y_, 0, std::max(smax / sdiv, 1e-9), true, yt, true);
         setRange(y2_, 0, std::max(bmax / bu.div, 1.0), true, yt, true);
     });
-    y_->setTitleText(QObject::tr("sojourn (%1)").arg(su.name));
-    y2_->setTitleText(QObject::tr("backlog (%1)").arg(bu.name));
-    for (int d = 0; d < 2; ++d) {
-        showMarker(chart_, mean_[d], !p[d].mean_ms.isEmpty() || !p[d].backlog.isEmpty());
-        showMarker(chart_, max_[d], false);
-        showMarker(chart_, backlog_[d], false);
-    }
+    y_->setTitleText(su.name);
+    y2_->setTitleText(bu.name);
 }
 
 }  // namespace linkem::gui
