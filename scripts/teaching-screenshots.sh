@@ -7,7 +7,7 @@
 # the sheet says, with the keys the sheet names (xdotool), and takes its picture.
 #   scripts/teaching-screenshots.sh [--build-dir DIR] [--out DIR] [--only NAME]
 # (defaults: build, docs/figures; --only takes one lesson's pictures: correlation,
-# reordering, bursty-loss, step-response, bufferbloat). Needs what gui-screenshot.sh needs,
+# reordering, bursty-loss, step-response, bufferbloat, fq-codel). Needs what gui-screenshot.sh needs,
 # and ImageMagick's convert (the pictures are written with 256 colours, ~100-200 KB each).
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   set -euo pipefail
@@ -24,8 +24,8 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
     shift 2
   done
   case ${only:-all} in
-    all|correlation|reordering|bursty-loss|step-response|bufferbloat) ;;
-    *) echo "teaching-screenshots.sh: --only '$only' is not a lesson; allowed: correlation, reordering, bursty-loss, step-response, bufferbloat" >&2; exit 2 ;;
+    all|correlation|reordering|bursty-loss|step-response|bufferbloat|fq-codel) ;;
+    *) echo "teaching-screenshots.sh: --only '$only' is not a lesson; allowed: correlation, reordering, bursty-loss, step-response, bufferbloat, fq-codel" >&2; exit 2 ;;
   esac
   command -v convert >/dev/null ||
     { echo "teaching-screenshots.sh: needs convert (apt-get install imagemagick)" >&2; exit 1; }
@@ -167,9 +167,19 @@ lesson_bufferbloat() {
   sleep 4
   teach_shot teach-bufferbloat-charts.png
 }
+lesson_fq_codel() {
+  gui_start projector
+  sleep 2
+  # Teaching → Bufferbloat: drop-tail against FQ-CoDel (its mnemonic u); it opens on 30 s
+  gui_key alt+t u
+  sleep 6
+  stall_mark
+  sleep 14
+  teach_shot teach-fq-codel.png
+}
 
 fresh=1  # gui-screenshot.sh's linkemd, untouched yet
-for name in correlation reordering bursty-loss step-response bufferbloat; do
+for name in correlation reordering bursty-loss step-response bufferbloat fq-codel; do
   [[ -z ${TEACH_ONLY:-} || $TEACH_ONLY == "$name" ]] || continue
   for _ in 1 2 3 4; do
     shots=() lesson_ok=1

@@ -78,6 +78,13 @@ QString explainShort(const std::string& key, const std::string& v) {
         {"limiter/none", "no bandwidth limit"},
         {"limiter/spacer", "queues to the rate: delay, then drops"},
         {"limiter/policer", "drops above the rate, no delay"},
+        {"limiter/trace", "delivers at a trace's times (a queue)"},
+        {"queue/droptail", "FIFO: drops arrivals beyond the limit"},
+        {"queue/codel", "drops at the head past its target"},
+        {"queue/fq_codel", "a queue per flow, CoDel in each"},
+        {"queue/pie", "drops by the queueing delay"},
+        {"ecn/off", "the discipline drops"},
+        {"ecn/on", "marks ECN-capable packets CE"},
         {"loss_model/none", "no loss"},
         {"loss_model/bernoulli", "each packet lost independently"},
         {"loss_model/gilbert_elliott", "bursty: a good and a bad state"},
@@ -119,6 +126,12 @@ DirectionPanel::DirectionPanel(int direction, const QString& title, const LinkSc
     add_param("half_life_us", true, form);
     addCombo(form, "limiter", schema);
     add_param("rate_bps", true, form);
+    // the limiter's queue: its discipline, limit and ECN (spacer, trace); the limit a spin
+    // box without a slider (typed, or stepped with the arrows), so that both directions
+    // still fit side by side in a 1000-px Link pane
+    addCombo(form, "queue", schema);
+    add_param("queue_limit_bytes", false, form);
+    addCombo(form, "ecn", schema);
     addCombo(form, "loss_model", schema);
     add_param("loss_probability", true, form);
 
@@ -249,6 +262,18 @@ void DirectionPanel::updateVisibility() {
         return std::nullopt;
     };
     applyParamRules(controls_, {shown});
+    // The combos whose field has a condition (the queue discipline, ECN): greyed, saying why,
+    // where it does not hold.
+    for (auto& [key, combo] : combos_) {
+        QString why;
+        const bool on = paramApplies(key, shown, &why);
+        combo->setEnabled(on);
+        combo_help_[key]->setEnabled(on);
+        const QString tip = QString("<b>%1</b>: %2")
+                                .arg(QString::fromStdString(key),
+                                     QString::fromStdString(link_param_field(key)->help));
+        combo->setToolTip(on ? tip : tip + "<br><i>" + why.toHtmlEscaped() + "</i>");
+    }
     // The Gilbert-Elliott box: shown only where its fields apply.
     const bool ge = paramApplies("ge_p", shown);
     ge_box_->setVisible(ge);

@@ -242,7 +242,7 @@ void MainWindow::buildMenus() {
         a->setShortcut(QKeySequence(key));
         view->addAction(a);
     }
-    auto* all = view->addAction("All four &charts");
+    auto* all = view->addAction("All five &charts");
     all->setObjectName("all_charts_action");
     all->setShortcut(QKeySequence(Qt::Key_F6));
     connect(all, &QAction::triggered, this, [this] {
@@ -579,6 +579,14 @@ void MainWindow::note(const QString& severity, const QString& text, bool needs_a
     if (events_) events_->refresh();
 }
 
+namespace {
+// The queue report of direction d's newest delay interval (null before the first).
+const QueueReport* lastQueue(const ChartStore& store, int d) {
+    const auto& iv = store.dir(d).intervals;
+    return iv.empty() ? nullptr : &iv.back().queue;
+}
+}  // namespace
+
 void MainWindow::refresh() {
     readouts_->refresh();
     events_->refresh();
@@ -592,7 +600,8 @@ void MainWindow::refresh() {
                 one || model_.store().classCount() > 0
                     ? classLaneText(d, one ? charts_->shownClassText() : QString("all classes"),
                                     model_.store(), charts_->visibleRange(), one)
-                    : laneText(d, model_.readouts().get(d), compare);
+                    : laneText(d, model_.readouts().get(d), compare, charts_->queueShown(),
+                               lastQueue(model_.store(), d));
             if (charts_->laneHeader(d)->text() != t) charts_->laneHeader(d)->setText(t);
         }
     undo_action_->setEnabled(history_.canUndo());
@@ -619,6 +628,7 @@ void MainWindow::endComparison() {
     if (!compare_) return;
     const Comparison c = *compare_;
     compare_.reset();
+    charts_->setQueueShown(false);
     if (charts_->arrangement() == ChartsPanel::Arrangement::side_by_side)
         charts_->setArrangement(layoutName() == "stage" ? ChartsPanel::Arrangement::lanes
                                                         : ChartsPanel::Arrangement::desk);

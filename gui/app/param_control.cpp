@@ -209,7 +209,13 @@ void ParamControl::showValue(double v) {
 
 void ParamControl::setApplied(double v) {
     applied_ = v;
-    applied_label_->setText("= " + QString::number(v / unit_.per, 'g', 6) + unit_.suffix);
+    // whole numbers whole (a queue limit of 1048576 bytes, not 1.04858e+06)
+    const double shown = v / unit_.per;
+    const bool whole = unit_.decimals == 0 && std::abs(shown) < 1e15;
+    applied_label_->setText("= " +
+                            (whole ? QString::number(static_cast<qlonglong>(std::llround(shown)))
+                                   : QString::number(shown, 'g', 6)) +
+                            unit_.suffix);
     if (!dragging()) showValue(v);
 }
 

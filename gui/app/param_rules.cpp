@@ -9,6 +9,9 @@ namespace linkem::gui {
 bool paramApplies(const std::string& key, const ShownField& shown, QString* why) {
     const LinkParamField* f = link_param_field(key);
     if (!f || f->applies.key.empty()) return true;
+    // A field applies only where the field its condition names applies itself: ECN needs a
+    // queue discipline, which needs a limiter that queues.
+    if (!paramApplies(f->applies.key, shown, why)) return false;
     const std::optional<FieldValue> v = shown(f->applies.key);
     const std::string* name = v ? std::get_if<std::string>(&*v) : nullptr;
     if (!name || f->applies.holds(*name)) return true;

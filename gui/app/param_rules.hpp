@@ -22,8 +22,9 @@ class ParamControl;
 using ShownField = std::function<std::optional<FieldValue>(const std::string& key)>;
 
 /// Whether field `key` has an effect with the values `shown` gives (the field table's
-/// `applies`; a field whose condition is not shown applies); if not, `why` says when it does:
-/// "applies with Limiter (bandwidth) spacer or policer".
+/// `applies`; a field whose condition is not shown applies; a field whose condition's field
+/// does not apply does not apply either); if not, `why` says when it does: "applies with
+/// Limiter (bandwidth) spacer or policer".
 bool paramApplies(const std::string& key, const ShownField& shown, QString* why = nullptr);
 
 /// Applies the rules to `controls`: each is greyed, saying why, where its field applies in

@@ -2,7 +2,10 @@
 // mean and jitter both ways, A→B with one strategy and B→A with another, the two lanes next
 // to each other with what each gave since the change (the DPDS paper's Fig. 1, live), over a
 // time window short enough to tell them apart (compareWindowSeconds). The strategies come from
-// linkemd's schema, so any two it knows can be compared.
+// linkemd's schema, so any two it knows can be compared. "Bufferbloat: drop-tail against
+// FQ-CoDel" gives both directions the same loaded link (a 10 Mbit/s spacer, a 1 MiB queue,
+// 20 ms), A→B with a drop-tail queue and B→A with FQ-CoDel, the lanes side by side over the
+// queue chart, each lane's header with the sojourn time the student should see.
 #pragma once
 
 #include <QObject>
@@ -36,6 +39,11 @@ class Teaching : public QObject {
     /// 21 ms: 2 s; 100 ms: 5 s; 1 s: 60 s). Long enough for the correlated delay's walk, short
     /// enough that the uncorrelated one's packet-to-packet spread is not a band of noise.
     static int compareWindowSeconds(DurationNs half_life);
+    /// The bufferbloat view (bufferbloatUpdate): A→B drop-tail, B→A fq_codel on the same
+    /// link, the lanes side by side with the queue chart under them, over a 30 s window.
+    /// Returns an error (not connected, a linkemd without queue disciplines), empty if fine.
+    QString bufferbloat();
+    static constexpr int kBufferbloatWindowS = 30;
 
   signals:
     void changing(const QString& what);
@@ -50,12 +58,16 @@ class Teaching : public QObject {
     LinkSync& sync_;
     ChartsPanel& charts_;
     QStringList strategies_;
+    bool queues_ = false;  // the schema has queue fq_codel
     QMenu* menu_ = nullptr;
 };
 
 /// The text over a delay lane: the direction, its strategy, set → what it gave since the last
 /// change (the emulated delay over every packet; with `compare`, also the actual delay of the
-/// sampled packets and the built-in traffic's out-of-order frames).
-QString laneText(int direction, const DirectionReadout& r, bool compare);
+/// sampled packets and the built-in traffic's out-of-order frames). With `queue` (the
+/// bufferbloat view), the limiter and queue discipline, the sojourn time of the last interval
+/// (`last`, null if none yet) and what it should settle at (queueExpectation).
+QString laneText(int direction, const DirectionReadout& r, bool compare, bool queue = false,
+                 const QueueReport* last = nullptr);
 
 }  // namespace linkem::gui

@@ -36,7 +36,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
     };
     o << "# linkem-gui chart data: the visible time window, " << sec(lo) << " s to " << sec(hi)
       << " s of linkemd's data-plane clock (seconds since linkemd started).\n"
-      << "# Four sections, each a '# [name]' line, a header line naming the columns with "
+      << "# Five sections, each a '# [name]' line, a header line naming the columns with "
          "their units, then rows; lines starting with '#' are comments.\n"
       << "# " << delayIncludesText() << "\n"
       << "# [samples] one row per sampled packet: arrival time; delay drawn by the emulator; "
@@ -76,7 +76,7 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
       << "direction,t_s,in_bps,out_bps,in_pps,out_pps";
     for (const DropCauseInfo& c : kDropCauses)
         o << ',' << c.key << "_per_s";
-    o << '\n';
+    o << ",ecn_marked_per_s\n";
     auto g = [](double v) { return QString::number(v, 'g', 10); };
     for (int d = 0; d < 2; ++d)
         for (const RatePoint& r : store.shown(d).rates) {
@@ -85,7 +85,21 @@ bool exportCsv(const ChartStore& store, std::int64_t lo, std::int64_t hi, const 
               << g(r.out_bps) << ',' << g(r.in_pps) << ',' << g(r.out_pps);
             for (double v : r.drops_per_s)
                 o << ',' << g(v);
-            o << '\n';
+            o << ',' << g(r.ecn_marked_per_s) << '\n';
+        }
+    o << "# [queue] one row per delay message and direction: the limiter's queue at the "
+         "interval's end (backlog; packets counted by a queue discipline only) and the sojourn "
+         "time of the packets that left it in the interval (max: a queue discipline's only)\n"
+      << "direction,end_s,backlog_bytes,backlog_packets,sojourn_count,sojourn_mean_us,"
+         "sojourn_max_us\n";
+    for (int d = 0; d < 2; ++d)
+        for (const Interval& iv : store.dir(d).intervals) {
+            if (iv.end_ns < lo || iv.end_ns > hi) continue;
+            const QueueReport& q = iv.queue;
+            o << kDirectionKeys[d] << ',' << sec(iv.end_ns) << ',' << q.backlog_bytes << ','
+              << q.backlog_packets << ',' << q.sojourn_count << ','
+              << (q.sojourn_count ? us(q.sojourn_mean_ns()) : "") << ','
+              << (q.sojourn_max_ns ? usNs(q.sojourn_max_ns) : "") << '\n';
         }
     o.flush();
     if (o.status() != QTextStream::Ok || !f.commit()) {

@@ -32,6 +32,8 @@ inline const QColor kCauseColor[] = {
     QColor(23, 190, 207), QColor(227, 119, 194), QColor(188, 189, 34), QColor(127, 127, 127)};
 static_assert(std::size(kCauseColor) >= kDropCauseCount,
               "a colour per drop cause: add one to kCauseColor");
+/// The drops chart's ECN marks: a colour none of the causes has.
+inline const QColor kEcnColor(255, 127, 14);
 
 /// The traffic classes' colours by class id (0 `default`, i + 1 the list's class i),
 /// repeating after the tenth.

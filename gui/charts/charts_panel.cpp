@@ -33,8 +33,10 @@ ChartsPanel::ChartsPanel(ChartStore& store, QWidget* parent)
     lane_[1] = std::make_unique<DelayChart>(1);
     hist_ = std::make_unique<HistogramChart>();
     thr_ = std::make_unique<ThroughputChart>();
+    queue_ = std::make_unique<QueueChart>();
     drops_ = std::make_unique<DropsChart>();
-    all_ = {delay_.get(), lane_[0].get(), lane_[1].get(), hist_.get(), thr_.get(), drops_.get()};
+    all_ = {delay_.get(), lane_[0].get(), lane_[1].get(), hist_.get(),
+            thr_.get(),   queue_.get(),   drops_.get()};
 
     // The bar: directions and the throughput's unit.
     bar_ = new QWidget(this);
@@ -47,7 +49,8 @@ ChartsPanel::ChartsPanel(ChartStore& store, QWidget* parent)
     unit_combo_ = new QComboBox(bar_);
     unit_combo_->setObjectName("charts_throughput_unit");
     unit_combo_->addItems({tr("bit/s"), tr("packets/s")});
-    unit_combo_->setToolTip(tr("Unit of the throughput chart"));
+    unit_combo_->setToolTip(
+        tr("Unit of the throughput chart (and of the queue chart's backlog: bytes, or packets)"));
     connect(show_combo_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setDirections(i); });
     connect(unit_combo_, &QComboBox::currentIndexChanged, this,
@@ -92,8 +95,12 @@ ChartsPanel::ChartsPanel(ChartStore& store, QWidget* parent)
     tabs_->setObjectName("charts_tabs");
     tabs_->setDocumentMode(true);
     tabs_->hide();
+    pair_tabs_ = new QTabWidget(grid_host_);
+    pair_tabs_->setObjectName("charts_throughput_queue_tabs");
+    pair_tabs_->setDocumentMode(true);
+    pair_tabs_->hide();
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
-        if (i >= 0 && tabs_->count() == 3) tab_ = i;
+        if (i >= 0 && tabs_->count() == 4) tab_ = i;
     });
     for (int d = 0; d < 2; ++d) {
         lane_box_[d] = new QWidget(grid_host_);
@@ -132,7 +139,7 @@ ChartsPanel::~ChartsPanel() = default;
 // A chart too small for its captions and long axis titles shows short ones.
 bool ChartsPanel::eventFilter(QObject* watched, QEvent* e) {
     if (watched == grid_host_ && e->type() == QEvent::Resize && arrangement_ == Arrangement::desk &&
-        tabbed() != (grid_host_->width() < kThreeAcrossPx))
+        across_ != smallAcross(grid_host_->width()))
         arrange();
     if (e->type() == QEvent::Resize)
         for (ChartRenderer* r : all_)
@@ -176,44 +183,76 @@ void ChartsPanel::arrangeOnce() {
     if (auto* l = bar_->findChild<QLabel*>("charts_unit_label")) l->setVisible(desk);
     for (int d = 0; d < 2; ++d)
         lane_[d]->setTitleShown(desk);  // a lane has its header instead
-    // the histogram, throughput and drops: side by side, or in tabs when they would be too
-    // narrow for their titles and legends
-    const bool tabs = desk && grid_host_->width() < kThreeAcrossPx;
+    // the histogram, throughput, queue and drops: side by side, or in tabs when they would
+    // be too narrow for their titles and legends
+    const int across = smallAcross(grid_host_->width());
+    across_ = across;
+    const bool tabs = desk && across == 0;
+    const bool pair = desk && across == 3;
     tabs_->clear();
+    pair_tabs_->clear();
     // a new parent hides a widget (and a tab page left hidden stays so): each view is shown
     // again unless the tabs take it
-    for (ChartRenderer* r : {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()}) {
+    for (ChartRenderer* r :
+         {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), queue_.get(), drops_.get()}) {
         r->view()->setParent(grid_host_);
         r->view()->setVisible(desk && !tabs);
         r->view()->setMinimumHeight(tabs ? kSmallInTabsPx : kChartMinPx);
+        // four across only from 1340 px: their least width, while the window shrinks to
+        // where three go across, no more than three's (3 x 240), or the window could not
+        // shrink past it (LayoutTest::windowOpensWithinTheScreen)
+        r->view()->setMinimumWidth(across == 4 ? 180 : 240);
     }
+    pair_tabs_->setVisible(pair);
+    // a teaching view's queue chart under the lanes
+    if (!desk && queue_shown_) queue_->view()->setVisible(true);
     // In tabs (a short window), the tab bar's height comes off the small chart shown, not
     // off the delay chart: at their least the delay chart stays the taller.
     delay_->view()->setMinimumHeight(tabs ? kChartMinPx + kChartMinPx - kSmallInTabsPx
                                           : kChartMinPx);
     tabs_->setVisible(tabs);
     if (desk) {
-        // the delay across the top, the histogram, throughput and drops below it
-        grid->addWidget(delay_->view(), 0, 0, 1, 3);
+        // the delay across the top, the histogram, throughput, queue and drops below it
         if (tabs) {
             tabs_->addTab(hist_->view(), tr("&Histogram"));
             tabs_->addTab(thr_->view(), tr("Thr&oughput"));
+            // no mnemonic: the Link pane's Queue, Queue limit and ECN have q, u and c
+            tabs_->addTab(queue_->view(), tr("Queue"));
             tabs_->addTab(drops_->view(), tr("&Drops"));
-            tabs_->setCurrentIndex(std::clamp(tab_, 0, 2));
-            grid->addWidget(tabs_, 1, 0, 1, 3);
+            tabs_->setCurrentIndex(std::clamp(tab_, 0, 3));
+            grid->addWidget(tabs_, 1, 0, 1, 4);
+            grid->addWidget(delay_->view(), 0, 0, 1, 4);
+        } else if (pair) {
+            grid->addWidget(hist_->view(), 1, 0);
+            pair_tabs_->addTab(thr_->view(), tr("Thr&oughput"));
+            // no mnemonic: the Link pane's Queue, Queue limit and ECN have q, u and c
+            pair_tabs_->addTab(queue_->view(), tr("Queue"));
+            grid->addWidget(pair_tabs_, 1, 1);
+            grid->addWidget(drops_->view(), 1, 2);
+            grid->addWidget(delay_->view(), 0, 0, 1, 3);
         } else {
             grid->addWidget(hist_->view(), 1, 0);
             grid->addWidget(thr_->view(), 1, 1);
-            grid->addWidget(drops_->view(), 1, 2);
+            grid->addWidget(queue_->view(), 1, 2);
+            grid->addWidget(drops_->view(), 1, 3);
+            grid->addWidget(delay_->view(), 0, 0, 1, 4);
+            for (int c = 0; c < 4; ++c)
+                grid->setColumnStretch(c, 1);  // each as wide: the queue's two axes need it
         }
         grid->setRowStretch(0, 3);
         grid->setRowStretch(1, 1);
     } else if (arrangement_ == Arrangement::lanes) {
         grid->addWidget(lane_box_[0], 0, 0);
         grid->addWidget(lane_box_[1], 1, 0);
+        if (queue_shown_) grid->addWidget(queue_->view(), 2, 0);
     } else {
         grid->addWidget(lane_box_[0], 0, 0);
         grid->addWidget(lane_box_[1], 0, 1);
+        if (queue_shown_) {
+            grid->addWidget(queue_->view(), 1, 0, 1, 2);
+            grid->setRowStretch(0, 3);
+            grid->setRowStretch(1, 2);
+        }
     }
     markAllDirty();
 }
@@ -332,6 +371,13 @@ void ChartsPanel::setThroughputInPackets(bool packets) {
     packets_ = packets;
     if (unit_combo_->currentIndex() != (packets ? 1 : 0)) unit_combo_->setCurrentIndex(packets);
     thr_->markDirty();
+    queue_->markDirty();
+}
+
+void ChartsPanel::setQueueShown(bool on) {
+    if (on == queue_shown_) return;
+    queue_shown_ = on;
+    if (arrangement_ != Arrangement::desk) arrange();
 }
 
 void ChartsPanel::setCosts(ChartsCosts* costs) {
@@ -360,19 +406,21 @@ std::vector<ChartRenderer*> ChartsPanel::shownRenderers() const {
 
 bool ChartsPanel::exportPng(const QString& directory, QString* error) {
     if (!linkem::gui::exportPng(shownRenderers(), directory, error)) return false;
-    if (!tabbed()) return true;
-    const int keep = tabs_->currentIndex();
     bool ok = true;
-    for (int i = 0; i < tabs_->count() && ok; ++i) {
-        if (i == keep) continue;
-        tabs_->setCurrentIndex(i);
-        redraw();  // the page now shown draws whole
-        for (ChartRenderer* r :
-             {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), drops_.get()})
-            if (r->view() == tabs_->currentWidget())
-                ok = linkem::gui::exportPng({r}, directory, error);
+    for (QTabWidget* t : {tabs_, pair_tabs_}) {
+        if (t->count() == 0) continue;
+        const int keep = t->currentIndex();
+        for (int i = 0; i < t->count() && ok; ++i) {
+            if (i == keep) continue;
+            t->setCurrentIndex(i);
+            redraw();  // the page now shown draws whole
+            for (ChartRenderer* r :
+                 {static_cast<ChartRenderer*>(hist_.get()), thr_.get(), queue_.get(), drops_.get()})
+                if (r->view() == t->currentWidget())
+                    ok = linkem::gui::exportPng({r}, directory, error);
+        }
+        t->setCurrentIndex(keep);
     }
-    tabs_->setCurrentIndex(keep);
     return ok;
 }
 

@@ -36,8 +36,8 @@ struct ChartsCosts;
 class ChartsPanel : public QWidget {
     Q_OBJECT
   public:
-    /// How the charts are arranged: the desk's four charts (the delay of both directions,
-    /// histogram, throughput, drops), the stage's delay lanes one above the other, or two
+    /// How the charts are arranged: the desk's five charts (the delay of both directions,
+    /// histogram, throughput, queue, drops), the stage's delay lanes one above the other, or two
     /// lanes side by side (comparing the directions).
     enum class Arrangement { desk, lanes, side_by_side };
 
@@ -74,7 +74,12 @@ class ChartsPanel : public QWidget {
     QLabel* classKey() const { return class_key_; }
     /// "class voip" when one class is shown, "" for all.
     QString shownClassText() const;
-    /// Throughput in packets/s (true) or bit/s (false, the default).
+    /// The queue chart under the lanes (the stage's arrangements; the desk always has it
+    /// beside the throughput): a teaching view's.
+    void setQueueShown(bool on);
+    bool queueShown() const { return queue_shown_; }
+    /// Throughput in packets/s (true) or bit/s (false, the default); the queue chart's
+    /// backlog then in packets (else bytes).
     void setThroughputInPackets(bool packets);
     /// The header over a delay lane (the stage's "set → emulated since the change"), filled by
     /// its owner.
@@ -87,7 +92,7 @@ class ChartsPanel : public QWidget {
     /// Redraws now if data arrived since the last redraw and not paused.
     bool redrawIfDue();
     std::uint64_t redrawCount() const { return redraws_; }
-    /// "delay", "delay.a_to_b", "delay.b_to_a", "histogram", "throughput", "drops".
+    /// "delay", "delay.a_to_b", "delay.b_to_a", "histogram", "throughput", "queue", "drops".
     ChartRenderer* renderer(const QString& name) const;
     QChart* chart(const QString& name) const;
     HistogramChart* histogramChart() const { return hist_.get(); }
@@ -117,8 +122,13 @@ class ChartsPanel : public QWidget {
     void arrangeOnce();
     int plotWidthNow() const;
     bool tabbed() const;
-    /// Narrower than this, the desk's three small charts share one place in tabs.
-    static constexpr int kThreeAcrossPx = 1000;
+    /// The desk's four small charts (histogram, throughput, queue, drops): side by side from
+    /// kFourAcrossPx (each as wide as three at kThreeAcrossPx, room for the drops chart's
+    /// legend); from kThreeAcrossPx three across, the throughput and the queue sharing the
+    /// middle place in tabs; narrower, all four in tabs.
+    static constexpr int kThreeAcrossPx = 1000, kFourAcrossPx = 1340;
+    /// 0: all in tabs, 3: three across, 4: four across (for the panel's width w).
+    static int smallAcross(int w) { return w < kThreeAcrossPx ? 0 : w < kFourAcrossPx ? 3 : 4; }
     /// The charts' least height (ChartRenderer's views), and the small charts' in tabs.
     static constexpr int kChartMinPx = 160, kSmallInTabsPx = 140;
 
@@ -126,7 +136,7 @@ class ChartsPanel : public QWidget {
     // the renderers: the desk's delay chart, the two lanes, the histogram, the rates
     std::unique_ptr<DelayChart> delay_, lane_[2];
     std::unique_ptr<HistogramChart> hist_;
-    std::unique_ptr<ChartRenderer> thr_, drops_;
+    std::unique_ptr<ChartRenderer> thr_, queue_, drops_;
     std::vector<ChartRenderer*> all_;
     RedrawScheduler* scheduler_ = nullptr;
     QWidget* bar_ = nullptr;
@@ -134,6 +144,8 @@ class ChartsPanel : public QWidget {
     QLabel *class_label_ = nullptr, *class_key_ = nullptr;
     QWidget* grid_host_ = nullptr;
     QTabWidget* tabs_ = nullptr;
+    QTabWidget* pair_tabs_ = nullptr;  // the throughput and the queue, three across
+    int across_ = -1;                  // smallAcross() of the arrangement laid out
     int tab_ = 0;
     QLabel* lane_header_[2] = {nullptr, nullptr};
     QWidget* lane_box_[2] = {nullptr, nullptr};
@@ -141,7 +153,7 @@ class ChartsPanel : public QWidget {
     Arrangement arrangement_ = Arrangement::desk;
     bool arranging_ = false, arrange_again_ = false;
     double window_s_ = 30;
-    bool paused_ = false, packets_ = false;
+    bool paused_ = false, packets_ = false, queue_shown_ = false;
     int show_ = 0;
     bool delay_new_ = false, stats_new_ = false;
     int columns_ = 800;

@@ -26,6 +26,9 @@ QString dropsToolTip() {
         t += QStringLiteral("\n%1 (%2): %3")
                  .arg(QString::fromUtf8(c.label), QString::fromUtf8(c.key),
                       QString::fromUtf8(c.meaning));
+    t += QObject::tr(
+        "\nECN marked (ecn_marked), dotted: packets the queue discipline marked CE instead of "
+        "dropping them (ecn on); not drops, the packets went on");
     return t;
 }
 
@@ -230,6 +233,13 @@ DropsChart::DropsChart() : ChartRenderer(QStringLiteral("drops")) {
                 // one entry per cause: the caption says solid is A→B, dashed B→A
                 labelMarker(chart_, drop_[d][c][k], causeShort(kDropCauses[c]));
             }
+    for (int d = 0; d < 2; ++d)
+        for (int k : {kBody, kHead}) {
+            ecn_[d][k] = newLine(partName(QObject::tr("%1 ECN marked").arg(directionLabel(d)), k),
+                                 kEcnColor, 1.5, d == 0 ? Qt::DotLine : Qt::DashDotLine);
+            attach(chart_, ecn_[d][k], x_, y_);
+            labelMarker(chart_, ecn_[d][k], QObject::tr("ECN marked"));
+        }
     view_ = newView(chart_, dropsToolTip());
     setTitles();
 }
@@ -245,6 +255,9 @@ void DropsChart::applyStyle(const ChartStyle& s) {
         for (std::size_t c = 0; c < kDropCauseCount; ++c)
             for (int k : {kBody, kHead})
                 setLineWidth(drop_[d][c][k], 1.5, s);
+    for (int d = 0; d < 2; ++d)
+        for (int k : {kBody, kHead})
+            setLineWidth(ecn_[d][k], 1.5, s);
 }
 
 QList<QXYSeries*> DropsChart::parts(const QString& part) const {
@@ -253,6 +266,8 @@ QList<QXYSeries*> DropsChart::parts(const QString& part) const {
     for (int d = 0; d < 2; ++d)
         for (std::size_t c = 0; c < kDropCauseCount; ++c)
             v << drop_[d][c][kBody] << drop_[d][c][kHead];
+    for (int d = 0; d < 2; ++d)
+        v << ecn_[d][kBody] << ecn_[d][kHead];
     return v;
 }
 
@@ -267,6 +282,10 @@ bool DropsChart::drawHeads(const RedrawFrame& f) {
             if (!nonzero_[d][c] && anyAbove0(v)) return false;
             if (nonzero_[d][c]) heads.emplace_back(drop_[d][c][kHead], std::move(v));
         }
+        QList<QPointF> e =
+            ratePoints(f, d, f.split, f.hi, [](const RatePoint& r) { return r.ecn_marked_per_s; });
+        if (!ecn_nonzero_[d] && anyAbove0(e)) return false;
+        if (ecn_nonzero_[d]) heads.emplace_back(ecn_[d][kHead], std::move(e));
     }
     return replaceHeads(heads, -INFINITY, y_->max(), 1, joints_);
 }
@@ -294,6 +313,24 @@ void DropsChart::drawAll(const RedrawFrame& f) {
             batch.emplace_back(drop_[d][c][kBody], &dr[d][c][kBody]);
             batch.emplace_back(drop_[d][c][kHead], &dr[d][c][kHead]);
         }
+    QList<QPointF> ecn[2][2];
+    for (int d = 0; d < 2; ++d) {
+        if (f.shown(d)) {
+            auto value = [](const RatePoint& r) { return r.ecn_marked_per_s; };
+            ecn[d][kBody] = ratePoints(f, d, f.lo, f.split - 1, value);
+            ecn[d][kHead] = ratePoints(f, d, f.split, f.hi, value);
+        }
+        ecn_nonzero_[d] = anyAbove0(ecn[d][kBody]) || anyAbove0(ecn[d][kHead]);
+        for (auto& v : ecn[d]) {
+            if (!ecn_nonzero_[d]) v.clear();
+            for (const QPointF& p : v)
+                dmax = std::max(dmax, p.y());
+        }
+        joints_.keep(ecn_[d][kHead], ecn[d][kBody]);
+        joints_.prepend(ecn_[d][kHead], ecn[d][kHead]);
+        batch.emplace_back(ecn_[d][kBody], &ecn[d][kBody]);
+        batch.emplace_back(ecn_[d][kHead], &ecn[d][kHead]);
+    }
     const int xt = xTicks(), yt = yTicks();
     commit(batch, [&] {
         setTimeRange(x_, f.seconds(f.lo), f.seconds(f.hi), xt);
@@ -304,6 +341,10 @@ void DropsChart::drawAll(const RedrawFrame& f) {
             showMarker(chart_, drop_[d][c][kBody], nonzero_[d][c] && (d == 0 || !nonzero_[0][c]));
             showMarker(chart_, drop_[d][c][kHead], false);
         }
+    for (int d = 0; d < 2; ++d) {
+        showMarker(chart_, ecn_[d][kBody], ecn_nonzero_[d] && (d == 0 || !ecn_nonzero_[0]));
+        showMarker(chart_, ecn_[d][kHead], false);
+    }
 }
 
 void DropsChart::draw(const RedrawFrame& f, bool all) {
@@ -311,6 +352,130 @@ void DropsChart::draw(const RedrawFrame& f, bool all) {
         drawAll(f);
     else if (f.stats_new && !drawHeads(f))
         drawAll(f);
+}
+
+// --------------------------------------------------------------------------------- queue
+
+QueuePoints queuePoints(const ChartStore& store, int d, std::int64_t lo, std::int64_t hi,
+                        bool packets) {
+    QueuePoints p;
+    // The queue is the direction's, whichever class the other charts show.
+    for (const Interval& iv : store.dir(d).intervals) {
+        if (iv.end_ns < lo || iv.end_ns > hi) continue;
+        const double t = static_cast<double>(iv.end_ns) / 1e9;
+        const QueueReport& q = iv.queue;
+        if (q.sojourn_count > 0) {
+            p.mean_ms.push_back(QPointF(t, q.sojourn_mean_ns() / 1e6));
+            // the drop-tail spacer reports no max (0)
+            if (q.sojourn_max_ns > 0)
+                p.max_ms.push_back(QPointF(t, static_cast<double>(q.sojourn_max_ns) / 1e6));
+        }
+        p.backlog.push_back(
+            QPointF(t, static_cast<double>(packets ? q.backlog_packets : q.backlog_bytes)));
+    }
+    return p;
+}
+
+QueueChart::QueueChart() : ChartRenderer(QStringLiteral("queue")) {
+    chart_ = newChart();
+    x_ = newAxis(QObject::tr("Time since linkemd started (s)"));
+    // the units alone: as short as a small chart's plot is tall (the caption says what)
+    y_ = newAxis(QObject::tr("ms"));
+    y2_ = newAxis(QObject::tr("B"));
+    chart_->addAxis(x_, Qt::AlignBottom);
+    chart_->addAxis(y_, Qt::AlignLeft);
+    chart_->addAxis(y2_, Qt::AlignRight);
+    for (int d = 0; d < 2; ++d) {
+        mean_[d] =
+            newLine(QObject::tr("%1 sojourn mean").arg(directionLabel(d)), kDirectionColor[d], 2);
+        max_[d] = newLine(QObject::tr("%1 sojourn max").arg(directionLabel(d)), kDirectionColor[d],
+                          1, Qt::DotLine);
+        backlog_[d] = newLine(QObject::tr("%1 backlog").arg(directionLabel(d)), kDirectionDark[d],
+                              1, Qt::DashLine);
+        attach(chart_, mean_[d], x_, y_);
+        attach(chart_, max_[d], x_, y_);
+        attach(chart_, backlog_[d], x_, y2_);
+    }
+    // no legend (the directions' colours are every chart's; the caption says which line is
+    // what): a small chart's width goes to its two axes
+    chart_->legend()->hide();
+    view_ = newView(
+        chart_,
+        QObject::tr("The limiter's queue (spacer, trace), per delay interval: the sojourn time "
+                    "of the packets that left it (solid: mean, dotted: max; a queue discipline "
+                    "measures it at dequeue, the drop-tail spacer reports its wait and no max) "
+                    "and the backlog at the interval's end (dashed, right axis; in packets "
+                    "with the throughput in packets/s, counted by a queue discipline only). "
+                    "From the delay messages' queue object (queue.backlog_bytes, "
+                    "backlog_packets, sojourn_mean_ns, sojourn_max_ns)."));
+    setTitles();
+}
+
+void QueueChart::setTitles() {
+    showTitle(QObject::tr("Queue"),
+              QObject::tr("blue A→B, orange B→A; sojourn (left): solid mean, dotted max; "
+                          "backlog (right): dashed"));
+    x_->setTitleText(timeTitle());
+}
+
+void QueueChart::applyStyle(const ChartStyle& s) {
+    ChartRenderer::applyStyle(s);
+    for (int d = 0; d < 2; ++d) {
+        setLineWidth(mean_[d], 2, s);
+        setLineWidth(max_[d], 1, s);
+        setLineWidth(backlog_[d], 1, s);
+    }
+}
+
+QList<QXYSeries*> QueueChart::parts(const QString& part) const {
+    QList<QXYSeries*> v;
+    const bool all = part == QLatin1String("all");
+    for (int d = 0; d < 2; ++d) {
+        if (all || part == QLatin1String("sojourn_mean")) v << mean_[d];
+        if (all || part == QLatin1String("sojourn_max")) v << max_[d];
+        if (all || part == QLatin1String("backlog")) v << backlog_[d];
+    }
+    return v;
+}
+
+void QueueChart::draw(const RedrawFrame& f, bool all) {
+    // a point per delay interval (a few per second): drawn whole when one arrives
+    if (!all && !f.delay_new && f.packets == packets_) return;
+    packets_ = f.packets;
+    QueuePoints p[2];
+    double smax = 0, bmax = 0;
+    for (int d = 0; d < 2; ++d) {
+        if (!f.shown(d)) continue;
+        p[d] = queuePoints(*f.store, d, f.lo, f.hi, f.packets);
+        for (const QPointF& q : p[d].max_ms)
+            smax = std::max(smax, q.y());
+        for (const QPointF& q : p[d].mean_ms)
+            smax = std::max(smax, q.y());
+        for (const QPointF& q : p[d].backlog)
+            bmax = std::max(bmax, q.y());
+    }
+    const AxisUnit su = delayUnit(smax * 1e3);  // from µs
+    const AxisUnit bu = rateUnit(bmax, f.packets ? QObject::tr("pkt") : QObject::tr("B"));
+    const double sdiv = su.div / 1e3;  // ms per shown unit
+    Batch batch;
+    for (int d = 0; d < 2; ++d) {
+        for (QList<QPointF>* v : {&p[d].mean_ms, &p[d].max_ms})
+            for (QPointF& q : *v)
+                q.setY(q.y() / sdiv);
+        for (QPointF& q : p[d].backlog)
+            q.setY(q.y() / bu.div);
+        batch.emplace_back(mean_[d], &p[d].mean_ms);
+        batch.emplace_back(max_[d], &p[d].max_ms);
+        batch.emplace_back(backlog_[d], &p[d].backlog);
+    }
+    const int xt = xTicks(), yt = yTicks();
+    commit(batch, [&] {
+        setTimeRange(x_, f.seconds(f.lo), f.seconds(f.hi), xt);
+        setRange(y_, 0, std::max(smax / sdiv, 1e-9), true, yt, true);
+        setRange(y2_, 0, std::max(bmax / bu.div, 1.0), true, yt, true);
+    });
+    y_->setTitleText(su.name);
+    y2_->setTitleText(bu.name);
 }
 
 }  // namespace linkem::gui

@@ -80,6 +80,7 @@ void ChartStore::addDelay(const proto::DelayMessage& msg, std::int64_t t_ns) {
             iv.delay = j.delay;
             iv.lateness = j.lateness;
             iv.measured = j.measured_delay;
+            iv.queue = j.queue;
             iv.generation = j.params_generation;
             D.intervals.push_back(iv);
             changed(j.start_ns);
@@ -107,6 +108,7 @@ void ChartStore::addCounters(Direction& D, const CounterSnapshot& k, std::int64_
             static_cast<double>(k.packets_out), static_cast<double>(k.bytes_out)};
         for (std::size_t i = 0; i < kDropCauseCount; ++i)
             c[4 + i] = static_cast<double>(k.drops[kDropCauses[i].cause]);
+        c[4 + kDropCauseCount] = static_cast<double>(k.ecn_marked);
         if (D.have_prev && t == D.prev_t_ns) return;  // the same message again
         bool monotonic = D.have_prev && t > D.prev_t_ns;
         for (std::size_t i = 0; i < kCounterColumns && monotonic; ++i)
@@ -121,6 +123,7 @@ void ChartStore::addCounters(Direction& D, const CounterSnapshot& k, std::int64_
             r.out_bps = (c[3] - D.prev[3]) * 8 / dt;
             for (std::size_t i = 0; i < kDropCauseCount; ++i)
                 r.drops_per_s[i] = (c[4 + i] - D.prev[4 + i]) / dt;
+            r.ecn_marked_per_s = (c[4 + kDropCauseCount] - D.prev[4 + kDropCauseCount]) / dt;
             D.rates.push_back(r);
             changed(t);
         }

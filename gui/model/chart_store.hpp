@@ -26,6 +26,8 @@ struct Interval {
     RunningStats delay;     // the drawn delay of every packet queued in the interval
     RunningStats lateness;  // departure - scheduled departure of every packet that left
     RunningStats measured;  // the built-in traffic's measured one-way delay (count 0 if none)
+    QueueReport queue;      // the limiter's queue: backlog at end_ns, sojourn times of the
+                            // packets that left it in the interval (the queue chart's)
     std::optional<std::uint64_t> generation;  // the parameter generation at end_ns
 };
 
@@ -34,6 +36,7 @@ struct RatePoint {
     std::int64_t t_ns = 0;
     double in_bps = 0, out_bps = 0, in_pps = 0, out_pps = 0;
     double drops_per_s[kDropCauseCount] = {};  // by cause, in kDropCauses order
+    double ecn_marked_per_s = 0;               // packets the queue discipline marked CE
 };
 
 /// The target in force from since_ns on (set by setLink), in microseconds.
@@ -61,9 +64,9 @@ struct Histogram {
 double distributionDensity(const std::string& distribution, double mean_us, double jitter_us,
                            double x_us);
 
-/// The counters a RatePoint is the rate of: packets and bytes in and out, then one per drop
-/// cause.
-inline constexpr std::size_t kCounterColumns = 4 + kDropCauseCount;
+/// The counters a RatePoint is the rate of: packets and bytes in and out, one per drop
+/// cause, then ecn_marked.
+inline constexpr std::size_t kCounterColumns = 4 + kDropCauseCount + 1;
 
 /// Everything received, for both directions.
 class ChartStore {
@@ -79,7 +82,8 @@ class ChartStore {
         // the previous `stats` counters, for the rates
         bool have_prev = false;
         std::int64_t prev_t_ns = 0;
-        // packets_in, bytes_in, packets_out, bytes_out, then the drops in kDropCauses order
+        // packets_in, bytes_in, packets_out, bytes_out, the drops in kDropCauses order,
+        // ecn_marked
         double prev[kCounterColumns] = {};
     };
 

@@ -206,6 +206,17 @@ proto::StatsMessage FakeLinkemd::stats_message() const {
         ds.counters.packets_in = packets_;
         ds.counters.drops[DropCause::loss] = packets_ / 200;
         ds.counters.packets_out = packets_ - ds.counters.drops[DropCause::loss];
+        // a queue discipline drops (or with ECN marks) 1 % at the head
+        const LinkParams& lp = link_.direction(d);
+        if (lp.queue != QueueKind::droptail &&
+            (lp.limiter == Limiter::spacer || lp.limiter == Limiter::trace)) {
+            if (lp.ecn == Ecn::on) {
+                ds.counters.ecn_marked = packets_ / 100;
+            } else {
+                ds.counters.drops[DropCause::aqm] = packets_ / 100;
+                ds.counters.packets_out -= packets_ / 100;
+            }
+        }
         ds.counters.bytes_in = packets_ * 1518;
         ds.counters.bytes_out = ds.counters.packets_out * 1518;
         ds.counters.alpha = 0.99;
@@ -283,6 +294,27 @@ proto::DelayMessage FakeLinkemd::delay_message(std::int64_t start, std::int64_t 
             dd.samples.push_back(sample);
             dd.delay.add(static_cast<double>(x));
             dd.lateness.add(1500);
+        }
+        // the limiter's queue, as a load above the rate settles it: drop-tail full (its wait,
+        // limit * 8 / rate; the spacer counts no packets and no max), a discipline near its
+        // target (max twice that)
+        const LinkParams& lp = link_.direction(d);
+        if (lp.limiter == Limiter::spacer && lp.rate_bps > 0) {
+            QueueReport& q = dd.queue;
+            q.sojourn_count = 100;
+            if (lp.queue == QueueKind::droptail) {
+                q.backlog_bytes = lp.queue_limit_bytes;
+                q.sojourn_sum_ns =
+                    100.0 * static_cast<double>(lp.queue_limit_bytes) * 8 / lp.rate_bps * 1e9;
+            } else {
+                const DurationNs target =
+                    lp.queue == QueueKind::pie ? lp.pie_target : lp.codel_target;
+                q.backlog_bytes =
+                    static_cast<std::uint64_t>(lp.rate_bps * static_cast<double>(target) / 8e9);
+                q.backlog_packets = q.backlog_bytes / 1518;
+                q.sojourn_sum_ns = 100.0 * static_cast<double>(target);
+                q.sojourn_max_ns = 2 * target;
+            }
         }
         // the fake adopts a change at once: every interval runs with the generation in force
         dd.params_generation = generation_;

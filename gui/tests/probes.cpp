@@ -25,7 +25,7 @@ int pointsDrawn(const ChartsPanel& panel, const QString& what) {
     // "delay.a_to_b.samples": renderer "delay.a_to_b", part "samples"
     QString chart = what, part = QStringLiteral("all");
     for (const char* name :
-         {"delay.a_to_b", "delay.b_to_a", "delay", "histogram", "throughput", "drops"}) {
+         {"delay.a_to_b", "delay.b_to_a", "delay", "histogram", "throughput", "queue", "drops"}) {
         const QString n = QString::fromLatin1(name);
         if (what == n || what.startsWith(n + QLatin1Char('.'))) {
             chart = n;

@@ -19,6 +19,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <QXYSeries>
 #include <QtTest>
 
 #include <cmath>
@@ -33,6 +34,7 @@
 
 #include <zmq.h>
 
+#include "chart_renderer.hpp"
 #include "charts_panel.hpp"
 #include "connection_bar.hpp"
 #include "direction_panel.hpp"
@@ -106,6 +108,8 @@ class GuiTest : public QObject {
     void undoRestoresTheLink();
     void gilbertElliottAsLossAndBurst();
     void compareStrategies();
+    void queueControls();
+    void bufferbloatView();
     void deadEndpointNeverFreezesTheWindow();
     void unansweredRequestNamesTheEndpoint();
     void parametersAsTheFieldTableSays();
@@ -630,6 +634,118 @@ void GuiTest::badEndpointSaysWhy() {
     // And back to a good one.
     w_->client().connectTo(Endpoints{control_, telemetry_, {}, {}});
     QTRY_VERIFY_WITH_TIMEOUT(w_->client().state() == Client::State::connected, kTimeout);
+}
+
+namespace {
+QString buddyText(const QWidget* in, const QWidget* field);  // below
+}  // namespace
+
+// The discipline, its limit and ECN per direction, greyed where they do not apply: the queue
+// and its limit with a limiter that queues (spacer, trace), ECN with a discipline other than
+// droptail as well.
+void GuiTest::queueControls() {
+    DirectionPanel* p = w_->panel(1);
+    QComboBox* limiter = p->combo("limiter");
+    QComboBox* queue = p->combo("queue");
+    QComboBox* ecn = p->combo("ecn");
+    ParamControl* limit = p->control("queue_limit_bytes");
+    QVERIFY(queue && ecn && limit);
+    QCOMPARE(buddyText(p, queue), QString("&Queue"));
+    QCOMPARE(buddyText(p, limit->spinBox()), QString("Q&ueue limit"));
+    QCOMPARE(buddyText(p, ecn), QString("E&CN"));
+    QCOMPARE(limit->spinBox()->suffix(), QString(" bytes"));
+    limiter->setCurrentIndex(limiter->findData("none"));
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.limiter, Limiter::none, kTimeout);
+    QVERIFY(!queue->isEnabled());
+    QVERIFY(!ecn->isEnabled());
+    QVERIFY(!limit->spinBox()->isEnabled());
+    QVERIFY(queue->toolTip().contains("applies with Limiter (bandwidth) spacer or trace"));
+    // ECN's condition names the queue, whose own names the limiter
+    QVERIFY(ecn->toolTip().contains("applies with Limiter (bandwidth) spacer or trace"));
+    // a spacer needs a rate: both in one update
+    p->control("rate_bps")->spinBox()->setValue(10);
+    limiter->setCurrentIndex(limiter->findData("spacer"));
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.limiter, Limiter::spacer, kTimeout);
+    QCOMPARE(fake_->link().b_to_a.rate_bps, 10e6);
+    QVERIFY(queue->isEnabled());
+    QVERIFY(limit->spinBox()->isEnabled());
+    QCOMPARE(queue->currentData().toString(), QString("droptail"));
+    QVERIFY(!ecn->isEnabled());
+    QVERIFY(ecn->toolTip().contains("applies with Queue codel or fq_codel or pie (now droptail)"));
+    queue->setCurrentIndex(queue->findData("fq_codel"));
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.queue, QueueKind::fq_codel, kTimeout);
+    QCOMPARE(fake_->link().a_to_b.queue, QueueKind::droptail);  // each way its own
+    QVERIFY(ecn->isEnabled());
+    ecn->setCurrentIndex(ecn->findData("on"));
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.ecn, Ecn::on, kTimeout);
+    limit->spinBox()->setValue(65536);
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.queue_limit_bytes, std::uint64_t{65536},
+                              kTimeout);
+    // ECN marks drawn in the drops chart (the fake marks 1 % with ECN on)
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->chart("drops") != nullptr, kTimeout);
+    // and back: the queue discipline's controls follow linkemd's link
+    queue->setCurrentIndex(queue->findData("droptail"));
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.queue, QueueKind::droptail, kTimeout);
+    QVERIFY(!ecn->isEnabled());
+}
+
+// Teaching → "Bufferbloat: drop-tail against FQ-CoDel": the same loaded link both ways, A→B
+// drop-tail, B→A fq_codel, the lanes side by side over the queue chart, the lanes' headers
+// with the sojourn each should reach; the queue chart draws the delay topic's queue object.
+void GuiTest::bufferbloatView() {
+    QTRY_VERIFY_WITH_TIMEOUT(w_->panel(0)->control("mean_delay_us")->applied() >= 0, kTimeout);
+    w_->setWindowSeconds(10);
+    QAction* act = w_->findChild<QAction*>("teach_bufferbloat");
+    QVERIFY(act);
+    act->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(fake_->link().b_to_a.queue, QueueKind::fq_codel, kTimeout);
+    const LinkConfig l = fake_->link();
+    QCOMPARE(l.a_to_b.queue, QueueKind::droptail);
+    for (const LinkParams* p : {&l.a_to_b, &l.b_to_a}) {
+        QCOMPARE(p->limiter, Limiter::spacer);
+        QCOMPARE(p->rate_bps, 10e6);
+        QCOMPARE(p->queue_limit_bytes, std::uint64_t{1048576});
+        QCOMPARE(p->mean_delay, DurationNs{20'000'000});
+    }
+    QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::side_by_side);
+    QVERIFY(w_->charts()->queueShown());
+    QVERIFY(w_->charts()->renderer("queue")->view()->isVisible());
+    QCOMPARE(w_->charts()->window(), double(Teaching::kBufferbloatWindowS));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->laneHeader(0)->text().contains("0.84 s"), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->laneHeader(1)->text().contains("5 ms target"), kTimeout);
+    // the fake's queue object: drop-tail full, 839 ms; FQ-CoDel at its 5 ms target
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->laneHeader(0)->text().contains("sojourn <b>838.9 ms"),
+                             kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->charts()->laneHeader(1)->text().contains("sojourn <b>5.0 ms"),
+                             kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(pointsDrawn(*w_->charts(), "queue.sojourn_mean") > 10, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(pointsDrawn(*w_->charts(), "queue.backlog") > 10, kTimeout);
+    // the max only where a discipline measures it: B→A's
+    QVERIFY(pointsDrawn(*w_->charts(), "queue.sojourn_max") > 0);
+    auto* qc = w_->charts()->renderer("queue");
+    const QList<QXYSeries*> means = qc->parts("sojourn_mean");
+    QCOMPARE(means.size(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(means[0]->count() > 0 && means[1]->count() > 0, kTimeout);
+    // drawn in the axis' unit: A→B's 0.84 s stands far above B→A's 5 ms
+    QVERIFY(means[0]->at(means[0]->count() - 1).y() > 100 * means[1]->at(0).y());
+    // FQ-CoDel's drops are the aqm cause's
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w_->model().store().dir(1).rates.size() > 2 &&
+            w_->model().store().dir(1).rates.back().drops_per_s[cause_index(DropCause::aqm)] > 0,
+        kTimeout);
+    // the CSV export has the queue
+    const QString csv = dir_.path() + "/queue.csv";
+    QCOMPARE(w_->exportCsv(csv), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QVERIFY(text.contains("# [queue]"));
+    QVERIFY(text.contains("ecn_marked_per_s"));
+    QVERIFY(text.mid(text.indexOf("# [queue]")).contains("\nb_to_a,"));
+    // Back to the charts: the queue chart goes back beside the throughput
+    w_->findChild<QAction*>("compare_end")->trigger();
+    QCOMPARE(w_->charts()->arrangement(), ChartsPanel::Arrangement::desk);
+    QVERIFY(!w_->charts()->queueShown());
 }
 
 namespace {

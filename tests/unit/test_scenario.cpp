@@ -407,7 +407,7 @@ TEST(BuiltinScenarios, EachIsSourcedAndPlays) {
         EXPECT_EQ(scenario_by_name_or_path(b.name), *s);
     }
     for (const char* want : {"step-response", "wifi-lte-handover", "train-tunnel", "leo-satellite",
-                             "congested-evening"})
+                             "congested-evening", "bufferbloat"})
         EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
     EXPECT_FALSE(builtin_scenario("no-such"));
     EXPECT_THROW((void)scenario_by_name_or_path("no-such"), ScenarioError);

@@ -324,7 +324,7 @@ const std::vector<Field>& fields() {
                               "queue limit in bytes: beyond it the queue drops arrivals "
                               "(drops_spacer); on the command line also in packets: 1000p",
                               "1MiB"),
-                "Queue li&mit", bytes, {1500, 1.6e7, false, ""}, queueing),
+                "Q&ueue limit", bytes, {1500, 1.6e7, false, ""}, queueing),
             shown_as(
                 integer_field("queue_limit_packets", &LinkParams::queue_limit_packets, "packets", 0,
                               static_cast<double>(L::kMaxBufferPackets),
@@ -368,7 +368,7 @@ const std::vector<Field>& fields() {
             shown_as(enum_field("ecn", &LinkParams::ecn, {Ecn::off, Ecn::on},
                                 "on: the queue discipline marks ECN-capable packets CE "
                                 "(ecn_marked) where it would drop them (codel, fq_codel, pie)"),
-                     "&ECN", none, {}, {"queue", {"codel", "fq_codel", "pie"}}),
+                     "E&CN", none, {}, {"queue", {"codel", "fq_codel", "pie"}}),
             shown_as(enum_field("loss_model", &LinkParams::loss_model,
                                 {LossModel::none, LossModel::bernoulli, LossModel::gilbert_elliott},
                                 "packet loss model"),

@@ -682,7 +682,8 @@ void ChartsTest::ratesFromCounterDeltas() {
     QCOMPARE(rates.size(), 2);  // header + one row
     QCOMPARE(rates[0], QStringList({"direction", "t_s", "in_bps", "out_bps", "in_pps", "out_pps",
                                     "drops_loss_per_s", "drops_policer_per_s", "drops_spacer_per_s",
-                                    "drops_buffer_full_per_s", "drops_class_per_s"}));
+                                    "drops_buffer_full_per_s", "drops_class_per_s",
+                                    "drops_aqm_per_s", "ecn_marked_per_s"}));
     const QStringList& r = rates[1];
     QCOMPARE(r[0], QStringLiteral("a_to_b"));
     QCOMPARE(r[1].toDouble(), 1.5);
@@ -1076,7 +1077,7 @@ void ChartsTest::legendEntriesFitWhole() {
     }
 }
 
-// A panel too narrow for three small charts side by side puts them in tabs; the chart of
+// A panel too narrow for three small charts side by side puts the four in tabs; the chart of
 // the tab shown draws, and a chart shown later draws whole.
 void ChartsTest::narrowPanelTabsTheSmallCharts() {
     Panel p;
@@ -1088,7 +1089,7 @@ void ChartsTest::narrowPanelTabsTheSmallCharts() {
     p.addDelay(delayMsg(0, 0, 2 * kS, {{1, 5}, {2, 6}}));
     auto* tabs = p.findChild<QTabWidget*>("charts_tabs");
     QVERIFY(tabs && tabs->isVisible());
-    QCOMPARE(tabs->count(), 3);
+    QCOMPARE(tabs->count(), 4);
     QTRY_VERIFY(p.pointsDrawn("histogram.bars") > 0);
     QCOMPARE(p.pointsDrawn("throughput"), 0);  // hidden: not drawn
     tabs->setCurrentIndex(1);
@@ -1096,6 +1097,16 @@ void ChartsTest::narrowPanelTabsTheSmallCharts() {
     p.resize(1300, 600);
     QTRY_VERIFY(!tabs->isVisible());
     QTRY_VERIFY(p.pointsDrawn("drops") >= 0 && p.renderer("drops")->view()->isVisible());
+    // three across, the throughput and the queue share the middle place; four across from
+    // 1340 px
+    auto* pair = p.findChild<QTabWidget*>("charts_throughput_queue_tabs");
+    QVERIFY(pair && pair->isVisible());
+    QCOMPARE(pair->count(), 2);
+    QVERIFY(!p.renderer("queue")->view()->isVisible());
+    p.resize(1400, 600);
+    QTRY_VERIFY(!pair->isVisible());
+    QTRY_VERIFY(p.renderer("queue")->view()->isVisible());
+    QVERIFY(p.renderer("drops")->view()->isVisible());
 }
 
 void ChartsTest::pauseStopsRedraws() {

@@ -13,7 +13,9 @@
 #include "link_history.hpp"
 #include "link_match.hpp"
 #include "linkem/classes_json.hpp"
+#include "linkem/link_params_json.hpp"
 #include "linkem/messages.hpp"
+#include "linkem/telemetry_json.hpp"
 #include "scenario_timeline.hpp"
 #include "slider_scale.hpp"
 #include "telemetry_model.hpp"
@@ -724,4 +726,74 @@ TEST(ChartStoreClasses, EachClassKeepsItsOwnSamplesRatesAndTargets) {
     store.setLink(link, 2);
     EXPECT_EQ(store.classCount(), 0u);
     EXPECT_EQ(store.shownClass(), -1);
+}
+
+// The queue chart's data: the delay topic's queue object per interval, and the ECN marks'
+// rate from stats' ecn_marked.
+TEST(ChartStoreQueue, DelayQueueObjectAndEcnRate) {
+    ChartStore store;
+    store.setLink(LinkConfig{}, 2);
+    const json j = json::parse(R"({"start_ns": 1000000000, "end_ns": 1100000000,
+        "samples": {"arrival_ns": [], "delay_ns": [], "scheduled_ns": [], "actual_ns": []},
+        "delay": {"count": 0}, "lateness": {"count": 0}, "samples_dropped": 0,
+        "queue": {"backlog_bytes": 1048576, "backlog_packets": 690, "sojourn_count": 80,
+                  "sojourn_mean_ns": 838860800.0, "sojourn_max_ns": 839000000}})");
+    proto::DelayMessage m;
+    m.directions = 2;
+    m.dir[0] = direction_delay_from_json(j);
+    store.addDelay(m, 1100 * kMs);
+    ASSERT_EQ(store.dir(0).intervals.size(), 1u);
+    const QueueReport& q = store.dir(0).intervals.back().queue;
+    EXPECT_EQ(q.backlog_bytes, 1048576u);
+    EXPECT_EQ(q.backlog_packets, 690u);
+    EXPECT_EQ(q.sojourn_count, 80u);
+    EXPECT_NEAR(q.sojourn_mean_ns(), 838860800.0, 1e-3);
+    EXPECT_EQ(q.sojourn_max_ns, 839000000);
+
+    for (int k = 0; k <= 1; ++k) {
+        LinkStats st;
+        st.t_ns = 1000 * kMs + k * 500 * kMs;
+        st.directions = 2;
+        st.dir[1].counters.ecn_marked = static_cast<std::uint64_t>(k) * 40;
+        st.dir[1].counters.drops[DropCause::aqm] = static_cast<std::uint64_t>(k) * 10;
+        store.addStats(st);
+    }
+    ASSERT_EQ(store.dir(1).rates.size(), 1u);
+    EXPECT_DOUBLE_EQ(store.dir(1).rates.back().ecn_marked_per_s, 80);
+    EXPECT_DOUBLE_EQ(store.dir(1).rates.back().drops_per_s[cause_index(DropCause::aqm)], 20);
+}
+
+// The bufferbloat view's link: the same loaded link both ways, drop-tail against FQ-CoDel,
+// read by linkemd as a whole link; and the numbers its lanes promise.
+TEST(GuiModel, BufferbloatLinkAndExpectations) {
+    LinkParams in_force;
+    in_force.mean_delay = 50 * kMs;
+    in_force.jitter = 4 * kMs;
+    in_force.loss_model = LossModel::bernoulli;
+    in_force.loss_probability = 0.005;
+    in_force.seed = 9;
+    const json u = proto::to_json(bufferbloatUpdate(in_force));
+    LinkConfig got;
+    got.a_to_b = link_params_from_json(u["a_to_b"], LinkParams{});
+    got.b_to_a = link_params_from_json(u["b_to_a"], LinkParams{});
+    for (const LinkParams* p : {&got.a_to_b, &got.b_to_a}) {
+        EXPECT_EQ(p->limiter, Limiter::spacer);
+        EXPECT_DOUBLE_EQ(p->rate_bps, 10e6);
+        EXPECT_EQ(p->queue_limit_bytes, 1048576u);
+        EXPECT_EQ(p->mean_delay, 20 * kMs);
+        EXPECT_EQ(p->jitter, 0);
+        EXPECT_EQ(p->loss_model, LossModel::none);
+        EXPECT_EQ(p->ecn, Ecn::off);
+    }
+    EXPECT_EQ(got.a_to_b.queue, QueueKind::droptail);
+    EXPECT_EQ(got.b_to_a.queue, QueueKind::fq_codel);
+    EXPECT_FALSE(u["a_to_b"].contains("seed"));
+    // 1 MiB * 8 / 10 Mbit/s = 0.8389 s
+    EXPECT_EQ(queueExpectation(got.a_to_b),
+              "drop-tail: the sojourn grows to limit / rate = 1 MiB × 8 / 10 Mbit/s = 0.84 s");
+    EXPECT_EQ(queueExpectation(got.b_to_a),
+              "FQ-CoDel: near its 5 ms target for flows that back off (RFC 8290); a constant-rate "
+              "overload cycles");
+    LinkParams none;
+    EXPECT_EQ(queueExpectation(none), "");  // no limiter, no queue
 }

@@ -684,8 +684,11 @@ class Emulator {
             r.sojourn_sum_ns = so.sum_ns;
             r.sojourn_max_ns = so.max_ns;
         } else if (params_.limiter == Limiter::spacer && !shared_link_) {
-            r.backlog_bytes =
-                static_cast<std::uint64_t>(spacer_.backlog_bytes(static_cast<double>(now)));
+            // FIFO: the spacer's clock is the packets' delayed times (its input comes after
+            // the delay); its queue is what is ahead of the latest of them, not of now.
+            const double at = uses_fifo() ? later(static_cast<double>(now), spacer_floor_)
+                                          : static_cast<double>(now);
+            r.backlog_bytes = static_cast<std::uint64_t>(spacer_.backlog_bytes(at));
             r.sojourn_count = wait_sums_.count;
             r.sojourn_sum_ns = wait_sums_.spacer_ns;
         }
