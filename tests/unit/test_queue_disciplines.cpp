@@ -361,6 +361,19 @@ TEST(QueueDiscipline, TraceLimiterWithCodel) {
         EXPECT_LT(r.reports[k].sojourn_mean_ns(), 40.0 * kNsPerMs) << "report " << k;
 }
 
+TEST(QueueDiscipline, SpacerBacklogIsItsQueueNotThePacketsHeldForTheirDelay) {
+    // Half the rate through a drop-tail spacer behind 20 ms of delay: the spacer's queue
+    // holds at most a packet; the 20 ms of packets held for their delay (25 kB at 10 Mbit/s)
+    // are not its backlog.
+    LinkParams p = spacer(10e6, QueueKind::droptail);
+    p.mean_delay = 20 * kNsPerMs;
+    Emulator<QPacket> e(p);
+    const Outcome r = run(e, overload(10e6, 0.5, 2), 100 * kNsPerMs, 2 * kNsPerSec);
+    ASSERT_GT(r.reports.size(), 10u);
+    for (std::size_t k = 2; k < r.reports.size(); ++k)
+        EXPECT_LE(r.reports[k].backlog_bytes, 1500u) << "report " << k;
+}
+
 // ------------------------------------------------------------------------ parameters
 
 TEST(QueueParams, JsonReadsTheDisciplineAndRefusesAnotherOnesKeys) {
