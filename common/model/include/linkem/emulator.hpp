@@ -607,26 +607,34 @@ class Emulator {
     // may hear of it: Traits::dequeued(packet, tx, wait at the limiter, marked).
     void queue_sent(const QueuedPacket& q, TimeNs tau, TimeNs tx, bool marked) {
         const bool fifo = uses_fifo();
-        if (fifo) {
-            counters_.waited.store(
-                counters_.waited.load(std::memory_order_relaxed) + (tx < last_tx_ ? 1 : 0),
-                std::memory_order_relaxed);
-            tx = tx < last_tx_ ? last_tx_ : tx;
-            last_tx_ = tx;
-            fifo_.push(tx, q.pkt);
-        } else {
-            tx += q.delay;
-            reorder_.push(tx, q.pkt);
-        }
-        ++queued_total_;
-        wait_sums_.spacer_ns +=
-            static_cast<double>(fifo ? tau - q.arrival - q.delay : tau - q.arrival);
+        if (push_departure(q.pkt, tx, q.delay)) Counters::add(counters_.waited, 1);
+        // The wait at the limiter: FIFO, after the packet's delayed time; reordered, after
+        // its arrival (its delay comes after the queue).
+        const DurationNs wait = fifo ? tau - q.arrival - q.delay : tau - q.arrival;
+        wait_sums_.spacer_ns += static_cast<double>(wait);
         if (q.sampled)
             sampler_.follow(q.arrival, q.delay, fifo ? tx : queued_tx(tx),
                             fifo ? queued_total_ - 1 : static_cast<std::uint64_t>(queued_tx(tx)),
                             false);
         if constexpr (requires { Traits::dequeued(q.pkt, tx, tx, false); })
-            Traits::dequeued(q.pkt, tx, fifo ? tau - q.arrival - q.delay : tau - q.arrival, marked);
+            Traits::dequeued(q.pkt, tx, wait, marked);
+    }
+
+    // Queues pkt for its departure at tx: FIFO, no earlier than its predecessor's (true when
+    // it had to wait for it); reordered, at tx + delay. tx becomes the time it is queued
+    // with.
+    bool push_departure(const Packet& pkt, TimeNs& tx, DurationNs delay) {
+        ++queued_total_;
+        if (!uses_fifo()) {
+            tx += delay;
+            reorder_.push(tx, pkt);
+            return false;
+        }
+        const bool waited = tx < last_tx_;
+        if (waited) tx = last_tx_;
+        last_tx_ = tx;
+        fifo_.push(tx, pkt);
+        return waited;
     }
 
     [[gnu::noinline]] void serve_bottleneck(TimeNs now) {
@@ -656,21 +664,13 @@ class Emulator {
     // in the order they reached the queue, behind what the queue's link had begun.
     void release_bottleneck() {
         spacer_.set_free_time(std::max(spacer_.free_time(), bq_.link_free()));
-        const bool fifo = uses_fifo();
         bq_.take_all([&](const QueuedPacket& q, TimeNs enq, std::uint32_t bytes) {
             TimeNs tx = enq;
             if (params_.limiter == Limiter::spacer)
                 spacer_.schedule_fit(static_cast<double>(enq), bytes, tx);
             else if (params_.limiter == Limiter::trace)
                 tx = trace_.schedule(enq, DeliveryTrace::charge(bytes));
-            if (fifo) {
-                tx = tx < last_tx_ ? last_tx_ : tx;
-                last_tx_ = tx;
-                fifo_.push(tx, q.pkt);
-            } else {
-                reorder_.push(tx + q.delay, q.pkt);
-            }
-            ++queued_total_;
+            push_departure(q.pkt, tx, q.delay);
         });
     }
 
