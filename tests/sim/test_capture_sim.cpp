@@ -18,6 +18,7 @@
 #include "cli.hpp"
 #include "linkem/capture.hpp"
 #include "sim_capture.hpp"
+#include "sim_run.hpp"
 #include "temp_dir.hpp"
 #include "tshark.hpp"
 
@@ -28,23 +29,8 @@ namespace fs = std::filesystem;
 
 using test::TempDir;
 
-struct SimRun {
-    int rc = 0;
-    std::string out, err;
-};
-
-SimRun sim(std::vector<std::string> args) {
-    args.insert(args.begin(), "linkem-sim");
-    std::vector<const char*> argv;
-    for (const auto& a : args)
-        argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    SimRun r;
-    r.rc = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using test_run::sim;
+using test_run::SimRun;
 
 // One record as tshark reads it: its interface, its time (ns since 1970), its lengths and
 // its comment's fields.
@@ -131,10 +117,7 @@ std::uint64_t count_point(const std::vector<Record>& records, const std::string&
     return n;
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test_run::slurp;
 
 // Plain runs, each with other drop causes and delay parts: the records equal the run's
 // counters.

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "sim_run.hpp"
 #include "temp_dir.hpp"
 
 namespace linkem::sim {
@@ -21,28 +22,10 @@ namespace {
 
 using test::TempDir;
 
-struct SimRun {
-    int rc = 0;
-    std::string out, err;
-};
+using test_run::sim;
+using test_run::SimRun;
 
-SimRun sim(std::vector<std::string> args) {
-    args.insert(args.begin(), "linkem-sim");
-    std::vector<const char*> argv;
-    for (const auto& a : args)
-        argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    SimRun r;
-    r.rc = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test_run::slurp;
 
 // One line of the queue series.
 struct Sample {
