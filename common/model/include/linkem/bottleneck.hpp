@@ -119,7 +119,16 @@ class Bottleneck {
         }
         if (packets_ == 0) ready_ = std::max(ready_, enq);
         const std::uint32_t f = flow_of(flow_hash);
-        const std::uint32_t at = push(f, Node{item, enq, bytes, kNone, flow_hash, marked});
+        // The node is written in its slot (a Node built aside and copied in cost a third of
+        // the queue's time per packet with the Emulator's packet as the item).
+        const std::uint32_t at = alloc();
+        Node& node = nodes_[at];
+        node.item = item;
+        node.enq = enq;
+        node.bytes = bytes;
+        node.hash = flow_hash;
+        node.marked = marked;
+        append(f, at);
         if (cfg_.kind == QueueKind::pie && !pie_.started) {
             pie_.started = true;
             pie_.next_update = enq + cfg_.pie_tupdate;
@@ -253,7 +262,9 @@ class Bottleneck {
         pie_.burst_allowance = c.pie_max_burst;
         for (const Node& n : held) {  // (without the limit: a change drops nothing)
             const std::uint32_t f = flow_of(n.hash);
-            push(f, n);
+            const std::uint32_t i = alloc();
+            nodes_[i] = n;
+            append(f, i);
             if (cfg_.kind == QueueKind::fq_codel && flows_[f].list == kNoList) {
                 flows_[f].deficit = cfg_.fq_quantum;
                 list_push(kNew, f);
@@ -262,17 +273,19 @@ class Bottleneck {
     }
 
     // ------------------------------------------------------------------ storage
-    // Appends n to flow f's queue; returns its node.
-    std::uint32_t push(std::uint32_t f, const Node& n) {
-        std::uint32_t i;
-        if (free_ != kNone) {
-            i = free_;
-            free_ = nodes_[i].next;
-            nodes_[i] = n;
-        } else {
-            i = static_cast<std::uint32_t>(nodes_.size());
-            nodes_.push_back(n);
+    // A free node (its fields for the caller to write), from the free list or a new one.
+    std::uint32_t alloc() {
+        if (free_ == kNone) {
+            nodes_.emplace_back();
+            return static_cast<std::uint32_t>(nodes_.size() - 1);
         }
+        const std::uint32_t i = free_;
+        free_ = nodes_[i].next;
+        return i;
+    }
+    // Appends node i (written) to flow f's queue.
+    void append(std::uint32_t f, std::uint32_t i) {
+        const Node& n = nodes_[i];
         nodes_[i].next = kNone;
         Flow& fl = flows_[f];
         if (fl.tail == kNone)
@@ -283,7 +296,6 @@ class Bottleneck {
         fl.bytes += n.bytes;
         ++packets_;
         bytes_ += n.bytes;
-        return i;
     }
     // Pops flow f's head (non-empty) into n.
     void pop(std::uint32_t f, Node& n) {
