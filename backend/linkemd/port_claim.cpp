@@ -4,6 +4,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -74,13 +75,15 @@ std::string port_claim_key(const std::string& port) {
 PortClaims::PortClaims(const std::vector<std::pair<std::string, std::string>>& flag_and_port) {
     for (const auto& [flag, port] : flag_and_port) {
         const std::string key = port_claim_key(port);
-        if (key.empty()) continue;
+        // Both ports on one interface are this linkemd's own affair, not a second linkemd.
+        if (key.empty() || std::find(keys_.begin(), keys_.end(), key) != keys_.end()) continue;
         const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
         socklen_t len = 0;
         const sockaddr_un a = claim_address(key, len);
         if (bind(fd, reinterpret_cast<const sockaddr*>(&a), len) == 0 && listen(fd, 4) == 0) {
             fds_.push_back(fd);
+            keys_.push_back(key);
             continue;
         }
         const int err = errno;

@@ -30,6 +30,7 @@ class PortClaims {
 
   private:
     std::vector<int> fds_;
+    std::vector<std::string> keys_;
 };
 
 }  // namespace linkem::linkemd
