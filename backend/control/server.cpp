@@ -1,6 +1,9 @@
 #include "server.hpp"
 
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -49,6 +52,22 @@ std::string zcert_key(const std::string& path, const std::string& which) {
     return std::string(reinterpret_cast<const char*>(key.data()), key.size());
 }
 
+// Whether something accepts connections on an ipc:// endpoint's socket file (a file left by a
+// process that ended refuses them, and ZeroMQ replaces it).
+bool ipc_listened(const std::string& endpoint) {
+    if (!endpoint.starts_with("ipc://")) return false;
+    const std::string path = endpoint.substr(6);
+    sockaddr_un a{};
+    if (path.empty() || path == "*" || path[0] == '@' || path.size() >= sizeof a.sun_path)
+        return false;
+    a.sun_family = AF_UNIX;
+    path.copy(a.sun_path, path.size());
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    const bool listened = connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
+    close(fd);
+    return listened;
+}
 }  // namespace
 
 bool is_local_endpoint(const std::string& e) {
@@ -114,6 +133,12 @@ Server::Server(const ServerOptions& o, Backend& backend, std::string instance_id
         sock.set(zmq::sockopt::zap_domain, "linkem");
     };
     auto bind = [&](zmq::socket_t& sock, const std::string& endpoint, const char* what) {
+        // ZeroMQ removes an ipc:// socket file that is in the way and binds anyway: a second
+        // linkemd would take the endpoint from the first, whose clients then reach the second.
+        if (ipc_listened(endpoint))
+            throw ServerError(std::string("cannot bind the ") + what + " socket to '" + endpoint +
+                              "': a process listens there (another linkemd? give it other "
+                              "endpoints with --control and --telemetry, or --no-control)");
         try {
             sock.bind(endpoint);
         } catch (const zmq::error_t& e) {

@@ -328,10 +328,25 @@ void Controller::reload(const std::string& source) {
                  ? " applied (generation " + gen + ")"
                  : " published (generation " + gen + "), not yet acknowledged by the data plane"));
     } catch (const proto::ProtocolError& e) {
-        log("SIGHUP: config not applied, nothing changed: " + e.error().message);
+        refused_reload(e.error().message, e.error().code);
     } catch (const ParamError& e) {
-        log(std::string("SIGHUP: config not applied, nothing changed: ") + e.what());
+        refused_reload(e.what(), ErrorCode::invalid_params);
     }
+}
+
+// A config file SIGHUP could not apply: the link stays as it is. A request_refused event (of
+// load_config, from SIGHUP), on stderr as every event.
+void Controller::refused_reload(std::string why, ErrorCode code) {
+    const std::string tail = "; nothing changed";
+    if (why.ends_with(tail)) why.resize(why.size() - tail.size());
+    proto::Event e;
+    e.kind = "request_refused";
+    e.severity = "warning";
+    e.message = "SIGHUP: config not applied, nothing changed: " + why;
+    e.source = "SIGHUP";
+    e.method = "load_config";
+    e.code = std::string(proto::to_string(code));
+    event(e);
 }
 
 json Controller::save_config() {

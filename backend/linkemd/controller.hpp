@@ -29,7 +29,8 @@ class Controller : public control::Backend {
 
     nlohmann::json handle(const proto::Request& request, const std::string& source) override;
 
-    /// SIGHUP: re-reads --config and applies it, logging what happened (never throws).
+    /// SIGHUP: re-reads --config and applies it, logging what happened (never throws); a file
+    /// it cannot apply changes nothing and is also a request_refused event.
     void reload(const std::string& source);
 
     /// Periodic work on the main thread: publishes a `delay` message every kReportPeriod and
@@ -56,6 +57,7 @@ class Controller : public control::Backend {
     nlohmann::json load_config(const std::string& source);
     nlohmann::json save_config();
     void applied(std::uint64_t generation, const std::string& source);
+    void refused_reload(std::string why, proto::ErrorCode code);
     void publish_stats();
     void publish_delay();
     nlohmann::json traffic_result() const;

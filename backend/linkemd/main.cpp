@@ -21,6 +21,7 @@
 #include "linkem/dataplane/virtual_port.hpp"
 #include "monitor.hpp"
 #include "options.hpp"
+#include "port_claim.hpp"
 #include "server.hpp"
 #include "stats_output.hpp"
 
@@ -209,6 +210,10 @@ int run(const CommandLine& cl, const Options& o) {
     dp::DataplaneConfig dc = o.dataplane;
     const unsigned n_dirs = dc.port_b.empty() ? 1 : 2;
     const bool virt = virtual_ports(o);
+    // Before the EAL opens them: a port another linkemd drives is refused (port_claim.hpp).
+    const PortClaims claims(virt ? std::vector<std::pair<std::string, std::string>>{}
+                                 : std::vector<std::pair<std::string, std::string>>{
+                                       {"--port-a", dc.port_a}, {"--port-b", dc.port_b}});
     dp::Eal eal(eal_options(o, dc, n_dirs, virt));
     // Virtual ports: created here, so that they outlive the data plane that uses them.
     std::optional<dp::VirtualPort> virt_a, virt_b;

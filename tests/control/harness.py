@@ -284,10 +284,12 @@ class Client:
 
 
 class Subscriber:
-    def __init__(self, endpoint, topics=(b"",), curve=None, hwm=100000):
+    def __init__(self, endpoint, topics=(b"",), curve=None, hwm=100000, rcvbuf=None):
         self.sock = context().socket(zmq.SUB)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.RCVHWM, hwm)
+        if rcvbuf is not None:  # the kernel's receive buffer (bytes), before connecting
+            self.sock.setsockopt(zmq.RCVBUF, rcvbuf)
         if curve:
             self.sock.curve_secretkey = curve["secret"]
             self.sock.curve_publickey = curve["public"]

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include <zmq.hpp>
@@ -297,6 +298,39 @@ TEST(ControlServer, ANonLoopbackEndpointNeedsCurveOrInsecureListen) {
     EXPECT_THROW(control::Server(
                      half, b, "x", [] { return TimeNs{0}; }, warn),
                  control::ServerError);
+}
+
+// A second server on an ipc:// endpoint a first one listens on is refused (ZeroMQ alone
+// would replace the socket file and take the endpoint); a file nothing listens on is taken.
+TEST(ControlServer, AnIpcEndpointInUseIsRefused) {
+    FakeBackend b;
+    const auto quiet = [](const std::string&) {};
+    const std::string dir = temp_dir();
+    control::ServerOptions o;
+    o.control = "ipc://" + dir + "/control";
+    o.telemetry = "ipc://" + dir + "/telemetry";
+    auto first = std::make_unique<control::Server>(
+        o, b, "x", [] { return TimeNs{0}; }, quiet);
+    for (const char* which : {"control", "telemetry"}) {
+        control::ServerOptions again = o;
+        (std::string(which) == "control" ? again.telemetry : again.control) =
+            "ipc://" + dir + "/other-" + which;
+        try {
+            control::Server s(
+                again, b, "y", [] { return TimeNs{0}; }, quiet);
+            FAIL() << "a second server bound the " << which << " endpoint";
+        } catch (const control::ServerError& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find(std::string("the ") + which + " socket"), std::string::npos) << m;
+            EXPECT_NE(m.find("'ipc://" + dir + "/" + which + "'"), std::string::npos) << m;
+            EXPECT_NE(m.find("a process listens there"), std::string::npos) << m;
+        }
+    }
+    // The first one gone, its socket files (if left) are taken over.
+    first.reset();
+    EXPECT_NO_THROW(control::Server(
+        o, b, "z", [] { return TimeNs{0}; }, quiet));
+    std::filesystem::remove_all(dir);
 }
 
 void write_cert(const std::string& path, const char* pub, const char* sec) {
