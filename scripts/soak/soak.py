@@ -344,7 +344,8 @@ def random_link(rng, state):
         else:
             p["queue_limit_bytes"] = rng.choice([65536, 1 << 20, 4 << 20])
     else:
-        # ecn on needs a queueing limiter; a non-droptail discipline keeps its ecn key.
+        # ecn on needs a queueing limiter under a discipline that marks (codel here);
+        # under droptail it is kept without effect.
         p["queue"] = rng.choice(["droptail", "codel"])
         if p["queue"] == "codel":
             p["ecn"] = "off"
@@ -361,20 +362,6 @@ def random_link(rng, state):
     if rng.random() < 0.05:
         p["seed"] = rng.randint(0, 2**63)
     return p
-
-
-def ecn_escape(state, p):
-    """linkemd keeps `ecn` on when the queue goes back to droptail and then refuses both
-    `ecn` off with droptail and a limiter without a queue (reported in
-    docs/reliability.md): a link with ecn on is first given ecn off on its own discipline."""
-    if state.get("ecn") == "on" and p.get("ecn") != "on" and (
-            p.get("queue", state.get("queue")) == "droptail" or p.get("limiter") == "none"):
-        q = state.get("queue")
-        if q == "droptail":
-            q = "codel"
-        return {"limiter": "spacer", "rate_bps": max(state.get("rate_bps") or 1e6, 1e6),
-                "queue": q, "ecn": "off"}
-    return None
 
 
 CLASSES_ON = [
@@ -425,9 +412,6 @@ class Storm(threading.Thread):
             while time.monotonic() - t_cycle < 6.0 and not STOP.is_set():
                 t = time.monotonic()
                 p = random_link(self.rng, self.state)
-                esc = ecn_escape(self.state, p)
-                if esc:
-                    self.set_link(c, esc, "ecn escape")
                 if self.rng.random() < 0.05:
                     on = self.rng.random() < 0.5
                     p["classes"] = CLASSES_ON if on else []
@@ -442,13 +426,8 @@ class Storm(threading.Thread):
             jitter = 0 if dist == "constant" else self.rng.randint(mean // 20, mean // 4)
             settled = {"classes": [], "strategy": self.rng.choice(["correlated", "uncorrelated"]),
                        "distribution": dist, "mean_delay_us": mean, "jitter_us": jitter,
-                       "half_life_us": 21000, "limiter": "none", "loss_model": "none"}
-            esc = ecn_escape(self.state, settled)
-            if esc:
-                self.set_link(c, esc, "ecn escape")
-            if self.state.get("queue") not in (None, "droptail", "codel"):
-                settled["queue"] = "codel"
-                settled["ecn"] = "off"
+                       "half_life_us": 21000, "limiter": "none", "queue": "droptail",
+                       "loss_model": "none"}
             res = self.set_link(c, settled, "settled link")
             if res:
                 self.delay_watch.expect(res["params_generation"], settled)
