@@ -19,7 +19,7 @@
 # is /tmp/linkem-soak-<UTC time>-<pid>; the summary line names it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build-soak
+build="build-soak"
 do_build=1
 hours=
 minutes=
