@@ -432,6 +432,34 @@ TEST(QueueParams, EcnNeedsALimiterThatQueues) {
     }
 }
 
+// Found by scripts/soak.sh's set_link storm: {"queue": "droptail"} keeps ecn on (a key of
+// the disciplines, without effect under droptail), and then every later change without a
+// queueing limiter was refused ("ecn: needs a limiter that queues"), while ecn off could not
+// be given under droptail either ("belongs to queue 'codel' or ..."). Under droptail, ecn on
+// no longer ties the limiter.
+TEST(QueueParams, EcnKeptUnderDroptailDoesNotTieTheLimiter) {
+    const LinkParams pie = link_params_from_json(
+        nlohmann::json{{"limiter", "spacer"}, {"rate_bps", 1e6}, {"queue", "pie"}, {"ecn", "on"}},
+        LinkParams{});
+    const LinkParams tail = link_params_from_json(nlohmann::json{{"queue", "droptail"}}, pie);
+    EXPECT_EQ(tail.ecn, Ecn::on);
+    for (const char* limiter : {"none", "policer"}) {
+        const LinkParams p =
+            link_params_from_json(nlohmann::json{{"limiter", limiter}, {"rate_bps", 1e6}}, tail);
+        EXPECT_EQ(to_json(p).at("limiter"), limiter);
+        // A discipline that marks needs a queueing limiter again: named, with the fix.
+        try {
+            link_params_from_json(nlohmann::json{{"queue", "codel"}}, p);
+            FAIL() << limiter;
+        } catch (const ParamError& e) {
+            EXPECT_EQ(e.field(), "ecn");
+            EXPECT_NE(e.message().find("spacer or trace"), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(link_params_from_json(nlohmann::json{{"queue", "codel"}, {"ecn", "off"}}, p).ecn,
+                  Ecn::off);
+    }
+}
+
 TEST(QueueParams, QueueLimitFlagTakesBytesOrPackets) {
     EXPECT_EQ(link_keys_from_text("queue_limit_bytes", "1MiB", "--queue-limit"),
               (nlohmann::json{{"queue_limit_bytes", 1048576}, {"queue_limit_packets", 0}}));

@@ -600,7 +600,11 @@ void validate(const LinkParams& p) {
         throw ParamError("rate_bps", "must be at least " + num(ParamLimits::kMinRate) +
                                          " bit/s when limiter is '" +
                                          std::string(to_string(p.limiter)) + "'");
-    if (p.ecn == Ecn::on && p.limiter != Limiter::spacer && p.limiter != Limiter::trace)
+    // ecn is a key of codel, fq_codel and pie: under droptail it is kept, without effect (as
+    // codel_target_us under pie), so that a link that went back to droptail can drop its
+    // limiter without first turning ecn off under a discipline it no longer has.
+    if (p.ecn == Ecn::on && p.queue != QueueKind::droptail && p.limiter != Limiter::spacer &&
+        p.limiter != Limiter::trace)
         throw ParamError("ecn", "needs a limiter that queues, spacer or trace ('" +
                                     std::string(to_string(p.limiter)) +
                                     "' has no queue to mark in)");
