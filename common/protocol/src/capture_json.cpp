@@ -15,6 +15,13 @@ using namespace capture;
 
 namespace {
 
+// A value as an error message shows it: its JSON, with bytes that are not UTF-8 (a command
+// line's --capture-direction, which no JSON parser checked) shown as U+FFFD instead of
+// dump() throwing.
+std::string shown(const json& v) {
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // The keys of capture_start's params, in the order the spec lists them.
 constexpr const char* kSettingKeys[] = {"file",      "points",         "snaplen_bytes",
                                         "direction", "class",          "duration_s",
@@ -40,9 +47,9 @@ std::uint64_t whole(const json& v, const std::string& key, std::uint64_t lo, std
             x <= static_cast<double>(hi))
             return static_cast<std::uint64_t>(x);
     } else {
-        throw ParamError(key, "expected a whole number, got " + v.dump() + "; allowed " + allowed);
+        throw ParamError(key, "expected a whole number, got " + shown(v) + "; allowed " + allowed);
     }
-    throw ParamError(key, v.dump() + " is not allowed; allowed " + allowed);
+    throw ParamError(key, shown(v) + " is not allowed; allowed " + allowed);
 }
 
 }  // namespace
@@ -76,17 +83,17 @@ Settings read_settings(const json& j, bool complete) {
         if (key == "file") {
             if (!v.is_string() || (complete && v.get<std::string>().empty()))
                 throw ParamError(
-                    key, "expected the path of the file to write (a string), got " + v.dump());
+                    key, "expected the path of the file to write (a string), got " + shown(v));
             s.file = v.get<std::string>();
             have_file = true;
         } else if (key == "points") {
             const char* allowed = "a list of \"in\", \"out\", \"drop\", e.g. [\"out\", \"drop\"]";
             if (!v.is_array())
-                throw ParamError(key, "expected " + std::string(allowed) + ", got " + v.dump());
+                throw ParamError(key, "expected " + std::string(allowed) + ", got " + shown(v));
             std::string text;
             for (const json& p : v) {
                 if (!p.is_string())
-                    throw ParamError(key, "expected " + std::string(allowed) + ", got " + v.dump());
+                    throw ParamError(key, "expected " + std::string(allowed) + ", got " + shown(v));
                 if (!text.empty()) text += ',';
                 text += p.get<std::string>();
             }
@@ -107,7 +114,7 @@ Settings read_settings(const json& j, bool complete) {
                     ok = true;
                 }
             if (!ok)
-                throw ParamError(key, v.dump() + " is not a direction; allowed \"" +
+                throw ParamError(key, shown(v) + " is not a direction; allowed \"" +
                                           std::string(kDirectionKeys[0]) + "\", \"" +
                                           kDirectionKeys[1] + "\" or null (both)");
         } else if (key == "class") {
@@ -119,12 +126,12 @@ Settings read_settings(const json& j, bool complete) {
                 throw ParamError(key,
                                  "expected a class name of the link, \"default\" or null "
                                  "(every class), got " +
-                                     v.dump());
+                                     shown(v));
             s.class_name = v.get<std::string>();
         } else if (key == "duration_s") {
             if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
                 v.get<double>() > kMaxDurationS)
-                throw ParamError(key, v.dump() +
+                throw ParamError(key, shown(v) +
                                           " is not allowed; allowed a number of seconds "
                                           "> 0 up to 31536000 (a year), or 0 (until "
                                           "stopped)");

@@ -138,10 +138,21 @@ struct TrafficClass;  // linkem/classes.hpp, included at the end of this header
 struct LinkConfig {
     LinkParams a_to_b;
     LinkParams b_to_a;
+#if defined(__clang__)
+    // clang instantiates the vector's destructor at a default member initializer, where
+    // TrafficClass is not yet complete (the fuzz build, tests/fuzz/); g++ needs the
+    // initializer so that LinkConfig{a, b} does not warn of a missing one.
+    std::vector<TrafficClass> classes;
+#else
     std::vector<TrafficClass> classes{};
+#endif
     /// Direction d's parameters: 0 a_to_b, 1 b_to_a (the order of kDirectionKeys).
-    LinkParams& direction(unsigned d) { return d == 0 ? a_to_b : b_to_a; }
-    const LinkParams& direction(unsigned d) const { return d == 0 ? a_to_b : b_to_a; }
+    LinkParams& direction(unsigned d) {
+        return d == 0 ? a_to_b : b_to_a;
+    }
+    const LinkParams& direction(unsigned d) const {
+        return d == 0 ? a_to_b : b_to_a;
+    }
     bool operator==(const LinkConfig&) const = default;
 };
 
