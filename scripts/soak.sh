@@ -15,6 +15,8 @@
 #     --seed N      the storm's and linkemd's random seed (default 1)
 #     --no-build    use the build directory as it is
 #     --build-dir D build linkemd, linkemctl and linkem-gui in D (default build-soak)
+# LINKEM_SOAK_GUI_PREFIX="heaptrack -o FILE" runs the persistent GUI under that command (a
+# heap profile of it; its RSS check then measures the wrapper).
 # The work dir (per-sample figures samples.csv, delay.json, soak.log, the programs' logs)
 # is /tmp/linkem-soak-<UTC time>-<pid>; the summary line names it.
 set -euo pipefail

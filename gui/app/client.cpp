@@ -22,6 +22,13 @@ namespace {
 // user gives meanwhile is taken within it.
 constexpr milliseconds kReconnectHello{1000};
 constexpr milliseconds kRefusedRetry{1000};
+// Telemetry handed to the UI thread and not yet taken there: beyond this many the telemetry
+// thread skips stats and delay messages (each is superseded by the next; the charts show the
+// gap) until the UI thread catches up; events are always handed over. A UI thread that falls
+// behind (a busy machine, a long redraw) so lags by seconds, not minutes, and what waits for
+// it stays bounded: without the bound a backlog of thousands of messages built up under
+// load, and the memory it took stayed with the process (docs/reliability.md, "Soak run").
+constexpr int kTelemetryBacklog = 256;
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -67,6 +74,10 @@ struct Client::Worker {
     }
     std::atomic<int> request_timeout_ms{3000};
     std::atomic<int> silence_timeout_ms{2000};
+    // Telemetry deliveries the UI thread has not taken yet (kTelemetryBacklog), and the
+    // stats and delay messages skipped for them.
+    std::atomic<int> telemetry_backlog{0};
+    std::atomic<std::uint64_t> skipped{0};
 
   private:
     // ------------------------------------------------------------------ the control thread
@@ -318,6 +329,10 @@ struct Client::Worker {
     }
 
     void take(const client::TelemetryMessage& m) {
+        if (telemetry_backlog >= kTelemetryBacklog && m.topic != proto::kTopicEvent) {
+            ++skipped;
+            return;
+        }
         std::shared_ptr<const proto::Telemetry> t;
         QString why;
         proto::Header h;
@@ -344,6 +359,7 @@ struct Client::Worker {
             }
         }
         last_telemetry_ms_ = now_ms();
+        ++telemetry_backlog;
         Delivery d;
         if (t) {
             d.kind = Delivery::Kind::telemetry;
@@ -414,6 +430,14 @@ void Client::setSilenceTimeout(int ms) {
     worker_->silence_timeout_ms = ms;
 }
 
+int Client::telemetryBacklog() const {
+    return worker_->telemetry_backlog;
+}
+
+std::uint64_t Client::telemetrySkipped() const {
+    return worker_->skipped;
+}
+
 void Client::send(proto::Method method, json params, Decoder decode, QObject* context,
                   Callback done) {
     const std::uint64_t id = next_id_++;
@@ -441,10 +465,12 @@ void Client::onDelivered(const Delivery& d) {
             emit helloReceived(*d.hello, d.restarted);
             return;
         case Delivery::Kind::telemetry:
+            --worker_->telemetry_backlog;
             // what the thread read before a disconnect is not shown after it
             if (state_ == State::connected) emit telemetry(*d.telemetry);
             return;
         case Delivery::Kind::refusal:
+            --worker_->telemetry_backlog;
             if (state_ == State::connected) emit telemetryRefused(d.text);
             return;
     }

@@ -116,6 +116,13 @@ class Client : public QObject {
     void setRequestTimeout(int ms);
     /// Telemetry silence after which the client probes with hello (default 2000 ms).
     void setSilenceTimeout(int ms);
+    /// Telemetry messages handed to the UI thread and not yet taken there. From 256 on, the
+    /// telemetry thread skips stats and delay messages (events still come) until the UI
+    /// thread catches up, so a UI that falls behind lags by seconds and what waits for it
+    /// stays bounded.
+    int telemetryBacklog() const;
+    /// The stats and delay messages skipped for that since the client was made.
+    std::uint64_t telemetrySkipped() const;
 
     /// A decoder of one method's result, run on the control thread.
     using Decoder = std::function<std::any(const nlohmann::json&)>;

@@ -403,6 +403,16 @@ void MainWindow::onTelemetry(const proto::Telemetry& message) {
     if (message.stats) recorder_->onStats(*message.stats);
     if (message.event) recorder_->onEvent(*message.event);
     onTelemetryTaken(took);
+    // The window fell behind linkemd's telemetry (Client::telemetrySkipped): said once in
+    // 10 s at most.
+    const std::uint64_t skipped = client_.telemetrySkipped();
+    if (skipped != skipped_noted_ && wallMs() - skipped_noted_ms_ >= 10'000) {
+        note("warning", QString("this window fell behind linkemd's telemetry: %1 stats and delay "
+                                "messages skipped so far (the charts show the gaps)")
+                            .arg(skipped));
+        skipped_noted_ = skipped;
+        skipped_noted_ms_ = wallMs();
+    }
 }
 
 void MainWindow::onTelemetryTaken(TelemetryModel::Took took) {

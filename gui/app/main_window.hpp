@@ -146,6 +146,8 @@ class MainWindow : public QMainWindow {
     LinkSchema schema_;
     int directions_ = 2;
     bool reloading_ = false;
+    std::uint64_t skipped_noted_ = 0;  // the client's telemetrySkipped() last noted
+    std::int64_t skipped_noted_ms_ = 0;
     std::string slider_class_ = kDefaultClassName;
 
     ConnectionBar* bar_ = nullptr;

@@ -1,5 +1,6 @@
 #include "fake_linkemd.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -333,7 +334,7 @@ void FakeLinkemd::run() {
     auto next_stats = Clock::now(), next_delay = Clock::now();
     std::int64_t last_delay = now_ns();
     while (!stop_) {
-        server_->serve(std::chrono::milliseconds(5));
+        server_->serve(std::chrono::milliseconds(std::min(5, delay_period_ms_.load())));
         std::vector<proto::Event> events;
         std::optional<proto::StatsMessage> stats;
         std::optional<proto::DelayMessage> delay;
@@ -357,7 +358,7 @@ void FakeLinkemd::run() {
                 const std::int64_t t = now_ns();
                 delay = delay_message(last_delay, t);
                 last_delay = t;
-                next_delay = now + std::chrono::milliseconds(50);
+                next_delay = now + std::chrono::milliseconds(delay_period_ms_.load());
             }
         }
         for (const auto& e : events)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,6 +49,10 @@ class FakeLinkemd : public control::Backend {
     std::uint64_t generation() const;
     std::vector<RecordedRequest> requests(const std::string& method = {}) const;
     void clear_requests();
+    /// How often a delay message is published (default 50 ms; 1 ms floods a slow reader).
+    void set_delay_period(std::chrono::milliseconds p) {
+        delay_period_ms_ = static_cast<int>(p.count());
+    }
     /// Publishes an event (from the serving thread, at its next turn).
     void queue_event(const proto::Event& e);
     /// The capture's status now.
@@ -76,6 +81,7 @@ class FakeLinkemd : public control::Backend {
     capture::Status capture_;
     std::int64_t capture_start_ns_ = 0;
     std::atomic<bool> stop_{false};
+    std::atomic<int> delay_period_ms_{50};
     std::unique_ptr<control::Server> server_;
     std::thread thread_;
 };

@@ -7,6 +7,11 @@
 // - the event loop keeps turning: over 3 s of wall time, at least 60 of the 150 ticks
 //   (a loaded 2-CPU machine delays timers; a blocked loop gives none);
 // - closing the window returns within 2 s.
+// And a UI thread that falls behind: against a fake linkemd publishing a delay message every
+// millisecond, the UI thread is blocked for 3 s; what the client hands it meanwhile stays
+// within its bound (Client::telemetryBacklog, 256), the rest of the stats and delay messages
+// are skipped (and counted), events still come, and once the UI thread turns again the
+// backlog drains and fresh telemetry flows.
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QStandardPaths>
@@ -14,13 +19,16 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fake_linkemd.hpp"
 #include "main_window.hpp"
 
 using namespace linkem;
@@ -51,6 +59,7 @@ class GuiFaultsTest : public QObject {
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void deadEndpointKeepsTheWindowTurning_data();
     void deadEndpointKeepsTheWindowTurning();
+    void aUiThatFallsBehindKeepsABoundedBacklog();
 };
 
 void GuiFaultsTest::deadEndpointKeepsTheWindowTurning_data() {
@@ -109,6 +118,62 @@ void GuiFaultsTest::deadEndpointKeepsTheWindowTurning() {
     w.reset();
     qInfo("closed in %lld ms", static_cast<long long>(t.elapsed()));
     QVERIFY2(t.elapsed() < 2000, qPrintable(QString("closing took %1 ms").arg(t.elapsed())));
+}
+
+void GuiFaultsTest::aUiThatFallsBehindKeepsABoundedBacklog() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string control = "ipc://" + dir.path().toStdString() + "/control";
+    const std::string telemetry = "ipc://" + dir.path().toStdString() + "/telemetry";
+    test::FakeLinkemd fake(control, telemetry);
+    fake.set_delay_period(std::chrono::milliseconds(1));
+    fake.start();
+
+    Client client;
+    std::atomic<int> handed{0}, events{0};  // counted on the client's threads
+    QObject::connect(
+        &client, &Client::delivered, &client,
+        [&](const Delivery& d) {
+            if (d.kind != Delivery::Kind::telemetry) return;
+            ++handed;
+            if (d.telemetry && d.telemetry->event) ++events;
+        },
+        Qt::DirectConnection);
+    int shown = 0;
+    QObject::connect(&client, &Client::telemetry, [&](const proto::Telemetry&) { ++shown; });
+    client.connectTo(
+        Endpoints{QString::fromStdString(control), QString::fromStdString(telemetry), {}, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(client.state() == Client::State::connected, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(shown > 0, kTimeout);
+
+    // The UI thread stops turning for 3 s (a long redraw on a busy machine); an event is
+    // published meanwhile.
+    const std::uint64_t skipped_before = client.telemetrySkipped();
+    const int handed_before = handed, events_before = events;
+    proto::Event e;
+    e.kind = "note";
+    e.severity = "info";
+    e.message = "published while the UI thread was blocked";
+    fake.queue_event(e);
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    const int backlog = client.telemetryBacklog();
+    const std::uint64_t skipped = client.telemetrySkipped() - skipped_before;
+    const int handed_blocked = handed - handed_before;
+    qInfo("UI thread blocked 3 s: %d messages handed over, %llu skipped, backlog %d",
+          handed_blocked, static_cast<unsigned long long>(skipped), backlog);
+    if (handed_blocked + static_cast<long long>(skipped) < 300)
+        QSKIP(qPrintable(QString("the fake published only %1 messages in 3 s (a busy machine): "
+                                 "too few to reach the bound")
+                             .arg(handed_blocked + static_cast<long long>(skipped))));
+    QVERIFY2(backlog <= 256, qPrintable(QString("backlog %1 over 256").arg(backlog)));
+    QVERIFY(skipped > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(events > events_before, kTimeout);  // events are not skipped
+
+    // Turning again: the backlog drains and fresh telemetry comes.
+    QTRY_VERIFY_WITH_TIMEOUT(client.telemetryBacklog() < 256, kTimeout);
+    const int shown_after = shown;
+    QTRY_VERIFY_WITH_TIMEOUT(shown > shown_after + 50, kTimeout);
+    client.disconnectFrom();
 }
 
 QTEST_MAIN(GuiFaultsTest)

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import random
+import shlex
 import signal
 import socket
 import subprocess
@@ -950,7 +951,10 @@ def main():
         os.makedirs(xdg, mode=0o700, exist_ok=True)
         os.environ["XDG_RUNTIME_DIR"] = xdg
         env = dict(os.environ, DISPLAY=a.display, QT_QPA_PLATFORM="xcb")
-        gui = PROCS.start([a.gui, "--control", lk1.control, "--telemetry", lk1.telemetry],
+        # LINKEM_SOAK_GUI_PREFIX (e.g. "heaptrack -o /tmp/gui") runs the persistent GUI under a
+        # profiler; its RSS is then the wrapper's, not judged by the RSS check's bound.
+        prefix = shlex.split(os.environ.get("LINKEM_SOAK_GUI_PREFIX", ""))
+        gui = PROCS.start(prefix + [a.gui, "--control", lk1.control, "--telemetry", lk1.telemetry],
                           os.path.join(a.work, "gui.log"), env=env)
 
         delay = DelayWatch(lk1)
