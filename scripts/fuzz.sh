@@ -11,7 +11,7 @@
 #   scripts/fuzz.sh [--minutes M] [--target NAME] [--build-dir DIR] [--no-build]
 #     --minutes M     per target (default 5; a fraction is allowed: 0.5)
 #     --target NAME   one target: config scenario_json scenario_csv trace request units
-#                     classes capture (default: each in turn)
+#                     classes match_text capture (default: each in turn)
 #     --build-dir D   default build-fuzz; CXX (default clang++-14) is its compiler
 #     --no-build      use the build directory as it is
 # Exit status: 0 no findings, 1 findings, 2 bad usage or build.
@@ -21,7 +21,7 @@ repo=$PWD
 minutes=5
 build=build-fuzz
 do_build=1
-all=(config scenario_json scenario_csv trace request units classes capture)
+all=(config scenario_json scenario_csv trace request units classes match_text capture)
 targets=("${all[@]}")
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while (($#)); do

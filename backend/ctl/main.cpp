@@ -20,6 +20,7 @@
 
 #include "linkem/capture_flags.hpp"
 #include "linkem/capture_json.hpp"
+#include "linkem/classes_json.hpp"
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/client.hpp"
@@ -119,33 +120,6 @@ void print_link(const proto::LinkState& r) {
 }
 
 // ------------------------------------------------------------------------ traffic classes
-// A match object as --match takes it: "protocol=udp,b_port=5060-5061", its keys in the
-// order docs/classes.md lists them; {} as "any".
-std::string match_text(const json& m) {
-    static const char* const kOrder[] = {"ethertype", "protocol", "a_net", "b_net",
-                                         "a_port",    "b_port",   "vlan",  "dscp"};
-    std::string out;
-    auto put = [&out](const std::string& key, const json& value) {
-        out += (out.empty() ? "" : ",") + key + "=" + text(value);
-    };
-    for (const char* key : kOrder)
-        if (m.contains(key)) put(key, m[key]);
-    for (const auto& [key, value] : m.items())  // keys of a later linkemd, by name
-        if (std::find(std::begin(kOrder), std::end(kOrder), key) == std::end(kOrder))
-            put(key, value);
-    return out.empty() ? "any" : out;
-}
-
-// A class's match: its objects, " | " between them (any may hold).
-std::string class_match_text(const json& c) {
-    const json& m = c["match"];
-    if (!m.is_array()) return match_text(m);
-    std::string out;
-    for (const json& x : m)
-        out += (out.empty() ? "" : " | ") + match_text(x);
-    return out;
-}
-
 // A class's parameters that differ from the defaults: "mean_delay_us=80000
 // b_to_a.loss_probability=0.02 limiter=link".
 std::string class_params_text(const json& c) {
@@ -173,7 +147,7 @@ void print_classes(const json& classes, std::uint64_t generation) {
     for (std::size_t i = 0; i < classes.size(); ++i) {
         const json& c = classes[i];
         std::printf("  %-4zu %-16s %-8s %-36s %s\n", i, c["name"].get<std::string>().c_str(),
-                    c["action"].get<std::string>().c_str(), class_match_text(c).c_str(),
+                    c["action"].get<std::string>().c_str(), class_match_text(c["match"]).c_str(),
                     class_params_text(c).c_str());
     }
     std::printf("  %-4s %-16s %-8s %-36s %s\n", "-", kDefaultClassName, "emulate",
@@ -537,37 +511,14 @@ int traffic(const Settings& s, const Args& a) {
 }
 
 // ------------------------------------------------------------------- traffic classes
-// One --match: "protocol=udp,b_port=5060-5061" (a key=value list; a whole number is a
-// number, anything else a string: "b_port=5060-5061", "a_net=10.0.0.0/8"), "any" or "" for
-// {} (every packet), or a JSON object.
+// One --match (class_match_json_from_text: "protocol=udp,b_port=5060-5061", `any`, a JSON
+// object, or several objects separated by ';'), its refusal as a usage error.
 json match_from_text(const std::string& t) {
-    if (t.empty() || t == "any") return json::object();
-    if (t.front() == '{') {
-        try {
-            const json j = json::parse(t);
-            if (j.is_object()) return j;
-        } catch (const json::exception&) {
-        }
-        throw Usage("--match: '" + t + "' is not a JSON object");
+    try {
+        return class_match_json_from_text(t, "--match");
+    } catch (const ParamError& e) {
+        throw Usage(e.field() + ": " + e.message());
     }
-    json m = json::object();
-    std::size_t from = 0;
-    while (from <= t.size()) {
-        const std::size_t comma = std::min(t.find(',', from), t.size());
-        const std::string item = t.substr(from, comma - from);
-        const std::size_t eq = item.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-            throw Usage("--match: '" + item +
-                        "' is not KEY=VALUE; expected e.g. 'protocol=udp,b_port=5060-5061' "
-                        "(keys: ethertype, protocol, a_net, b_net, a_port, b_port, vlan, dscp; "
-                        "docs/classes.md), or 'any'");
-        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-        const bool number =
-            value.find_first_not_of("0123456789") == std::string::npos && value.size() < 10;
-        m[key] = number ? json(std::stoll(value)) : json(value);
-        from = comma + 1;
-    }
-    return m;
 }
 
 // The link's classes as get_link gives them (JSON), and its generation.
@@ -621,13 +572,15 @@ json class_from_flags(const Args& a) {
         throw Usage(
             "classes add: give --match, e.g. --match 'protocol=udp,b_port=5060-5061' ("
             "several --match: any may hold; --match any: every packet)");
-    if (a.matches.size() == 1) {
-        c["match"] = match_from_text(a.matches[0]);
-    } else {
-        c["match"] = json::array();
-        for (const std::string& m : a.matches)
-            c["match"].push_back(match_from_text(m));
+    json match = json::array();
+    for (const std::string& m : a.matches) {
+        const json j = match_from_text(m);
+        if (j.is_array())
+            match.insert(match.end(), j.begin(), j.end());
+        else
+            match.push_back(j);
     }
+    c["match"] = match.size() == 1 ? match[0] : match;
     if (!a.class_action.empty()) c["action"] = a.class_action;
     LinkFlagText flags = a.link;
     const std::vector<LinkParamFlag>& all = link_param_flags();

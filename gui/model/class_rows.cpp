@@ -15,27 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kMatchKeyOrder[] = {"ethertype", "protocol", "a_net", "a_port",
-                                          "b_net",     "b_port",   "vlan",  "dscp"};
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    for (;;) {
-        const std::size_t at = s.find(sep);
-        out.push_back(trim(s.substr(0, at)));
-        if (at == std::string_view::npos) return out;
-        s.remove_prefix(at + 1);
-    }
-}
-
 std::string valueText(const json& v) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_number_float()) {
@@ -49,60 +28,10 @@ std::string valueText(const json& v) {
 }  // namespace
 
 std::string matchText(const std::vector<ClassMatch>& match) {
-    std::string out;
-    for (const ClassMatch& m : match) {
-        if (!out.empty()) out += "; ";
-        const json j = to_json(m);
-        std::string one;
-        for (const char* key : kMatchKeyOrder)
-            if (j.contains(key)) {
-                if (!one.empty()) one += ',';
-                one.append(key).append("=").append(valueText(j[key]));
-            }
-        out += one.empty() ? "*" : one;
-    }
-    return out;
-}
-
-json matchJsonFromText(std::string_view text) {
-    const std::vector<std::string_view> objects = split(text, ';');
-    json list = json::array();
-    for (std::size_t i = 0; i < objects.size(); ++i) {
-        const std::string field = objects.size() > 1 ? "match[" + std::to_string(i) + "]" : "match";
-        const std::string_view o = objects[i];
-        json m = json::object();
-        if (o.empty())
-            throw ParamError(field,
-                             std::string(objects.size() > 1 ? "an empty match object" : "empty") +
-                                 "; allowed key=value pairs separated by ',' (e.g. "
-                                 "protocol=udp,b_port=5060-5061), '*' for every packet, "
-                                 "several objects separated by ';'");
-        if (o != "*") {
-            for (std::string_view pair : split(o, ',')) {
-                const std::size_t eq = pair.find('=');
-                const std::string_view key = trim(pair.substr(0, eq));
-                if (eq == std::string_view::npos || key.empty() ||
-                    trim(pair.substr(eq + 1)).empty())
-                    throw ParamError(field, "'" + std::string(pair) +
-                                                "' is not key=value; allowed e.g. protocol=udp, "
-                                                "b_port=5060-5061, a_net=10.0.0.0/8");
-                const std::string_view value = trim(pair.substr(eq + 1));
-                if (m.contains(std::string(key)))
-                    throw ParamError(field + "." + std::string(key),
-                                     "given twice; allowed once in a match object (several "
-                                     "objects are separated by ';')");
-                std::uint64_t n = 0;
-                const auto [end, ec] =
-                    std::from_chars(value.data(), value.data() + value.size(), n);
-                if (ec == std::errc() && end == value.data() + value.size())
-                    m[std::string(key)] = n;
-                else
-                    m[std::string(key)] = std::string(value);
-            }
-        }
-        list.push_back(std::move(m));
-    }
-    return list.size() == 1 ? list[0] : list;
+    json j = json::array();
+    for (const ClassMatch& m : match)
+        j.push_back(to_json(m));
+    return class_match_text(j.size() == 1 ? j[0] : j);
 }
 
 std::string parametersText(const TrafficClass& c) {
@@ -165,7 +94,7 @@ json classesJson(const std::vector<ClassRow>& rows) {
         }
         c["name"] = r.name;
         try {
-            c["match"] = matchJsonFromText(r.match);
+            c["match"] = class_match_json_from_text(r.match);
         } catch (const ParamError& e) {
             throw ClassError(i, r.name, e.field(), e.message());
         }

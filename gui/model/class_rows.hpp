@@ -1,9 +1,9 @@
 // The link's traffic classes as linkem-gui's Classes table edits them (docs/classes.md),
 // independent of Qt: a class's match as one line of text ("protocol=udp,b_port=5060-5061",
-// several match objects separated by ';'), its link parameters as a short summary, the
-// table's rows checked with the model's own codec (classes_from_json, validate()) before
-// anything is sent, and an error's field path ("classes[1].match.b_port", the model's
-// ClassError or linkemd's refusal) turned into the row and column it names.
+// several match objects separated by ';': the model's class_match_text), its link parameters as a
+// short summary, the table's rows checked with the model's own codec (classes_from_json,
+// validate()) before anything is sent, and an error's field path ("classes[1].match.b_port", the
+// model's ClassError or linkemd's refusal) turned into the row and column it names.
 #pragma once
 
 #include <cstddef>
@@ -18,15 +18,10 @@
 
 namespace linkem::gui {
 
-/// A class's match objects as text: each object's keys as key=value separated by ',' (in
-/// the order ethertype, protocol, a_net, a_port, b_net, b_port, vlan, dscp), the objects
-/// separated by "; ". An object with no keys (every packet) is "*".
+/// A class's match objects as text (class_match_text, linkemctl's form): key=value pairs
+/// separated by ',', the objects by "; ", `any` for the object that takes every packet. The
+/// table reads it back with class_match_json_from_text.
 std::string matchText(const std::vector<ClassMatch>& match);
-/// The `match` JSON value of such a text: an object for one match object, a list for
-/// several. Values of digits only become numbers, everything else strings (the codec reads
-/// names, prefixes and port ranges). "*" is an object with no keys. Throws ParamError (field
-/// "match", or "match[i]" for the i-th of several) on text that is not key=value pairs.
-nlohmann::json matchJsonFromText(std::string_view text);
 
 /// The link parameters of an emulate class that differ from the defaults, as "key=value"
 /// separated by ", " (a direction's own keys as "b_to_a.loss_probability=0.02"), and

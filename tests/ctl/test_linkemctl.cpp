@@ -669,7 +669,7 @@ TEST_F(Linkemctl, ClassesAreAddedMovedChangedRemovedAndReplaced) {
              Case{"classes remove nope", "no class 'nope'", "default, voip, ssh, udp"},
              Case{"classes remove default", "'default' is not in the list", "linkemctl set"},
              Case{"classes move voip --to 9", "--to: 9", "0 .. 2"},
-             Case{"classes add x --match protocol", "'protocol' is not KEY=VALUE", "any"},
+             Case{"classes add x --match protocol", "'protocol' is not key=value", "any"},
              Case{"classes add x", "--match", "required"},
              Case{"classes replace /nonexistent.json", "cannot read", "/nonexistent.json"},
          }) {

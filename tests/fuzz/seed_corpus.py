@@ -92,6 +92,24 @@ for i in range(64):
 for t in ["10.0.0.0/8", "2001:db8::/32", "10.1.2.3", "::1", "0.0.0.0/0", "fe80::1/128"]:
     put("classes", t)
 
+# A match as text (linkemctl --match, the GUI's Classes table): docs/linkemctl.md's and
+# docs/classes.md's forms, and every match object of the JSON above as text.
+for t in ["protocol=udp,b_port=5060-5061", "protocol=tcp,b_port=22", "any", "*",
+          "protocol=tcp,b_port=443; a_net=10.0.0.0/8", " protocol = udp , b_port=22 ",
+          "ethertype=ipv6,b_net=2001:db8::/32,a_port=22,vlan=7,dscp=46",
+          '{"protocol": "icmp"}', "protocol=icmp; any", "a_port=1024-65535,dscp=46"]:
+    put("match_text", t)
+for t in texts:
+    try:
+        j = json.loads(t)
+    except ValueError:
+        continue
+    for c in (j.get("classes") or []) if isinstance(j, dict) else []:
+        m = c.get("match") if isinstance(c, dict) else None
+        for o in (m if isinstance(m, list) else [m]):
+            if isinstance(o, dict):
+                put("match_text", ",".join("%s=%s" % (k, v) for k, v in o.items()) or "any")
+
 # Capture flags: one line per flag (points, snaplen, direction, class, duration, packets,
 # max-size, files).
 put("capture", "out,drop\n128\na_to_b\nvoip\n10s\n1000\n1MiB\n4\n")

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -222,6 +223,72 @@ TEST(ProtocolClasses, EveryRefusalNamesItsFieldAndChangesNothing) {
     // The refusal lists the new keys among the known ones.
     EXPECT_EQ(refused_field(json{{"klass", "voip"}}, cur, 2, &msg), "klass");
     EXPECT_NE(msg.find("'class' and 'classes'"), std::string::npos) << msg;
+}
+
+// ---- a match as text: linkemctl's --match and the GUI's Classes table ----
+
+TEST(ClassMatchText, RoundTrips) {
+    const auto classes = classes_from_json(json::parse(R"([
+        {"name": "voip", "match": {"protocol": "udp", "b_port": "5060-5061"}},
+        {"name": "web", "match": [{"protocol": "tcp", "b_port": 443}, {"a_net": "10.0.0.0/8"}]},
+        {"name": "lab", "match": {"dscp": 46, "vlan": 7, "b_net": "2001:db8::/32",
+                                  "a_port": 22, "ethertype": "ipv6"}},
+        {"name": "all", "match": {}}])"));
+    const char* texts[] = {"protocol=udp,b_port=5060-5061",
+                           "protocol=tcp,b_port=443; a_net=10.0.0.0/8",
+                           "ethertype=ipv6,b_net=2001:db8::/32,a_port=22,vlan=7,dscp=46", "any"};
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+        const TrafficClass& c = classes[i];
+        const json j = to_json(c)["match"];
+        EXPECT_EQ(class_match_text(j), texts[i]);
+        const json back = class_match_json_from_text(class_match_text(j));
+        std::vector<ClassMatch> m;
+        for (const json& o : back.is_array() ? back : json::array({back}))
+            m.push_back(class_match_from_json(o));
+        EXPECT_EQ(m, c.match) << c.name;
+    }
+}
+
+TEST(ClassMatchText, ReadsEveryForm) {
+    EXPECT_EQ(class_match_json_from_text(" protocol = udp , b_port=22 "),
+              json::parse(R"({"protocol": "udp", "b_port": 22})"));
+    EXPECT_EQ(class_match_json_from_text("any"), json::object());
+    EXPECT_EQ(class_match_json_from_text("*"), json::object());
+    EXPECT_EQ(class_match_json_from_text(R"({"protocol": "tcp", "b_port": "22"})"),
+              json::parse(R"({"protocol": "tcp", "b_port": "22"})"));
+    EXPECT_EQ(class_match_json_from_text("protocol=icmp; any"),
+              json::parse(R"([{"protocol": "icmp"}, {}])"));
+    // digits only are a number (any size that fits 64 bits), everything else a string
+    EXPECT_EQ(class_match_json_from_text("b_port=0022,a_port=99999999999999999999"),
+              json::parse(R"({"b_port": 22, "a_port": "99999999999999999999"})"));
+    // keys of a later linkemd print by name, after the known ones
+    EXPECT_EQ(class_match_text(json::parse(R"({"zz": "x", "protocol": "udp"})")),
+              "protocol=udp,zz=x");
+}
+
+TEST(ClassMatchText, BadTextNamesTheObjectAndWhatIsAllowed) {
+    for (const char* text :
+         {"", "  ", "protocol", "protocol=", "=udp", "{\"a\":", "[1]", "protocol=udp,"}) {
+        try {
+            class_match_json_from_text(text);
+            ADD_FAILURE() << text;
+        } catch (const ParamError& e) {
+            EXPECT_EQ(e.field(), "match") << text;
+            EXPECT_NE(e.message().find("allowed"), std::string::npos) << e.message();
+        }
+    }
+    try {
+        class_match_json_from_text("protocol=tcp; b_port=1,b_port=2");
+        ADD_FAILURE();
+    } catch (const ParamError& e) {
+        EXPECT_EQ(e.field(), "match[1].b_port");
+    }
+    try {
+        class_match_json_from_text("protocol=tcp;;b_port=1", "classes[2].match");
+        ADD_FAILURE();
+    } catch (const ParamError& e) {
+        EXPECT_EQ(e.field(), "classes[2].match[1]");
+    }
 }
 
 TEST(ProtocolClasses, StatsCarryEachClassesCounters) {

@@ -2,7 +2,9 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -194,6 +196,117 @@ json to_json(const ClassMatch& m) {
     if (m.vlan) j["vlan"] = *m.vlan;
     if (m.dscp) j["dscp"] = *m.dscp;
     return j;
+}
+
+// ------------------------------------------------------------------------ match as text
+
+namespace {
+
+constexpr const char* kMatchKeyOrder[] = {"ethertype", "protocol", "a_net", "b_net",
+                                          "a_port",    "b_port",   "vlan",  "dscp"};
+
+std::string_view trim(std::string_view s) {
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    while (!s.empty() && space(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && space(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    for (;;) {
+        const std::size_t at = s.find(sep);
+        out.push_back(trim(s.substr(0, at)));
+        if (at == std::string_view::npos) return out;
+        s.remove_prefix(at + 1);
+    }
+}
+
+std::string match_value_text(const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_float()) {
+        const double x = v.get<double>();
+        if (x == static_cast<double>(static_cast<std::int64_t>(x)) && std::abs(x) < 1e15)
+            return std::to_string(static_cast<std::int64_t>(x));
+    }
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+const char* kMatchTextForm =
+    "allowed key=value pairs separated by ',' (e.g. protocol=udp,b_port=5060-5061; keys "
+    "ethertype, protocol, a_net, b_net, a_port, b_port, vlan, dscp; docs/classes.md), 'any' "
+    "for every packet, a JSON object, several objects separated by ';'";
+
+json match_object_from_text(std::string_view o, const std::string& field) {
+    if (o.empty()) throw ParamError(field, std::string("empty; ") + kMatchTextForm);
+    if (o == "*" || o == "any") return json::object();
+    if (o.front() == '{') {
+        try {
+            json j = json::parse(o);
+            if (j.is_object()) return j;
+        } catch (const json::exception&) {
+        }
+        throw ParamError(field, "'" + std::string(o) + "' is not a JSON object; " + kMatchTextForm);
+    }
+    json m = json::object();
+    for (std::string_view pair : split(o, ',')) {
+        const std::size_t eq = pair.find('=');
+        const std::string_view key = trim(pair.substr(0, eq));
+        const std::string_view value =
+            eq == std::string_view::npos ? std::string_view() : trim(pair.substr(eq + 1));
+        if (eq == std::string_view::npos || key.empty() || value.empty())
+            throw ParamError(field,
+                             "'" + std::string(pair) + "' is not key=value; " + kMatchTextForm);
+        if (m.contains(std::string(key)))
+            throw ParamError(field + "." + std::string(key),
+                             "given twice; allowed once in a match object (several objects "
+                             "are separated by ';')");
+        std::uint64_t n = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec == std::errc() && end == value.data() + value.size())
+            m[std::string(key)] = n;
+        else
+            m[std::string(key)] = std::string(value);
+    }
+    return m;
+}
+
+std::string match_object_text(const json& j) {
+    if (!j.is_object()) return match_value_text(j);
+    std::string out;
+    auto put = [&out](const std::string& key, const json& value) {
+        out += (out.empty() ? "" : ",") + key + "=" + match_value_text(value);
+    };
+    for (const char* key : kMatchKeyOrder)
+        if (j.contains(key)) put(key, j[key]);
+    for (const auto& [key, value] : j.items())  // keys of a later linkemd, by name
+        if (std::find_if(std::begin(kMatchKeyOrder), std::end(kMatchKeyOrder),
+                         [&](const char* k) { return key == k; }) == std::end(kMatchKeyOrder))
+            put(key, value);
+    return out.empty() ? "any" : out;
+}
+
+}  // namespace
+
+json class_match_json_from_text(std::string_view text, const std::string& field) {
+    if (trim(text).empty()) throw ParamError(field, std::string("empty; ") + kMatchTextForm);
+    const std::vector<std::string_view> objects =
+        trim(text).front() == '{' ? std::vector<std::string_view>{trim(text)} : split(text, ';');
+    if (objects.size() == 1) return match_object_from_text(objects[0], field);
+    json list = json::array();
+    for (std::size_t i = 0; i < objects.size(); ++i)
+        list.push_back(match_object_from_text(objects[i], field + "[" + std::to_string(i) + "]"));
+    return list;
+}
+
+std::string class_match_text(const json& match) {
+    if (!match.is_array()) return match_object_text(match);
+    std::string out;
+    for (const json& m : match)
+        out += (out.empty() ? "" : "; ") + match_object_text(m);
+    return out;
 }
 
 // ------------------------------------------------------------------------------ classes

@@ -47,6 +47,23 @@ TrafficClass traffic_class_from_json(const nlohmann::json& j, std::size_t index,
 /// field is the key within the object ("b_port").
 ClassMatch class_match_from_json(const nlohmann::json& j);
 
+/// A class's match as one line of text, as linkemctl's --match and the GUI's Classes table
+/// take it (docs/classes.md, "Match as text"): match objects separated by ';' (any may
+/// hold), each key=value pairs separated by ',' ("protocol=udp,b_port=5060-5061"; a whole
+/// number is a number, anything else a string; spaces around names and values are ignored),
+/// `any` or `*` for the object that takes every packet, or a JSON object ("{...}").
+/// Returns the `match` JSON value: an object for one match object, a list for several.
+/// Only the form is checked here (class_match_from_json checks the keys and values).
+/// Throws ParamError whose field is `field` ("match[i]" for the i-th of several), or
+/// "FIELD.KEY" for a key given twice, saying what is allowed.
+nlohmann::json class_match_json_from_text(std::string_view text,
+                                          const std::string& field = "match");
+/// The text of a `match` JSON value (an object or a list of them): keys in the order
+/// ethertype, protocol, a_net, b_net, a_port, b_port, vlan, dscp, then any other by name;
+/// "; " between objects; `any` for the empty object. class_match_json_from_text reads it
+/// back to the same match.
+std::string class_match_text(const nlohmann::json& match);
+
 /// A prefix as written: "10.0.0.0/8", "2001:db8::/32"; a bare address is its full-length
 /// prefix ("10.1.2.3" is 10.1.2.3/32). An address with bits set beyond the length
 /// ("10.0.0.1/8") is refused, naming its first address. Throws std::invalid_argument saying
