@@ -281,10 +281,12 @@ std::string match_object_text(const json& j) {
     };
     for (const char* key : kMatchKeyOrder)
         if (j.contains(key)) put(key, j[key]);
-    for (const auto& [key, value] : j.items())  // keys of a later linkemd, by name
-        if (std::find_if(std::begin(kMatchKeyOrder), std::end(kMatchKeyOrder),
-                         [&](const char* k) { return key == k; }) == std::end(kMatchKeyOrder))
-            put(key, value);
+    for (auto it = j.begin(); it != j.end(); ++it) {  // keys of a later linkemd, by name
+        const std::string& key = it.key();
+        if (std::none_of(std::begin(kMatchKeyOrder), std::end(kMatchKeyOrder),
+                         [&key](const char* k) { return key == k; }))
+            put(key, it.value());
+    }
     return out.empty() ? "any" : out;
 }
 
