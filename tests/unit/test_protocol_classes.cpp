@@ -266,6 +266,31 @@ TEST(ClassMatchText, ReadsEveryForm) {
               "protocol=udp,zz=x");
 }
 
+// Found by the match_text fuzzer: `linkemctl classes add --match $'b_port=5060-50\x8d'`
+// reached class_match_from_json with a string that is not UTF-8, and the refusal's dump()
+// threw json::type_error (316) and ended linkemctl. Such text is now refused whole, naming
+// it (bytes shown as U+FFFD); the codec's own messages show such values the same way.
+TEST(ClassMatchText, TextNotUtf8IsRefused) {
+    for (const char* text : {"protocol=udp,b_port=5060-50\x8d", "protocol=\xff", "a_net=10.\xc3"}) {
+        try {
+            class_match_json_from_text(text);
+            ADD_FAILURE() << text;
+        } catch (const ParamError& e) {
+            EXPECT_EQ(e.field(), "match");
+            EXPECT_NE(e.message().find("not UTF-8"), std::string::npos) << e.message();
+            EXPECT_NE(e.message().find("\xEF\xBF\xBD"), std::string::npos) << e.message();
+        }
+    }
+    json j = json::object();
+    j["b_port"] = std::string("5060-50\x8d");
+    try {
+        class_match_from_json(j);
+        ADD_FAILURE();
+    } catch (const ParamError& e) {
+        EXPECT_NE(e.message().find("\xEF\xBF\xBD"), std::string::npos) << e.message();
+    }
+}
+
 TEST(ClassMatchText, BadTextNamesTheObjectAndWhatIsAllowed) {
     for (const char* text :
          {"", "  ", "protocol", "protocol=", "=udp", "{\"a\":", "[1]", "protocol=udp,"}) {

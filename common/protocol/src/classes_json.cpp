@@ -15,6 +15,14 @@ namespace linkem {
 
 using nlohmann::json;
 
+namespace {
+// A value as an error message shows it; bytes that are not UTF-8 (a command line's --match
+// text reaches the codec without a JSON parser's check) as U+FFFD instead of dump() throwing.
+std::string shown(const json& v) {
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+}  // namespace
+
 // ---------------------------------------------------------------------------- prefixes
 
 namespace {
@@ -90,7 +98,7 @@ std::optional<std::uint64_t> whole(const json& v, std::uint64_t max) {
 
 std::uint64_t number_key(const char* key, const json& v, std::uint64_t max) {
     if (const auto x = whole(v, max)) return *x;
-    throw ParamError(key, v.dump() +
+    throw ParamError(key, shown(v) +
                               (v.is_number_integer() ? " is out of range" : " is not allowed") +
                               "; allowed 0 .. " + std::to_string(max));
 }
@@ -103,12 +111,12 @@ std::uint16_t named_key(const char* key, const json& v, const auto& table, std::
     } else if (const auto x = whole(v, max)) {
         return static_cast<std::uint16_t>(*x);
     }
-    throw ParamError(key, v.dump() + " is not allowed; allowed " + quoted_names(table) +
+    throw ParamError(key, shown(v) + " is not allowed; allowed " + quoted_names(table) +
                               " or a number 0 .. " + std::to_string(max));
 }
 
 IpPrefix prefix_key(const char* key, const json& v) {
-    if (!v.is_string()) throw ParamError(key, v.dump() + " is not allowed; allowed " + kPrefixForm);
+    if (!v.is_string()) throw ParamError(key, shown(v) + " is not allowed; allowed " + kPrefixForm);
     try {
         return ip_prefix_from_string(v.get<std::string>());
     } catch (const std::invalid_argument& e) {
@@ -128,7 +136,7 @@ PortRange port_key(const char* key, const json& v) {
         lo = hi = static_cast<unsigned>(*x);
     }
     if (!lo || !hi)
-        throw ParamError(key, v.dump() +
+        throw ParamError(key, shown(v) +
                                   " is not allowed; allowed a port 0 .. 65535 or a range \"lo-hi\" "
                                   "of them, e.g. 22 or \"5060-5061\"");
     return {static_cast<std::uint16_t>(*lo), static_cast<std::uint16_t>(*hi)};
@@ -231,7 +239,7 @@ std::string match_value_text(const json& v) {
         if (x == static_cast<double>(static_cast<std::int64_t>(x)) && std::abs(x) < 1e15)
             return std::to_string(static_cast<std::int64_t>(x));
     }
-    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+    return shown(v);
 }
 
 const char* kMatchTextForm =
@@ -293,6 +301,12 @@ std::string match_object_text(const json& j) {
 }  // namespace
 
 json class_match_json_from_text(std::string_view text, const std::string& field) {
+    try {  // (a command line's bytes: JSON strings must be UTF-8 to be sent or written)
+        (void)json(std::string(text)).dump();
+    } catch (const json::type_error&) {
+        throw ParamError(field,
+                         shown(json(std::string(text))) + " is not UTF-8 text; " + kMatchTextForm);
+    }
     if (trim(text).empty()) throw ParamError(field, std::string("empty; ") + kMatchTextForm);
     const std::vector<std::string_view> objects =
         trim(text).front() == '{' ? std::vector<std::string_view>{trim(text)} : split(text, ';');
@@ -340,7 +354,7 @@ std::string read_name(const json& j, std::size_t index) {
                         std::string(j.type_name()));
     if (!j.contains("name")) at.fail("name", std::string("missing; allowed ") + kClassNameRule);
     const json& v = j["name"];
-    if (!v.is_string()) at.fail("name", v.dump() + " is not allowed; allowed " + kClassNameRule);
+    if (!v.is_string()) at.fail("name", shown(v) + " is not allowed; allowed " + kClassNameRule);
     at.name = v.get<std::string>();
     if (!valid_class_name(at.name))
         at.fail("name", "'" + at.name + "' is not allowed; allowed " + kClassNameRule);
@@ -367,7 +381,7 @@ ClassAction read_action(const json& j, const ClassPlace& at) {
         v.is_string() ? class_action_from_string(v.get<std::string>()) : std::nullopt;
     if (!a)
         at.fail("action",
-                v.dump() + " is not allowed; allowed 'emulate' (the default), 'pass', 'drop'");
+                shown(v) + " is not allowed; allowed 'emulate' (the default), 'pass', 'drop'");
     return *a;
 }
 

@@ -55,7 +55,8 @@ ClassMatch class_match_from_json(const nlohmann::json& j);
 /// Returns the `match` JSON value: an object for one match object, a list for several.
 /// Only the form is checked here (class_match_from_json checks the keys and values).
 /// Throws ParamError whose field is `field` ("match[i]" for the i-th of several), or
-/// "FIELD.KEY" for a key given twice, saying what is allowed.
+/// "FIELD.KEY" for a key given twice, saying what is allowed; text that is not UTF-8 is
+/// refused whole.
 nlohmann::json class_match_json_from_text(std::string_view text,
                                           const std::string& field = "match");
 /// The text of a `match` JSON value (an object or a list of them): keys in the order
