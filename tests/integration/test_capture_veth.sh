@@ -99,8 +99,14 @@ check(voip["drop_loss"] == lost, "voip: %d loss records, the client missed %d ec
 check(voip["out"] > 0 and voip["bad_delay"] == 0, "voip: %d out records, %d not 80 ms" % (voip["out"], voip["bad_delay"]))
 check(limited > 0, "no record waited at the 20 Mbit/s spacer (iperf3 through it)")
 # Each ping's RTT (the kernel's stamps) is at least its request's and its reply's holds.
-rtt = {int(m.group(1)): float(m.group(2)) for m in
-       (re.search(r"icmp_seq=(\d+) .*time=([\d.]+) ms", l) for l in open(ping)) if m}
+# ping rounds its time to 3, 2, 1 or 0 decimals as it grows (iputils: under 1, 10, 100 ms
+# and above): a printed time may be up to half its last digit below the true one.
+rtt = {}
+for m in (re.search(r"icmp_seq=(\d+) .*time=([\d.]+) ms", l) for l in open(ping)):
+    if m:
+        t = m.group(2)
+        decimals = len(t.split(".")[1]) if "." in t else 0
+        rtt[int(m.group(1))] = (float(t), 0.5 * 10 ** -decimals)
 pairs = short = 0
 for (iface, typ, seq), hold in echo_out.items():
     if iface != 1 or typ != "8":
@@ -109,7 +115,8 @@ for (iface, typ, seq), hold in echo_out.items():
     if back is None or seq not in rtt:
         continue
     pairs += 1
-    short += rtt[seq] * 1e6 < hold + back - 1000  # ping prints 3 decimals at most
+    ms, rounding_ms = rtt[seq]
+    short += (ms + rounding_ms) * 1e6 < hold + back
 check(pairs >= 25, "only %d echo request/reply pairs in the capture" % pairs)
 check(short == 0, "%d pings took less than their records' holds" % short)
 print("records per interface %s; drops %s; %d echo pairs; voip out %d, loss %d; %d waited at the spacer"
