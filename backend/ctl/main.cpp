@@ -24,6 +24,7 @@
 #include "linkem/cli_link_flags.hpp"
 #include "linkem/cli_traffic_flags.hpp"
 #include "linkem/client.hpp"
+#include "linkem/json_text.hpp"
 #include "linkem/link_params.hpp"
 #include "linkem/messages.hpp"
 #include "linkem/scenario_file.hpp"
@@ -91,16 +92,6 @@ void print_json(const json& j) {
     std::cout << j.dump(2) << "\n";
 }
 
-std::string text(const json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_float()) {
-        const double x = v.get<double>();
-        if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e15)
-            return std::to_string(static_cast<long long>(x));
-    }
-    return v.dump();
-}
-
 // The link parameters in force: one row per key, a column per direction.
 void print_link(const proto::LinkState& r) {
     std::printf("parameters in force (generation %llu)\n",
@@ -110,10 +101,10 @@ void print_link(const proto::LinkState& r) {
     if (two) std::printf(" %22s", kDirectionKeys[1]);
     std::printf("\n");
     for (const LinkParamField& f : link_param_fields()) {
-        const std::string a = text(to_json(f.get(r.link.a_to_b)));
+        const std::string a = json_value_text(to_json(f.get(r.link.a_to_b)));
         if (two)
             std::printf("  %-22s %22s %22s\n", f.key.c_str(), a.c_str(),
-                        text(to_json(f.get(r.link.b_to_a))).c_str());
+                        json_value_text(to_json(f.get(r.link.b_to_a))).c_str());
         else
             std::printf("  %-22s %22s\n", f.key.c_str(), a.c_str());
     }
@@ -128,9 +119,9 @@ std::string class_params_text(const json& c) {
         if (key == "name" || key == "match" || key == "action") continue;
         if (direction_of_key(key) >= 0) {
             for (const auto& [k, v] : value.items())
-                out += (out.empty() ? "" : " ") + key + "." + k + "=" + text(v);
+                out += (out.empty() ? "" : " ") + key + "." + k + "=" + json_value_text(v);
         } else {
-            out += (out.empty() ? "" : " ") + key + "=" + text(value);
+            out += (out.empty() ? "" : " ") + key + "=" + json_value_text(value);
         }
     }
     return out;
@@ -677,7 +668,7 @@ int classes(const Settings& s, const Args& a) {
 
 // ------------------------------------------------------------------------- scenarios
 std::string seconds_text(DurationNs t) {
-    return text(json(static_cast<double>(t) / static_cast<double>(kNsPerSec)));
+    return json_value_text(json(static_cast<double>(t) / static_cast<double>(kNsPerSec)));
 }
 
 void print_scenario(const proto::ScenarioStatus& r) {

@@ -7,25 +7,12 @@
 #include <cstdint>
 
 #include "linkem/classes_json.hpp"
+#include "linkem/json_text.hpp"
 #include "linkem/link_params_json.hpp"
 
 namespace linkem::gui {
 
 using nlohmann::json;
-
-namespace {
-
-std::string valueText(const json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_float()) {
-        const double x = v.get<double>();
-        if (x == static_cast<double>(static_cast<std::int64_t>(x)) && std::abs(x) < 1e15)
-            return std::to_string(static_cast<std::int64_t>(x));
-    }
-    return v.dump();
-}
-
-}  // namespace
 
 std::string matchText(const std::vector<ClassMatch>& match) {
     json j = json::array();
@@ -39,7 +26,7 @@ std::string parametersText(const TrafficClass& c) {
     const json j = to_json(c);
     std::string out;
     auto add = [&out](const std::string& k, const json& v) {
-        out += (out.empty() ? "" : ", ") + k + "=" + valueText(v);
+        out += (out.empty() ? "" : ", ") + k + "=" + json_value_text(v);
     };
     for (const auto& [k, v] : j.items())
         if (k != "name" && k != "match" && k != "action" && !v.is_object()) add(k, v);

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "linkem/json_text.hpp"
+
 namespace linkem {
 
 using nlohmann::json;
@@ -232,16 +234,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     }
 }
 
-std::string match_value_text(const json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_float()) {
-        const double x = v.get<double>();
-        if (x == static_cast<double>(static_cast<std::int64_t>(x)) && std::abs(x) < 1e15)
-            return std::to_string(static_cast<std::int64_t>(x));
-    }
-    return shown(v);
-}
-
 const char* kMatchTextForm =
     "allowed key=value pairs separated by ',' (e.g. protocol=udp,b_port=5060-5061; keys "
     "ethertype, protocol, a_net, b_net, a_port, b_port, vlan, dscp; docs/classes.md), 'any' "
@@ -282,10 +274,10 @@ json match_object_from_text(std::string_view o, const std::string& field) {
 }
 
 std::string match_object_text(const json& j) {
-    if (!j.is_object()) return match_value_text(j);
+    if (!j.is_object()) return json_value_text(j);
     std::string out;
     auto put = [&out](const std::string& key, const json& value) {
-        out += (out.empty() ? "" : ",") + key + "=" + match_value_text(value);
+        out += (out.empty() ? "" : ",") + key + "=" + json_value_text(value);
     };
     for (const char* key : kMatchKeyOrder)
         if (j.contains(key)) put(key, j[key]);
