@@ -380,6 +380,9 @@ TEST(ScenarioCsv, RefusesBadInputNamingTheLine) {
                        "not after the row before");
     expect_csv_refused("time_s,mean_delay_us\n0,1,2\n", "path.csv:2", "", "3 cells");
     expect_csv_refused("time_s,mean_delay_us\n", "path.csv", "", "no rows");
+    // A row with every value empty sets nothing; its JSON form ("set": {}) is refused too.
+    expect_csv_refused("time_s,queue\n0,\n", "path.csv:2", "", "no value");
+    expect_csv_refused("time_s,mean_delay_us\n0,1\n1,\n", "path.csv:3", "", "no value");
     // Rules that only the timeline shows name the line too.
     try {
         (void)compile_scenario(csv("time_s,distribution,jitter_us\n0,constant,0\n1,,5\n"),

@@ -461,6 +461,11 @@ class CsvScenarioReader {
             if (f.starts_with(".")) f = f.substr(1);
             throw ScenarioError(at, f, e.message());
         }
+        // A step that sets nothing has no JSON form ("set": {} is refused there too).
+        if (step.dir[0].empty() && step.dir[1].empty())
+            throw ScenarioError(at, "",
+                                "no value: a row gives at least one column besides time_s "
+                                "(leave the row out to keep the values before it)");
         s_.steps.push_back(std::move(step));
     }
 
