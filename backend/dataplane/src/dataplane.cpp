@@ -534,17 +534,13 @@ void Dataplane::Impl::make_slot_emulators(const ClassPlan& plan) {
         slot_class[plan.dir[0][i].slot] = static_cast<std::uint8_t>(i + 1);
 }
 
-// Slot s's Emulator in lane d, as make_lane_emulator makes `default`'s: both queue kinds
+// Slot s's Emulator in lane d, as make_lane_emulator makes `default`'s: every queue kind
 // reserved for the lane's buffer cap, its own random streams, telemetry into its own ring.
 void Dataplane::Impl::make_slot_emulator(Lane& d, unsigned s, const LinkParams& stored) {
     const LinkParams p = lane_params(stored, d);
-    LinkParams other = p;
-    other.strategy = p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
-    auto e = std::make_unique<MbufEmulator>(other, d.index + 2 * (d.queue + n_queues * s));
+    auto e = std::make_unique<MbufEmulator>(p, d.index + 2 * (d.queue + n_queues * s));
     e->reserve(d.buffer_cap + kMaxBurst);
-    e->set_params(p, MbufEmulator::prepare(p));
     e->set_prefetch_ahead(!d.exchange);
-    e->reserve(d.buffer_cap + kMaxBurst);
     if (cfg.telemetry) {
         const unsigned per_s = std::min(cfg.delay_samples_per_s, kMaxDelaySamplesPerS) / n_queues;
         d.slot_samples[s] = std::make_unique<SpscRing<DelaySample>>(std::max(1024u, per_s / 2));
@@ -633,16 +629,13 @@ void Dataplane::Impl::make_lane_emulator(Lane& d, const LinkParams& stored,
                                          const DelayTables& tables) {
     const unsigned k = d.index, q = d.queue;
     const LinkParams p = lane_params(stored, d);
-    // Reserve both queue kinds, so that a run-time switch of strategy between FIFO and
-    // reordering does not allocate either.
-    LinkParams other = p;
-    other.strategy = p.strategy == Strategy::reordered ? Strategy::correlated : Strategy::reordered;
-    // A random stream per direction and worker; worker 0's are those of one worker.
-    d.emu = std::make_unique<MbufEmulator>(other, k + 2 * q);
+    // A random stream per direction and worker; worker 0's are those of one worker. Every
+    // queue kind reserved, so that a run-time switch of strategy, limiter or queue does not
+    // allocate on the lcore.
+    d.emu = std::make_unique<MbufEmulator>(p, k + 2 * q);
     d.emu->reserve(p.buffer_limit_packets + kMaxBurst);
     d.emu->set_params(p, tables);
     d.emu->set_prefetch_ahead(!d.exchange);  // exchanged buffers are never read here
-    d.emu->reserve(p.buffer_limit_packets + kMaxBurst);
     if (n_queues > 1) d.emu->share_limiter(links[k].get());
     if (cfg.telemetry) {
         // The control thread takes samples every 50 ms: room for ~0.5 s of them. The

@@ -79,7 +79,12 @@ class Bottleneck {
     }
 
     void seed(std::uint64_t s) { rng_.reseed(s); }
-    void reserve(std::size_t n) { nodes_.reserve(n); }
+    /// Room for n queued packets and up to `flows` fq_codel flows, so that neither arrive()
+    /// nor configure() reallocates below them.
+    void reserve(std::size_t n, std::size_t flows) {
+        nodes_.reserve(n);
+        flows_.reserve(flows);
+    }
 
     std::size_t packets() const { return packets_; }
     std::uint64_t bytes() const { return bytes_; }

@@ -153,17 +153,16 @@ class Emulator {
     /// The seed in use (the drawn one when params().seed == 0).
     std::uint64_t seed() const { return seed_; }
 
-    /// Pre-allocates queue storage for n packets and the smooth strategy's state (the data
-    /// plane does this at start so that neither the packet path nor a later set_params
-    /// allocates).
+    /// Pre-allocates storage for n packets in every kind of queue (FIFO, reordering, the
+    /// queue discipline's), whatever the parameters in force, and the smooth strategy's
+    /// state: the data plane does this when it makes an Emulator, so that neither the packet
+    /// path nor a later set_params (a switch of strategy, limiter or queue) reallocates.
     void reserve(std::size_t n) {
         delayer_.reserve();
         late_drops_.reserve(kChunk * 16);
-        if (bottleneck_) bq_.reserve(n);
-        if (uses_fifo())
-            fifo_.reserve(n);
-        else
-            reorder_.reserve(n);
+        bq_.reserve(n, ParamLimits::kMaxFqFlows);
+        fifo_.reserve(n);
+        reorder_.reserve(n);
     }
 
     /// Takes n packets that arrived at `now`. Packets dropped (loss, limiter, full buffer)

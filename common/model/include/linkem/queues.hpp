@@ -218,6 +218,10 @@ class CalendarQueue {
     struct Chunk;
 
   public:
+    /// Storage for n packets: chunks for n / kChunk full buckets and kSlots / 8 sparse ones,
+    /// and room in the sorted bucket and the late and far-future heaps for all n, so that
+    /// none of those reallocates below n (what fits in the sparse chunks is a guess; beyond
+    /// it, more chunks are added, each used again once freed).
     void reserve(std::size_t n) {
         const std::size_t want = n / kChunk + kSlots / 8;
         if (want > chunks_.size()) {
@@ -226,6 +230,10 @@ class CalendarQueue {
         }
         while (chunks_.size() < want)
             add_chunk();
+        sorted_pkt_.reserve(n);
+        sorted_bin_.reserve(n);
+        late_.reserve(n);
+        overflow_.reserve(n);
     }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
