@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "linkem/malloc_thresholds.hpp"
 #include "linkem/messages.hpp"
 #include "main_window.hpp"
 #include "settings.hpp"
@@ -32,6 +33,7 @@ void name_app() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    linkem::keep_large_blocks_mapped();
     std::unique_ptr<QCoreApplication> text_app;
     std::unique_ptr<QApplication> gui_app;
     if (text_only(argc, argv))

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <optional>
 
+#include "linkem/malloc_thresholds.hpp"
 #include "linkem/units.hpp"
 
 #include "controller.hpp"
@@ -261,6 +262,7 @@ int run(const CommandLine& cl, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    keep_large_blocks_mapped();
     std::optional<CommandLine> cl;
     Options options;
     try {
