@@ -50,14 +50,11 @@ while [[ $# -gt 0 ]]; do
         *) echo "bench-queues.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-if [[ -z "$LINKEMD" ]]; then
-    for c in "$ROOT/build-release/backend/linkemd/linkemd" "$ROOT/build/backend/linkemd/linkemd" \
-             "$ROOT/build-tests/backend/linkemd/linkemd"; do
-        [[ -x "$c" ]] && { LINKEMD=$c; break; }
-    done
-fi
+source "$HERE/dataplane/common.sh"
+[[ -n "$LINKEMD" ]] || LINKEMD=$(bench_linkemd "" "$ROOT")
+[[ -n "$LINKEMD" ]] || LINKEMD=$ROOT/build-tests/backend/linkemd/linkemd
 [[ -x "$LINKEMD" ]] || { echo "bench-queues.sh: no linkemd (build it, or --linkemd PATH)" >&2; exit 2; }
-[[ $(id -u) -eq 0 ]] || { echo "bench-queues.sh: needs root (DPDK EAL)" >&2; exit 2; }
+bench_need_root bench-queues.sh
 case "$SOURCE" in
     pcap | null) ;;
     *) echo "bench-queues.sh: --source '$SOURCE': allowed null or pcap" >&2; exit 2 ;;
@@ -75,23 +72,10 @@ done
 mkdir -p "$OUT"
 
 # The capture and the configurations.
+bench_udp_pcap "$PY" "$OUT/udp64.pcap" 1024 9000
 "$PY" - "$OUT" <<'EOF'
-import json, struct, sys
+import json, sys
 out = sys.argv[1]
-def csum(b):
-    s = sum((b[i] << 8) + b[i + 1] for i in range(0, len(b), 2))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-with open(out + "/udp64.pcap", "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i in range(1024):
-        udp = struct.pack("!HHHH", 1024 + i, 9000, 26, 0) + bytes(18)
-        ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
-                                   bytes([10, 1, 0, 1]), bytes([10, 2, 0, 1])))
-        ip[10:12] = struct.pack("!H", csum(ip))
-        frame = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + bytes(ip) + udp
-        f.write(struct.pack("<IIII", 0, i, len(frame), len(frame)) + frame)
 link = {"limiter": "spacer", "rate_bps": 1e12}
 configs = {
     "bytes": dict(link, queue="droptail", queue_limit_bytes=1 << 36),
@@ -107,39 +91,12 @@ EOF
 run_one() {  # CONFIG ROUND
     local cfg=$1 round=$2 log="$OUT/$1-$2.log" port_a="net_null0"
     [[ $SOURCE == pcap ]] && port_a="net_pcap0,rx_pcap=$OUT/udp64.pcap,infinite_rx=1"
-    timeout -s TERM $((DURATION + WARMUP + 80)) "$LINKEMD" --no-control \
+    bench_run_stats "$log" $((WARMUP + DURATION + 1)) \
+        timeout -s TERM $((DURATION + WARMUP + 80)) "$LINKEMD" --no-control \
         --port-a "$port_a" --port-b "net_null1,no-rx=1" \
         --workers shared --mbufs 262144 --config "$OUT/$cfg.json" \
-        --stats-json --stats-interval 1s -- --file-prefix "linkem-bench-queues-$$" $EAL \
-        >"$log" 2>&1 &
-    local pid=$! want=$((WARMUP + DURATION + 1)) waited=0
-    # Until the stats lines cover the warm-up and the measurement (start-up takes seconds).
-    while kill -0 "$pid" 2>/dev/null && [[ $(grep -c '^{' "$log") -lt $want && $waited -lt 600 ]]; do
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    kill -TERM "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    "$PY" - "$log" "$WARMUP" "$cfg" "$round" <<'EOF' >>"$OUT/results.jsonl"
-import json, sys
-log, warmup, cfg, rnd = sys.argv[1], float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-rows = []
-for line in open(log, errors="replace"):
-    if line.startswith("{"):
-        try:
-            j = json.loads(line)
-        except ValueError:
-            continue
-        if "a_to_b" in j and "t_ns" in j:
-            d = j["a_to_b"]
-            rows.append((j["t_ns"] / 1e9, d["packets_out"],
-                         sum(v for k, v in d.items() if k.startswith("drops_"))))
-t0 = rows[0][0] if rows else 0
-rows = [r for r in rows if r[0] - t0 >= warmup]
-pps = (rows[-1][1] - rows[0][1]) / (rows[-1][0] - rows[0][0]) if len(rows) > 1 else 0
-print(json.dumps({"config": cfg, "round": rnd, "pps": pps, "intervals": len(rows) - 1,
-                  "drops": rows[-1][2] - rows[0][2] if len(rows) > 1 else None}))
-EOF
+        --stats-json --stats-interval 1s -- --file-prefix "linkem-bench-queues-$$" $EAL
+    "$PY" "$HERE/dataplane/stats_rates.py" "$log" "$WARMUP" "$cfg" "$round" >>"$OUT/results.jsonl"
     tail -1 "$OUT/results.jsonl"
 }
 
@@ -148,28 +105,5 @@ echo "linkemd: $LINKEMD; source $SOURCE; logs in $OUT"
 for r in $(seq "$ROUNDS"); do
     for cfg in $CONFIGS; do run_one "$cfg" "$r"; done
 done
-"$PY" - "$OUT/results.jsonl" "$CONFIGS" <<'EOF'
-import json, statistics, sys
-rs = [json.loads(l) for l in open(sys.argv[1])]
-configs = sys.argv[2].split()
-others = [c for c in configs if c != "droptail"]
-by = {}
-for r in rs:
-    by.setdefault(r["round"], {})[r["config"]] = r["pps"]
-print("\nround   droptail Mpps   " + "   ".join("%s Mpps (ratio)" % c for c in others))
-ratios = {c: [] for c in others}
-for rnd in sorted(by):
-    b = by[rnd]
-    base = b.get("droptail", 0)
-    cells = []
-    for c in others:
-        x = b.get(c, 0)
-        q = x / base if base else float("nan")
-        ratios[c].append(q)
-        cells.append("%10.2f (%.3f)" % (x / 1e6, q))
-    print("%5d   %13.2f   %s" % (rnd, base / 1e6, "   ".join(cells)))
-targets = {"codel": " (target >= 0.909: at most 10 % slower)",
-           "fq_codel": " (target >= 0.8: at most 25 % slower)"}
-print("median ratio against droptail: " + ", ".join(
-    "%s %.3f%s" % (c, statistics.median(ratios[c]), targets.get(c, "")) for c in others))
-EOF
+"$PY" "$HERE/dataplane/ratio_table.py" "$OUT/results.jsonl" droptail "$CONFIGS" \
+    --target "codel=0.909:at most 10 % slower" --target "fq_codel=0.8:at most 25 % slower"
