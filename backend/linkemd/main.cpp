@@ -230,7 +230,8 @@ int run(const CommandLine& cl, const Options& o) {
     Controller controller(cl, o, dataplane, instance_id, generator ? &*generator : nullptr);
     std::optional<control::Server> server;
     if (o.control.enabled) start_control_server(o, controller, instance_id, server);
-    dataplane.start();
+    // --capture before the data plane starts: its file holds the first packet received (a
+    // capture started after it missed what arrived in between, more on a busy machine).
     if (o.capture) {
         try {
             controller.start_capture(*o.capture);
@@ -240,6 +241,7 @@ int run(const CommandLine& cl, const Options& o) {
                              e.message());
         }
     }
+    dataplane.start();
     if (!o.scenario.empty()) controller.scenario().play_at_start(o.scenario);
     if (generator) generator->start();
     controller.event(proto::Event::info("started", "linkemd " + std::string(version()) +
