@@ -481,5 +481,33 @@ TEST(QueueParams, QueueLimitFlagTakesBytesOrPackets) {
     EXPECT_EQ(link_param_flag("queue_limit_bytes")->flag, "queue-limit");
 }
 
+// FQ-CoDel's flow queue is the flow hash mod the number of queues, computed without a
+// division (Remainder32): the same as % for every hash and count, the ends included.
+TEST(QueueDiscipline, FlowQueueIsTheHashModTheNumberOfQueues) {
+    const std::uint32_t ds[] = {
+        1,    2,      3,      7,        1000,
+        1024, 65'535, 65'536, 1u << 31, std::numeric_limits<std::uint32_t>::max()};
+    const std::uint32_t edges[] = {0,
+                                   1,
+                                   2,
+                                   1023,
+                                   1024,
+                                   1025,
+                                   0x7fff'ffff,
+                                   0x8000'0000,
+                                   std::numeric_limits<std::uint32_t>::max() - 1,
+                                   std::numeric_limits<std::uint32_t>::max()};
+    Rng rng(7);
+    for (const std::uint32_t d : ds) {
+        const Remainder32 mod(d);
+        for (const std::uint32_t a : edges)
+            ASSERT_EQ(mod(a), a % d) << a << " mod " << d;
+        for (int i = 0; i < 100'000; ++i) {
+            const auto a = static_cast<std::uint32_t>(rng());
+            ASSERT_EQ(mod(a), a % d) << a << " mod " << d;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace linkem

@@ -59,6 +59,20 @@ struct QueueSojourn {
     DurationNs max_ns = 0;
 };
 
+/// a % d for a fixed divisor d > 0 without a division: two multiplications (Lemire, Kaser and
+/// Kurz, "Faster Remainder by Direct Computation", 2019), exact for every 32-bit a and d.
+class Remainder32 {
+  public:
+    explicit Remainder32(std::uint32_t d) : d_(d), m_(~std::uint64_t{0} / d + 1) {}
+    std::uint32_t operator()(std::uint32_t a) const {
+        const std::uint64_t low = m_ * a;
+        return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * d_) >> 64);
+    }
+
+  private:
+    std::uint64_t d_, m_;
+};
+
 template <class Item>
 class Bottleneck {
   public:
@@ -198,8 +212,7 @@ class Bottleneck {
     };
 
     std::uint32_t flow_of(std::uint32_t hash) const {
-        return cfg_.kind == QueueKind::fq_codel ? hash % static_cast<std::uint32_t>(flows_.size())
-                                                : 0;
+        return cfg_.kind == QueueKind::fq_codel ? flow_mod_(hash) : 0;
     }
 
     // Takes every queued packet out into `out`, in the order they arrived.
@@ -263,6 +276,7 @@ class Bottleneck {
         configured_ = true;
         flows_.assign(c.kind == QueueKind::fq_codel ? std::max<std::uint32_t>(c.fq_flows, 1) : 1,
                       Flow{});
+        flow_mod_ = Remainder32(static_cast<std::uint32_t>(flows_.size()));
         pie_ = Pie{};
         pie_.burst_allowance = c.pie_max_burst;
         for (const Node& n : held) {  // (without the limit: a change drops nothing)
@@ -578,6 +592,7 @@ class Bottleneck {
     std::vector<Node> nodes_;
     std::uint32_t free_ = kNone;  // free list through Node::next
     std::vector<Flow> flows_;
+    Remainder32 flow_mod_{1};  // mod flows_.size()
     ListEnds lists_[2];
     std::size_t packets_ = 0;
     std::uint64_t bytes_ = 0;
