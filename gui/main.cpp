@@ -3,11 +3,12 @@
 #include <QCommandLineParser>
 #include <QIcon>
 #include <QScreen>
+#include <QTimer>
 
 #include <cstring>
 #include <memory>
 
-#include "linkem/malloc_thresholds.hpp"
+#include "linkem/malloc_policy.hpp"
 #include "linkem/messages.hpp"
 #include "main_window.hpp"
 #include "settings.hpp"
@@ -110,5 +111,9 @@ int main(int argc, char** argv) {
     if (linkem::gui::GuiSettings::load().geometry.isEmpty())
         w.resize(std::min(1500, avail.width() - 40), std::min(950, avail.height() - 60));
     w.show();
+    // The allocator's free memory handed back once a minute (linkem/malloc_policy.hpp).
+    QTimer trim;
+    QObject::connect(&trim, &QTimer::timeout, [] { linkem::return_free_memory(); });
+    trim.start(std::chrono::milliseconds(linkem::kReturnFreeMemoryEvery));
     return gui_app->exec();
 }

@@ -11,7 +11,7 @@
 #include <iostream>
 #include <optional>
 
-#include "linkem/malloc_thresholds.hpp"
+#include "linkem/malloc_policy.hpp"
 #include "linkem/units.hpp"
 
 #include "controller.hpp"
@@ -104,7 +104,8 @@ void start_control_server(const Options& o, Controller& controller, const std::s
 
 // The main thread once the data plane runs: it waits on the control socket (if any) and the
 // signalfd, and does the periodic work: the controller's tick, the monitor's check once a
-// second, a --stats-interval line. Until a signal, a shutdown request or --duration.
+// second, a --stats-interval line, the allocator's free memory handed back once a minute.
+// Until a signal, a shutdown request or --duration.
 class MainLoop {
   public:
     MainLoop(const Options& o, int sfd, dp::Dataplane& dataplane, Controller& controller,
@@ -119,7 +120,8 @@ class MainLoop {
           interval_(o.stats_interval),
           next_stats_(start_ + interval_),
           next_check_(start_),
-          next_tick_(start_) {}
+          next_tick_(start_),
+          next_trim_(start_ + kReturnFreeMemoryEvery) {}
 
     void run() {
         for (;;) {
@@ -186,6 +188,10 @@ class MainLoop {
                 controller_.event(e);
             next_check_ = now + std::chrono::seconds(1);
         }
+        if (now >= next_trim_) {
+            return_free_memory();
+            next_trim_ = now + kReturnFreeMemoryEvery;
+        }
         if (o_.stats_interval > 0 && now >= next_stats_) {
             const capture::Status cap = dataplane_.capture_status();
             printer_.print(dataplane_.stats(), false, &cap);
@@ -203,7 +209,7 @@ class MainLoop {
     Monitor monitor_;
     const Clock::time_point start_;
     const std::chrono::nanoseconds interval_;
-    Clock::time_point next_stats_, next_check_, next_tick_;
+    Clock::time_point next_stats_, next_check_, next_tick_, next_trim_;
 };
 
 int run(const CommandLine& cl, const Options& o) {
