@@ -27,9 +27,10 @@ inline constexpr std::chrono::seconds kReturnFreeMemoryEvery{60};
 /// (malloc_trim(0)). glibc trims only the top of the main heap by itself; a thread's arena
 /// whose free space lies between blocks in use keeps it resident, and under hours of
 /// changes (clients connecting and leaving, messages of every size) that arena's resident
-/// part grows while what is in use in it does not. A few milliseconds at most on linkemd's
-/// and the GUI's heaps (a few MiB); it runs on the control thread, never on the data plane's
-/// lcores (which do not allocate). Returns true when memory was handed back.
+/// part grows while what is in use in it does not. It took 3-7 ms on a deliberately
+/// fragmented test heap of four arenas; linkemd's and the GUI's heaps are a few MiB. It runs
+/// on the control thread, never on the data plane's lcores (which do not allocate on the
+/// packet path). Returns true when memory was handed back.
 inline bool return_free_memory() {
     return malloc_trim(0) != 0;
 }
