@@ -35,6 +35,7 @@ void name_app() {
 
 int main(int argc, char** argv) {
     linkem::keep_large_blocks_mapped();
+    linkem::use_one_arena();
     std::unique_ptr<QCoreApplication> text_app;
     std::unique_ptr<QApplication> gui_app;
     if (text_only(argc, argv))

@@ -4,6 +4,7 @@
 // reference.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -56,6 +57,54 @@ TEST(MallocPolicy, ReturnFreeMemoryHandsBackAThreadArenasFreePages) {
     EXPECT_GE(before - after, freed_kib / 2)
         << "RssAnon " << before << " kB before, " << after << " kB after; " << freed_kib
         << " kB freed in the thread's arena";
+#endif
+}
+
+// glibc's arenas now: its own report (malloc_info) has one <heap> per arena.
+int arenas() {
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* f = open_memstream(&text, &size);
+    if (f == nullptr) return -1;
+    malloc_info(0, f);
+    std::fclose(f);
+    const std::string report(text, size);
+    std::free(text);
+    int n = 0;
+    for (std::size_t at = report.find("<heap nr="); at != std::string::npos;
+         at = report.find("<heap nr=", at + 1))
+        ++n;
+    return n;
+}
+
+void allocate_on_a_thread() {
+    std::thread([] {
+        void* volatile p = std::malloc(64);
+        std::free(p);
+    }).join();
+}
+
+// Each case runs in a fresh process (a death test re-runs this executable), where no second
+// thread has allocated yet, as at the start of the GUI's main().
+TEST(MallocPolicy, UseOneArenaKeepsASecondThreadInTheMainArena) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer's allocator is not glibc's";
+#else
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            allocate_on_a_thread();
+            std::exit(arenas());
+        },
+        testing::ExitedWithCode(2), "")
+        << "without use_one_arena() a second thread gets an arena of its own";
+    EXPECT_EXIT(
+        {
+            use_one_arena();
+            allocate_on_a_thread();
+            std::exit(arenas());
+        },
+        testing::ExitedWithCode(1), "");
 #endif
 }
 
