@@ -1,5 +1,7 @@
 #include "events_panel.hpp"
 
+#include <bitset>
+
 #include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
@@ -31,8 +33,12 @@ EventsPanel::EventsPanel(const EventLog& log, QWidget* parent) : QWidget(parent)
     table_->setWordWrap(false);
     table_->setTextElideMode(Qt::ElideNone);  // a long message scrolls, it is not cut short
     table_->setAlternatingRowColors(true);
+    // Each column is fitted to its contents when a refresh changed what could widen it
+    // (fitColumns). Not QHeaderView::ResizeToContents: that measures every row's text in
+    // every column at each change of any cell, and linkemd's events change a row several
+    // times a second (a set_link storm: 20).
     table_->header()->setStretchLastSection(true);
-    table_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->header()->setSectionResizeMode(QHeaderView::Interactive);
 
     table_->setMinimumHeight(90);
     table_->setToolTip(
@@ -49,33 +55,46 @@ EventsPanel::EventsPanel(const EventLog& log, QWidget* parent) : QWidget(parent)
 
 void EventsPanel::refresh() {
     bool stall = false;
+    std::bitset<kColumns> widen;  // columns a new or longer text may have widened
+    auto put = [&widen](QTreeWidgetItem* item, int column, const QString& text) {
+        const QString old = item->text(column);
+        if (old == text) return;
+        if (text.size() != old.size()) widen.set(static_cast<std::size_t>(column));
+        item->setText(column, text);
+    };
     for (const EventRow& r : log_.rows()) {
         stall = stall || r.kind == "stall";
         auto it = items_.find(r.id);
         QTreeWidgetItem* item = nullptr;
+        Shown* shown = nullptr;
         if (it == items_.end()) {
             item = new QTreeWidgetItem;
             table_->addTopLevelItem(item);
             items_[r.id] = item;
+            shown = &shown_[r.id];
+            widen.set();
         } else {
             item = it->second;
-            const auto& [count, last] = shown_[r.id];
-            if (count == r.count && last == r.last_ms) continue;  // unchanged
+            shown = &shown_[r.id];
+            if (shown->count == r.count && shown->last_ms == r.last_ms) continue;  // unchanged
         }
-        shown_[r.id] = {r.count, r.last_ms};
+        const bool restyle = shown->count == 0 || shown->needs_action != r.needs_action;
+        *shown = {r.count, r.last_ms, r.needs_action};
         const bool gui = r.kind == "gui";
-        item->setText(kTime, clock(r.last_ms));
-        item->setText(kCount, r.count > 1 ? QString::number(r.count) : QString());
-        item->setText(kWhat, gui ? QString("linkem-gui") : QString::fromStdString(r.kind));
-        item->setText(kWhere, gui ? QString() : QString::fromStdString(r.where));
-        item->setText(kWorst, QString::fromStdString(r.worst_text));
-        item->setText(kMessage, QString::fromStdString(r.message));
+        const QString what = gui ? QString("linkem-gui") : QString::fromStdString(r.kind);
+        put(item, kTime, clock(r.last_ms));
+        put(item, kCount, r.count > 1 ? QString::number(r.count) : QString());
+        put(item, kWhat, r.needs_action ? "⚠ " + what : what);
+        put(item, kWhere, gui ? QString() : QString::fromStdString(r.where));
+        put(item, kWorst, QString::fromStdString(r.worst_text));
+        put(item, kMessage, QString::fromStdString(r.message));
         item->setToolTip(
             kMessage,
             QString::fromStdString(r.message) +
                 (r.count > 1
                      ? QString("\nfirst at %1, %2 times since").arg(clock(r.first_ms)).arg(r.count)
                      : QString()));
+        if (!restyle) continue;
         const QColor ink = r.needs_action ? QColor(0xb0, 0, 0) : table_->palette().text().color();
         for (int c = 0; c < kColumns; ++c) {
             item->setForeground(c, ink);
@@ -83,8 +102,7 @@ void EventsPanel::refresh() {
             f.setBold(r.needs_action);
             item->setFont(c, f);
         }
-        item->setIcon(kWhat, QIcon());
-        if (r.needs_action) item->setText(kWhat, "⚠ " + item->text(kWhat));
+        widen.set();  // (bold is wider)
     }
     // rows the log let go (the oldest beyond its limit)
     for (auto it = items_.begin(); it != items_.end();) {
@@ -95,7 +113,10 @@ void EventsPanel::refresh() {
         delete it->second;
         shown_.erase(it->first);
         it = items_.erase(it);
+        widen.set();  // (a column may now be narrower)
     }
+    for (int c = 0; c < kColumns; ++c)
+        if (widen.test(static_cast<std::size_t>(c))) table_->resizeColumnToContents(c);
     if (stall && explanation_->isHidden()) {
         explanation_->setText(QString::fromStdString(EventLog::explanation("stall")));
         explanation_->show();

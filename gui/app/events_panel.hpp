@@ -33,7 +33,12 @@ class EventsPanel : public QWidget {
     QTreeWidget* table_ = nullptr;
     QLabel* explanation_ = nullptr;
     std::map<std::uint64_t, QTreeWidgetItem*> items_;
-    std::map<std::uint64_t, std::pair<std::uint64_t, std::int64_t>> shown_;  // count, last
+    struct Shown {  // what a row shows
+        std::uint64_t count = 0;
+        std::int64_t last_ms = 0;
+        bool needs_action = false;
+    };
+    std::map<std::uint64_t, Shown> shown_;
 };
 
 }  // namespace linkem::gui

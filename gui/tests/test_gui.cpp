@@ -31,6 +31,7 @@
 
 #include <QStyle>
 #include <QStyleOptionSlider>
+#include <QStyledItemDelegate>
 
 #include <zmq.h>
 
@@ -38,6 +39,7 @@
 #include "charts_panel.hpp"
 #include "connection_bar.hpp"
 #include "direction_panel.hpp"
+#include "event_log.hpp"
 #include "events_panel.hpp"
 #include "fake_linkemd.hpp"
 #include "link_controls.hpp"
@@ -105,6 +107,7 @@ class GuiTest : public QObject {
     void customPresetState();
     void readoutsSinceTheChange();
     void eventsCoalesce();
+    void eventsRefreshMeasuresOnlyWhatWidens();
     void undoRestoresTheLink();
     void gilbertElliottAsLossAndBurst();
     void compareStrategies();
@@ -880,6 +883,67 @@ void GuiTest::eventsCoalesce() {
     }
     QCOMPARE(stall_rows, 2);
     QVERIFY(ev->explanation().contains("another program"));
+}
+
+namespace {
+// Counts the table's measurements of a cell (what fitting a column to its contents costs).
+class CountingDelegate : public QStyledItemDelegate {
+  public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QSize sizeHint(const QStyleOptionViewItem& o, const QModelIndex& i) const override {
+        ++calls;
+        return QStyledItemDelegate::sizeHint(o, i);
+    }
+    mutable int calls = 0;
+};
+}  // namespace
+
+// A row that changes many times a second (params_applied under a set_link storm) does not
+// have every cell of the table measured again at each change: a column is fitted when a
+// text in it got longer or shorter (or a row came or went), not when a row's time or count
+// moved on within the same width. (With QHeaderView::ResizeToContents each refresh below
+// measured every cell several times over: thousands of calls, where this allows 60.)
+void GuiTest::eventsRefreshMeasuresOnlyWhatWidens() {
+    EventLog log;
+    EventsPanel panel(log);
+    panel.resize(900, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* counting = new CountingDelegate(panel.table());
+    panel.table()->setItemDelegate(counting);
+    std::int64_t ms = 1'765'000'000'000;
+    for (int i = 0; i < 5; ++i)
+        log.note("info", "a line of the GUI's own, number " + std::to_string(i), ms);
+    proto::Event applied = proto::Event::info("params_applied", "parameters applied");
+    applied.params_generation = 7;
+    for (int i = 0; i < 11; ++i)
+        log.add(applied, ms);
+    panel.refresh();
+    QCoreApplication::processEvents();  // (what the view does later, too)
+    QCOMPARE(panel.table()->topLevelItemCount(), 6);
+    const int before = counting->calls;
+    QVERIFY(before > 0);            // the new rows were measured
+    for (int i = 0; i < 60; ++i) {  // counts 12 to 71: the same width
+        ms += 50;
+        log.add(applied, ms);
+        panel.refresh();
+        QCoreApplication::processEvents();
+    }
+    const int repeated = counting->calls - before;
+    QVERIFY2(repeated <= 60, qPrintable(QString("%1 cells measured").arg(repeated)));
+    qInfo("cells measured: %d before, %d over the 60 repeats", before, repeated);
+    QTreeWidgetItem* row = nullptr;
+    for (int i = 0; i < panel.table()->topLevelItemCount(); ++i)
+        if (panel.table()->topLevelItem(i)->text(2) == "params_applied")
+            row = panel.table()->topLevelItem(i);
+    QVERIFY(row);
+    QCOMPARE(row->text(1), QString("71"));
+    // a wider text still widens its column: a row that needs action is in bold, with a sign
+    log.add(proto::Event::warning("buffer_full", "the queue's buffer is full"), ms);
+    panel.refresh();
+    QFont bold = panel.table()->font();
+    bold.setBold(true);
+    QVERIFY(panel.table()->columnWidth(2) >= QFontMetrics(bold).horizontalAdvance("⚠ buffer_full"));
 }
 
 // Ctrl+Z restores the link before the last change; a drag is one change.
