@@ -78,7 +78,8 @@ void EventsPanel::refresh() {
             shown = &shown_[r.id];
             if (shown->count == r.count && shown->last_ms == r.last_ms) continue;  // unchanged
         }
-        const bool restyle = shown->count == 0 || shown->needs_action != r.needs_action;
+        const bool shown_before = shown->count != 0;
+        const bool restyle = !shown_before || shown->needs_action != r.needs_action;
         *shown = {r.count, r.last_ms, r.needs_action};
         const bool gui = r.kind == "gui";
         const QString what = gui ? QString("linkem-gui") : QString::fromStdString(r.kind);
@@ -95,12 +96,21 @@ void EventsPanel::refresh() {
                      ? QString("\nfirst at %1, %2 times since").arg(clock(r.first_ms)).arg(r.count)
                      : QString()));
         if (!restyle) continue;
-        const QColor ink = r.needs_action ? QColor(0xb0, 0, 0) : table_->palette().text().color();
-        for (int c = 0; c < kColumns; ++c) {
-            item->setForeground(c, ink);
-            QFont f = item->font(c);
-            f.setBold(r.needs_action);
-            item->setFont(c, f);
+        // Red and bold for what needs action; the table's own ink and font otherwise (no
+        // style of the row's own: a row holds nothing more than its texts, and there are up
+        // to EventLog::kMaxRows of them).
+        if (r.needs_action) {
+            QFont bold = table_->font();
+            bold.setBold(true);
+            for (int c = 0; c < kColumns; ++c) {
+                item->setForeground(c, QColor(0xb0, 0, 0));
+                item->setFont(c, bold);
+            }
+        } else if (shown_before) {
+            for (int c = 0; c < kColumns; ++c) {
+                item->setData(c, Qt::ForegroundRole, QVariant());
+                item->setData(c, Qt::FontRole, QVariant());
+            }
         }
         widen.set();  // (bold is wider)
     }

@@ -15,7 +15,12 @@ std::string place(const proto::Event& e) {
         return k >= 0 ? kDirectionLabels[k] : *e.direction;
     }
     if (e.port) return "port " + *e.port;
-    if (e.source) return *e.source;
+    // A client that did not say its name (`hello`) is named by its connection, peer-<hex>,
+    // new on every connection: one row per kind for all of them (the message names the
+    // last), not a row per connection (a script's bad request in a loop would fill the
+    // table).
+    if (e.source)
+        return e.source->rfind("peer-", 0) == 0 ? std::string(kUnnamedClients) : *e.source;
     return {};
 }
 

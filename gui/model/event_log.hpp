@@ -13,10 +13,14 @@
 
 namespace linkem::gui {
 
+/// Where the events of every client without a `hello` name (linkemd's source "peer-<hex>")
+/// go: one row per kind.
+inline constexpr const char* kUnnamedClients = "unnamed clients";
+
 struct EventRow {
     std::uint64_t id = 0;  // stays with the row while it is updated
     std::string kind;      // linkemd's kind ("stall", "link", ...); "gui" for the GUI's lines
-    std::string where;     // "A→B", "B→A", "port a", a source, or empty
+    std::string where;     // "A→B", "B→A", "port a", a source (kUnnamedClients), or empty
     std::string severity;  // "info" or "warning" (the newest)
     bool needs_action = false;
     std::uint64_t count = 0;

@@ -874,7 +874,8 @@ void GuiTest::eventsCoalesce() {
             ++stall_rows;
             QCOMPARE(it->text(1), QString("30"));
             QVERIFY2(it->text(4).contains("4.9 ms"), qPrintable(it->text(4)));  // the worst
-            QCOMPARE(it->foreground(0).color(), t->palette().text().color());   // no colour
+            QVERIFY(!it->data(0, Qt::ForegroundRole).isValid());  // no colour: the table's
+            QVERIFY(!it->data(0, Qt::FontRole).isValid());        // and its font
         }
         if (it->text(2).endsWith(" link")) {
             QCOMPARE(it->text(2), QString("⚠ link"));
@@ -944,6 +945,27 @@ void GuiTest::eventsRefreshMeasuresOnlyWhatWidens() {
     QFont bold = panel.table()->font();
     bold.setBold(true);
     QVERIFY(panel.table()->columnWidth(2) >= QFontMetrics(bold).horizontalAdvance("⚠ buffer_full"));
+    // a row that no longer needs action goes back to the table's own ink and font
+    proto::Event down = proto::Event::warning("link", "port fake_a: link down");
+    down.port = "a";
+    log.add(down, ms);
+    panel.refresh();
+    auto linkRow = [&panel]() -> QTreeWidgetItem* {
+        for (int i = 0; i < panel.table()->topLevelItemCount(); ++i)
+            if (panel.table()->topLevelItem(i)->text(3) == "port a")
+                return panel.table()->topLevelItem(i);
+        return nullptr;
+    };
+    QVERIFY(linkRow());
+    QCOMPARE(linkRow()->foreground(0).color(), QColor(0xb0, 0, 0));
+    QVERIFY(linkRow()->font(0).bold());
+    proto::Event up = proto::Event::info("link", "port fake_a: link up");
+    up.port = "a";
+    log.add(up, ms + 1000);
+    panel.refresh();
+    QCOMPARE(linkRow()->text(2), QString("link"));
+    QVERIFY(!linkRow()->data(0, Qt::ForegroundRole).isValid());
+    QVERIFY(!linkRow()->data(0, Qt::FontRole).isValid());
 }
 
 // Ctrl+Z restores the link before the last change; a drag is one change.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -242,6 +243,30 @@ TEST(GuiModel, ReadoutsWithoutGenerationTagsFollowTheStats) {
     EXPECT_EQ(r.generation, 2u);
     EXPECT_EQ(r.since_change.emulated.count, 4u * 1000u);  // the first one left out
     EXPECT_NEAR(r.since_change.emulated.mean(), 80e6, 1);
+}
+
+// Each connection of a client without a `hello` name has a source of its own (peer-<hex>):
+// their events share one row per kind, with the last one's message; a named client keeps
+// its own row.
+TEST(GuiModel, EventsOfUnnamedClientsShareARowPerKind) {
+    EventLog log;
+    for (int i = 0; i < 300; ++i) {
+        char peer[32];
+        std::snprintf(peer, sizeof peer, "peer-%08x", 0x1000 + i);
+        proto::Event e = proto::Event::warning(
+            "request_refused", std::string("request (unparsed) from ") + peer + ": not JSON");
+        e.source = peer;
+        log.add(e, 1000 + i);
+    }
+    proto::Event named = event("request_refused", "warning", "set_link from linkemctl: ...");
+    named.source = "linkemctl";
+    log.add(named, 2000);
+    ASSERT_EQ(log.rows().size(), 2u);
+    const EventRow* unnamed = log.find("request_refused", kUnnamedClients);
+    ASSERT_TRUE(unnamed);
+    EXPECT_EQ(unnamed->count, 300u);
+    EXPECT_NE(unnamed->message.find("peer-0000112b"), std::string::npos) << unnamed->message;
+    ASSERT_TRUE(log.find("request_refused", "linkemctl"));
 }
 
 TEST(GuiModel, EventsCoalescePerKindAndDirection) {
