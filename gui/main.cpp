@@ -34,7 +34,7 @@ void name_app() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    linkem::keep_large_blocks_mapped(linkem::kGuiLargeBlock);
+    linkem::keep_large_blocks_mapped();
     linkem::use_one_arena();
     std::unique_ptr<QCoreApplication> text_app;
     std::unique_ptr<QApplication> gui_app;

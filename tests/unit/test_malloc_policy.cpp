@@ -4,10 +4,8 @@
 // reference.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -107,39 +105,6 @@ TEST(MallocPolicy, UseOneArenaKeepsASecondThreadInTheMainArena) {
             std::exit(arenas());
         },
         testing::ExitedWithCode(1), "");
-#endif
-}
-
-// True when p (from malloc) has a mapping of its own: glibc marks such a block's header
-// (IS_MMAPPED, bit 1 of the size word before it).
-bool has_own_mapping(const void* p) {
-    std::size_t size_word;
-    const auto at = reinterpret_cast<std::uintptr_t>(p) - sizeof size_word;
-    std::memcpy(&size_word, reinterpret_cast<const void*>(at), sizeof size_word);
-    return (size_word & 2) != 0;
-}
-
-// A block from `from` on gets a mapping of its own, a smaller one comes from the heap; the
-// GUI's threshold (kGuiLargeBlock) puts a chart's 40-KiB line there, linkemd's does not.
-TEST(MallocPolicy, KeepLargeBlocksMappedFromTheSizeGiven) {
-#if defined(__SANITIZE_ADDRESS__)
-    GTEST_SKIP() << "AddressSanitizer's allocator is not glibc's";
-#else
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    auto probe = [](int threshold) {
-        keep_large_blocks_mapped(threshold);
-        void* small = std::malloc(16 * 1024);
-        void* medium = std::malloc(40 * 1024);
-        void* large = std::malloc(200 * 1024);
-        const int code = (has_own_mapping(small) ? 1 : 0) | (has_own_mapping(medium) ? 2 : 0) |
-                         (has_own_mapping(large) ? 4 : 0);
-        std::free(small);
-        std::free(medium);
-        std::free(large);
-        std::exit(code);
-    };
-    EXPECT_EXIT(probe(kLargeBlock), testing::ExitedWithCode(4), "");
-    EXPECT_EXIT(probe(kGuiLargeBlock), testing::ExitedWithCode(2 | 4), "");
 #endif
 }
 

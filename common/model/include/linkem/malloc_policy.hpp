@@ -15,20 +15,10 @@ namespace linkem {
 /// the free space they leave stays resident, so RSS creeps up over hours of changes. Setting
 /// the threshold (to glibc's default, 128 KiB) turns that off: larger blocks get mappings of
 /// their own, returned when freed, and the heap's top is trimmed beyond 128 KiB. Call it
-/// first thing in main(). `from`: the size from which a block gets a mapping of its own
-/// (the GUI's is lower: kGuiLargeBlock).
-inline constexpr int kLargeBlock = 128 * 1024;
-inline void keep_large_blocks_mapped(int from = kLargeBlock) {
-    mallopt(M_MMAP_THRESHOLD, from);
+/// first thing in main().
+inline void keep_large_blocks_mapped() {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 }
-
-/// The GUI's: its painting makes blocks of up to 128 KiB for a moment, about nine a second
-/// under the soak (the points of a chart's line as a QPainterPath), while small blocks that live
-/// for minutes come all the time (the Events table's rows, the delay samples' chunks). A moment's
-/// large block at the heap's top pushes the top up, and a small block allocated beside it before it
-/// is freed keeps the top there. From 32 KiB, the moment's blocks get mappings of their own and
-/// never sit in the heap.
-inline constexpr int kGuiLargeBlock = 32 * 1024;
 
 /// One arena for every thread (M_ARENA_MAX 1), for a program whose threads free what
 /// another allocated (the GUI: its telemetry thread decodes each message, the UI thread
