@@ -200,7 +200,7 @@ bool Server::serve(std::chrono::milliseconds timeout, int extra_fd) {
 
 std::string Server::source_of(const std::string& identity) const {
     const auto it = names_.find(identity);
-    return it != names_.end() ? it->second : "peer-" + hex(identity);
+    return it != names_.end() ? it->second : proto::kUnnamedSourcePrefix + hex(identity);
 }
 
 void Server::refused(const std::string& identity, const std::string& method,

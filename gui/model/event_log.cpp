@@ -15,12 +15,13 @@ std::string place(const proto::Event& e) {
         return k >= 0 ? kDirectionLabels[k] : *e.direction;
     }
     if (e.port) return "port " + *e.port;
-    // A client that did not say its name (`hello`) is named by its connection, peer-<hex>,
-    // new on every connection: one row per kind for all of them (the message names the
-    // last), not a row per connection (a script's bad request in a loop would fill the
-    // table).
+    // A client that did not say its name (`hello`) is named by its connection
+    // (proto::kUnnamedSourcePrefix), new on every connection: one row per kind for all of
+    // them (the message names the last), not a row per connection (a script's bad request in
+    // a loop would fill the table).
     if (e.source)
-        return e.source->rfind("peer-", 0) == 0 ? std::string(kUnnamedClients) : *e.source;
+        return e.source->rfind(proto::kUnnamedSourcePrefix, 0) == 0 ? std::string(kUnnamedClients)
+                                                                    : *e.source;
     return {};
 }
 

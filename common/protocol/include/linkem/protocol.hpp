@@ -30,6 +30,9 @@ inline constexpr std::size_t kMaxRequestBytes = 65536;
 inline constexpr std::int64_t kMaxMessageBytes = 1 << 20;
 inline constexpr std::size_t kMaxIdLength = 128;
 inline constexpr std::size_t kMaxClientName = 64;
+/// An event's `source` for a client that gave no name in its `hello`: this, then its
+/// connection's identity in hex (new on each connection).
+inline constexpr const char* kUnnamedSourcePrefix = "peer-";
 
 inline constexpr const char* kTopicStats = "stats";
 inline constexpr const char* kTopicDelay = "delay";
