@@ -34,7 +34,7 @@ EventsPanel::EventsPanel(const EventLog& log, QWidget* parent) : QWidget(parent)
     table_->setTextElideMode(Qt::ElideNone);  // a long message scrolls, it is not cut short
     table_->setAlternatingRowColors(true);
     // Each column is fitted to its contents when a refresh changed what could widen it
-    // (fitColumns). Not QHeaderView::ResizeToContents: that measures every row's text in
+    // (refresh()). Not QHeaderView::ResizeToContents: that measures every row's text in
     // every column at each change of any cell, and linkemd's events change a row several
     // times a second (a set_link storm: 20).
     table_->header()->setStretchLastSection(true);
@@ -64,23 +64,20 @@ void EventsPanel::refresh() {
     };
     for (const EventRow& r : log_.rows()) {
         stall = stall || r.kind == "stall";
-        auto it = items_.find(r.id);
-        QTreeWidgetItem* item = nullptr;
-        Shown* shown = nullptr;
-        if (it == items_.end()) {
-            item = new QTreeWidgetItem;
-            table_->addTopLevelItem(item);
-            items_[r.id] = item;
-            shown = &shown_[r.id];
+        Shown& shown = shown_[r.id];
+        const bool shown_before = shown.item != nullptr;
+        if (!shown_before) {
+            shown.item = new QTreeWidgetItem;
+            table_->addTopLevelItem(shown.item);
             widen.set();
-        } else {
-            item = it->second;
-            shown = &shown_[r.id];
-            if (shown->count == r.count && shown->last_ms == r.last_ms) continue;  // unchanged
+        } else if (shown.count == r.count && shown.last_ms == r.last_ms) {
+            continue;  // unchanged
         }
-        const bool shown_before = shown->count != 0;
-        const bool restyle = !shown_before || shown->needs_action != r.needs_action;
-        *shown = {r.count, r.last_ms, r.needs_action};
+        QTreeWidgetItem* item = shown.item;
+        const bool restyle = !shown_before || shown.needs_action != r.needs_action;
+        shown.count = r.count;
+        shown.last_ms = r.last_ms;
+        shown.needs_action = r.needs_action;
         const bool gui = r.kind == "gui";
         const QString what = gui ? QString("linkem-gui") : QString::fromStdString(r.kind);
         put(item, kTime, clock(r.last_ms));
@@ -115,14 +112,13 @@ void EventsPanel::refresh() {
         widen.set();  // (bold is wider)
     }
     // rows the log let go (the oldest beyond its limit)
-    for (auto it = items_.begin(); it != items_.end();) {
+    for (auto it = shown_.begin(); it != shown_.end();) {
         if (log_.row(it->first)) {
             ++it;
             continue;
         }
-        delete it->second;
-        shown_.erase(it->first);
-        it = items_.erase(it);
+        delete it->second.item;
+        it = shown_.erase(it);
         widen.set();  // (a column may now be narrower)
     }
     for (int c = 0; c < kColumns; ++c)

@@ -32,13 +32,13 @@ class EventsPanel : public QWidget {
     const EventLog& log_;
     QTreeWidget* table_ = nullptr;
     QLabel* explanation_ = nullptr;
-    std::map<std::uint64_t, QTreeWidgetItem*> items_;
-    struct Shown {  // what a row shows
+    struct Shown {  // a log row's item in the table, and what it shows
+        QTreeWidgetItem* item = nullptr;
         std::uint64_t count = 0;
         std::int64_t last_ms = 0;
         bool needs_action = false;
     };
-    std::map<std::uint64_t, Shown> shown_;
+    std::map<std::uint64_t, Shown> shown_;  // by EventRow::id
 };
 
 }  // namespace linkem::gui

@@ -933,10 +933,13 @@ void GuiTest::eventsRefreshMeasuresOnlyWhatWidens() {
     const int repeated = counting->calls - before;
     QVERIFY2(repeated <= 60, qPrintable(QString("%1 cells measured").arg(repeated)));
     qInfo("cells measured: %d before, %d over the 60 repeats", before, repeated);
-    QTreeWidgetItem* row = nullptr;
-    for (int i = 0; i < panel.table()->topLevelItemCount(); ++i)
-        if (panel.table()->topLevelItem(i)->text(2) == "params_applied")
-            row = panel.table()->topLevelItem(i);
+    auto rowWith = [&panel](int column, const QString& text) -> QTreeWidgetItem* {
+        for (int i = 0; i < panel.table()->topLevelItemCount(); ++i)
+            if (panel.table()->topLevelItem(i)->text(column) == text)
+                return panel.table()->topLevelItem(i);
+        return nullptr;
+    };
+    QTreeWidgetItem* row = rowWith(2, "params_applied");
     QVERIFY(row);
     QCOMPARE(row->text(1), QString("71"));
     // a wider text still widens its column: a row that needs action is in bold, with a sign
@@ -950,12 +953,7 @@ void GuiTest::eventsRefreshMeasuresOnlyWhatWidens() {
     down.port = "a";
     log.add(down, ms);
     panel.refresh();
-    auto linkRow = [&panel]() -> QTreeWidgetItem* {
-        for (int i = 0; i < panel.table()->topLevelItemCount(); ++i)
-            if (panel.table()->topLevelItem(i)->text(3) == "port a")
-                return panel.table()->topLevelItem(i);
-        return nullptr;
-    };
+    auto linkRow = [&rowWith] { return rowWith(3, "port a"); };
     QVERIFY(linkRow());
     QCOMPARE(linkRow()->foreground(0).color(), QColor(0xb0, 0, 0));
     QVERIFY(linkRow()->font(0).bold());
