@@ -198,9 +198,31 @@ bool Server::serve(std::chrono::milliseconds timeout, int extra_fd) {
     return i_extra >= 0 && (items[static_cast<std::size_t>(i_extra)].revents & ZMQ_POLLIN);
 }
 
-std::string Server::source_of(const std::string& identity) const {
-    const auto it = names_.find(identity);
-    return it != names_.end() ? it->second : proto::kUnnamedSourcePrefix + hex(identity);
+void ClientNames::remember(const std::string& identity, std::string name) {
+    if (const auto it = index_.find(identity); it != index_.end()) {
+        it->second->second = std::move(name);
+        order_.splice(order_.begin(), order_, it->second);
+        return;
+    }
+    if (capacity_ == 0) return;
+    if (index_.size() >= capacity_) {
+        index_.erase(order_.back().first);
+        order_.pop_back();
+    }
+    order_.emplace_front(identity, std::move(name));
+    index_.emplace(identity, order_.begin());
+}
+
+const std::string* ClientNames::find(const std::string& identity) {
+    const auto it = index_.find(identity);
+    if (it == index_.end()) return nullptr;
+    order_.splice(order_.begin(), order_, it->second);
+    return &it->second->second;
+}
+
+std::string Server::source_of(const std::string& identity) {
+    const std::string* name = names_.find(identity);
+    return name ? *name : proto::kUnnamedSourcePrefix + hex(identity);
 }
 
 void Server::refused(const std::string& identity, const std::string& method,
@@ -258,8 +280,7 @@ void Server::handle_control() {
                                          std::to_string(proto::kMaxClientName) + " characters",
                                      "params.client"},
                         id);
-                if (names_.size() > 4096) names_.clear();
-                names_[identity] = c.get<std::string>();
+                names_.remember(identity, c.get<std::string>());
             }
             const json result = backend_.handle(req, source_of(identity));
             reply = proto::encode_result(id, result);

@@ -12,10 +12,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +57,26 @@ class Backend {
     virtual nlohmann::json handle(const proto::Request& request, const std::string& source) = 0;
 };
 
+/// The hello names of the clients seen last: ROUTER identity -> name, at most `capacity`,
+/// forgetting the one used longest ago. ZeroMQ does not say when a peer leaves, and a
+/// client that reconnects gets a new identity, so without a bound the names of clients
+/// long gone would pile up (one per connection that said hello).
+class ClientNames {
+  public:
+    static constexpr std::size_t kCapacity = 256;
+    explicit ClientNames(std::size_t capacity = kCapacity) : capacity_(capacity) {}
+    void remember(const std::string& identity, std::string name);
+    /// The name, and the client becomes the one used last; nullptr when unknown.
+    const std::string* find(const std::string& identity);
+    std::size_t size() const { return index_.size(); }
+
+  private:
+    using Entry = std::pair<std::string, std::string>;  // identity, name
+    std::size_t capacity_;
+    std::list<Entry> order_;  // used last first
+    std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+};
+
 class Server {
   public:
     /// Binds the sockets (and the ZAP handler). Throws ServerError saying what is wrong.
@@ -90,7 +112,7 @@ class Server {
     struct Sockets;
     void handle_control();
     void handle_zap();
-    std::string source_of(const std::string& identity) const;
+    std::string source_of(const std::string& identity);
     /// The request_refused event: `what` is "refused: MESSAGE" or "failed: WHY".
     void refused(const std::string& identity, const std::string& method, const std::string& what,
                  proto::ErrorCode code);
@@ -103,8 +125,8 @@ class Server {
     std::unique_ptr<Sockets> s_;
     std::string control_bound_, telemetry_bound_;
     std::map<std::string, std::uint64_t> seq_;
-    std::map<std::string, std::string> names_;  // ROUTER identity -> hello's client name
-    std::vector<std::string> allowed_keys_;     // CURVE: 32-byte client public keys
+    ClientNames names_;
+    std::vector<std::string> allowed_keys_;  // CURVE: 32-byte client public keys
 };
 
 }  // namespace linkem::control

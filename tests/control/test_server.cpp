@@ -260,6 +260,34 @@ TEST(ControlServer, PublishesHeadersAndRefusedRequests) {
     EXPECT_EQ(s.backend.sources.back(), "tester");
 }
 
+// The hello names are bounded: the client used longest ago is forgotten first, a client
+// still talking keeps its name however many have said hello since.
+TEST(ControlServer, ClientNamesForgetTheOneUsedLongestAgo) {
+    control::ClientNames names(3);
+    names.remember("a", "gui");
+    names.remember("b", "ctl-1");
+    names.remember("c", "ctl-2");
+    ASSERT_NE(names.find("a"), nullptr);  // a used now: b is the oldest
+    names.remember("d", "ctl-3");
+    EXPECT_EQ(names.size(), 3u);
+    EXPECT_EQ(names.find("b"), nullptr);
+    ASSERT_NE(names.find("a"), nullptr);
+    EXPECT_EQ(*names.find("a"), "gui");
+    names.remember("c", "renamed");  // a second hello renames, adds nothing
+    EXPECT_EQ(names.size(), 3u);
+    EXPECT_EQ(*names.find("c"), "renamed");
+    // Many short-lived clients: the table stays at its capacity and the busy one stays.
+    control::ClientNames many;
+    many.remember("long-lived", "linkem-gui");
+    for (int i = 0; i < 10000; ++i) {
+        many.remember("peer" + std::to_string(i), "linkemctl");
+        if (i % 100 == 0) ASSERT_NE(many.find("long-lived"), nullptr) << i;
+    }
+    EXPECT_EQ(many.size(), control::ClientNames::kCapacity);
+    EXPECT_EQ(*many.find("long-lived"), "linkem-gui");
+    EXPECT_EQ(many.find("peer0"), nullptr);
+}
+
 TEST(ControlServer, LocalEndpoints) {
     for (const char* e : {"ipc:///tmp/x", "inproc://x", "tcp://127.0.0.1:7710", "tcp://127.3.4.5:1",
                           "tcp://localhost:7710", "tcp://[::1]:7710", "tcp://127.0.0.1:*"})
