@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -187,6 +188,9 @@ double thread_cpu_seconds() {
 //   bytes     droptail with a byte limit: the spacer's own path (no Bottleneck)
 //   droptail  droptail with a limit in packets: the same policy through the Bottleneck
 //   codel, fq_codel (1024 flow queues), pie
+// The *_full cases: the same arrivals into a 1 Gbit/s spacer (a tenth of the offered load)
+// with a limit of 10 000 packets, so that the queue stays full: each discipline's work at its
+// limit (FQ-CoDel's search for the fattest flow, CoDel's drops at dequeue, PIE's early drops).
 struct QPkt {
     std::uint32_t length;
     std::uint32_t id;
@@ -206,11 +210,18 @@ struct QueueCase {
     const char* name;
     linkem::QueueKind kind;
     bool packet_limit;
+    bool full = false;  // 1 Gbit/s, 10 000 packets: the queue at its limit
 };
 constexpr QueueCase kQueueCases[] = {
-    {"bytes", linkem::QueueKind::droptail, false}, {"droptail", linkem::QueueKind::droptail, true},
-    {"codel", linkem::QueueKind::codel, true},     {"fq_codel", linkem::QueueKind::fq_codel, true},
+    {"bytes", linkem::QueueKind::droptail, false},
+    {"droptail", linkem::QueueKind::droptail, true},
+    {"codel", linkem::QueueKind::codel, true},
+    {"fq_codel", linkem::QueueKind::fq_codel, true},
     {"pie", linkem::QueueKind::pie, true},
+    {"droptail_full", linkem::QueueKind::droptail, true, true},
+    {"codel_full", linkem::QueueKind::codel, true, true},
+    {"fq_codel_full", linkem::QueueKind::fq_codel, true, true},
+    {"pie_full", linkem::QueueKind::pie, true, true},
 };
 
 struct QueueRunner {
@@ -224,9 +235,9 @@ struct QueueRunner {
         p.jitter = 0;
         p.seed = 1;
         p.limiter = linkem::Limiter::spacer;
-        p.rate_bps = 1e12;
+        p.rate_bps = c.full ? 1e9 : 1e12;
         p.queue = c.kind;
-        if (c.packet_limit) p.queue_limit_packets = 100'000;
+        if (c.packet_limit) p.queue_limit_packets = c.full ? 10'000 : 100'000;
         p.fq_flows = kQueueFlows;
         linkem::validate(p);
         return p;
@@ -292,7 +303,15 @@ void run_paired_queues(int pairs) {
     std::vector<std::unique_ptr<QueueRunner>> rs;
     for (const QueueCase& c : kQueueCases)
         rs.push_back(std::make_unique<QueueRunner>(c));
-    const std::size_t n = rs.size(), base = 1;  // kQueueCases[1]: droptail
+    const std::size_t n = rs.size();
+    // Each against droptail with a limit in packets of its own load (full or not).
+    auto base_of = [](std::size_t i) -> std::size_t {
+        for (std::size_t b = 0; b < std::size(kQueueCases); ++b)
+            if (kQueueCases[b].kind == linkem::QueueKind::droptail && kQueueCases[b].packet_limit &&
+                kQueueCases[b].full == kQueueCases[i].full)
+                return b;
+        return i;
+    };
     std::vector<std::vector<double>> ns(n), ratio(n);
     for (int p = 0; p < pairs; ++p) {
         std::vector<double> t(n);
@@ -305,7 +324,7 @@ void run_paired_queues(int pairs) {
         }
         for (std::size_t i = 0; i < n; ++i) {
             ns[i].push_back(t[i]);
-            ratio[i].push_back(t[i] / t[base]);
+            ratio[i].push_back(t[i] / t[base_of(i)]);
         }
     }
     std::uint64_t sink = 0;
@@ -318,16 +337,17 @@ void run_paired_queues(int pairs) {
     };
     std::printf(
         "\nQueue disciplines, %d rounds of %d packets each (64 B, %u flows, thread CPU time), "
-        "ns per packet against droptail (limit in packets):\n",
+        "ns per packet against droptail (limit in packets) of the same load:\n",
         pairs, kSteps * static_cast<int>(kBurst), kQueueFlows);
     for (std::size_t i = 0; i < n; ++i) {
         const std::string name = kQueueCases[i].name;
         const char* target = name == "codel"      ? "target <= 1.10"
                              : name == "fq_codel" ? "target <= 1.25"
                                                   : "(info)";
-        std::printf("  %-10s %6.1f ns  %s/droptail %6.3f   %s (quartiles %.3f-%.3f)\n",
-                    name.c_str(), quantile(ns[i], 0.5), name.c_str(), quantile(ratio[i], 0.5),
-                    target, quantile(ratio[i], 0.25), quantile(ratio[i], 0.75));
+        const std::string base = kQueueCases[base_of(i)].name;
+        std::printf("  %-14s %6.1f ns  /%-13s %6.3f   %s (quartiles %.3f-%.3f)\n", name.c_str(),
+                    quantile(ns[i], 0.5), base.c_str(), quantile(ratio[i], 0.5), target,
+                    quantile(ratio[i], 0.25), quantile(ratio[i], 0.75));
     }
 }
 

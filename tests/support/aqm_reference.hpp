@@ -326,15 +326,25 @@ struct FqCoDel {
             f.deficit = c.fq_quantum;
         }
         while (over_limit(c, total_packets, total_bytes)) {
-            // the head of the flow with the largest byte backlog (ties: the lowest index)
+            // From the head of the flow with the largest byte backlog (ties: the lowest
+            // index), a batch: packets until half of its bytes are gone, at most 64 (RFC 8290
+            // section 4.1; Linux's fq_codel_drop and ns-3's FqCoDelQueueDisc with their
+            // default drop batch size).
             std::uint32_t fat = 0;
             for (std::uint32_t i = 1; i < flows.size(); ++i)
                 if (flows[i].queue_.byte_length > flows[fat].queue_.byte_length) fat = i;
-            std::optional<Packet> victim = flows[fat].queue_.dequeue();
-            if (!victim) throw std::logic_error("fq_codel: over the limit with no bytes queued");
-            --total_packets;
-            total_bytes -= victim->bytes;
-            out.drop(*victim, AqmFate::dropped_full, now);
+            const std::uint64_t backlog = flows[fat].queue_.byte_length;
+            std::uint64_t dropped_bytes = 0;
+            for (int n = 0; n < 64; ++n) {
+                if (n > 0 && 2 * dropped_bytes >= backlog - backlog % 2) break;
+                std::optional<Packet> victim = flows[fat].queue_.dequeue();
+                if (!victim)
+                    throw std::logic_error("fq_codel: over the limit with no bytes queued");
+                --total_packets;
+                total_bytes -= victim->bytes;
+                dropped_bytes += victim->bytes;
+                out.drop(*victim, AqmFate::dropped_full, now);
+            }
         }
     }
 

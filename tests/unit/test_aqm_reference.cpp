@@ -415,12 +415,14 @@ TEST(AqmReference, FqCoDelOverTheLimitDropsTheFattestFlowsHead) {
     c.fq_flows = 4;
     c.limit_packets = 4;
     // 6 packets at 0: #0 goes to the link at 0 (before #1 arrives); then flow 0 holds 4500
-    // bytes (#1-#3), flow 1 200: at #5, 5 packets, flow 0's head (#1) goes.
+    // bytes (#1-#3), flow 1 200: at #5, 5 packets, flow 0's head goes, and the next until
+    // half of its 4500 bytes are gone: #1 and #2 (1500, then 3000 >= 2250).
     std::vector<AqmArrival> a{{0, 1500, 0, false}, {0, 1500, 0, false}, {0, 1500, 0, false},
                               {0, 1500, 0, false}, {0, 100, 1, false},  {0, 100, 1, false}};
     const auto r = simulate(c, kRate, a, 1);
     EXPECT_EQ(r[1], full_drop(0));
-    for (std::size_t k : {0, 2, 3, 4, 5})
+    EXPECT_EQ(r[2], full_drop(0));
+    for (std::size_t k : {0, 3, 4, 5})
         EXPECT_EQ(r[k].kind, AqmFate::sent) << k;
     // The arriving packet itself, when its flow is the fattest.
     c.limit_packets = 2;
@@ -447,13 +449,38 @@ TEST(AqmReference, FqCoDelOverTheLimitDropsTheFattestFlowsHead) {
     c.limit_packets = 0;
     c.limit_bytes = 3000;
     // (#0 goes to the link at 0; #1 and #2 of flow 0 fill the 3000 bytes; #3 overfills
-    // them: flow 0's head #1 goes.)
+    // them: flow 0 holds 4500, and #1 and #2 go.)
     std::vector<AqmArrival> d{
         {0, 100, 1, false}, {0, 1500, 0, false}, {0, 1500, 0, false}, {0, 1500, 0, false}};
     const auto rd = simulate(c, kRate, d, 1);
     EXPECT_EQ(rd[1], full_drop(0));
-    for (std::size_t k : {0, 2, 3})
+    EXPECT_EQ(rd[2], full_drop(0));
+    for (std::size_t k : {0, 3})
         EXPECT_EQ(rd[k].kind, AqmFate::sent) << k;
+}
+
+// The batch: half the fat flow's bytes, but at most 64 packets; odd bytes round the half
+// down (Linux's backlog >> 1).
+TEST(AqmReference, FqCoDelDropsAtMost64PacketsOrHalfTheFatFlowsBytes) {
+    AqmConfig c = config(AqmKind::fq_codel);
+    c.fq_flows = 4;
+    c.limit_packets = 200;
+    // #0 to the link at 0; #1-#200 fill the limit in flow 2; #201 overfills it: flow 2 holds
+    // 201 packets of 100 bytes, half of it would be 101 packets: 64 go, #1-#64.
+    std::vector<AqmArrival> a(202, AqmArrival{0, 100, 2, false});
+    const auto r = simulate(c, kRate, a, 1);
+    for (std::size_t k = 1; k <= 64; ++k)
+        EXPECT_EQ(r[k], full_drop(0)) << k;
+    for (std::size_t k : {std::size_t{0}, std::size_t{65}, std::size_t{200}, std::size_t{201}})
+        EXPECT_EQ(r[k].kind, AqmFate::sent) << k;
+    // Odd bytes: flow 1 holds 100 + 101 bytes, half of it is 100 (not 100.5): #1 alone goes.
+    c.limit_packets = 2;
+    std::vector<AqmArrival> b{
+        {0, 64, 0, false}, {0, 100, 1, false}, {0, 101, 1, false}, {0, 64, 3, false}};
+    const auto rb = simulate(c, kRate, b, 1);
+    EXPECT_EQ(rb[1], full_drop(0));
+    for (std::size_t k : {0, 2, 3})
+        EXPECT_EQ(rb[k].kind, AqmFate::sent) << k;
 }
 
 TEST(AqmReference, FqCoDelRunsCoDelPerFlow) {

@@ -414,6 +414,29 @@ TEST(BottleneckReference, FqCoDelSparseFlowsAndNewFlowsThatEmpty) {
     EXPECT_TRUE(same_outcomes(c, kRate, arrivals, 1));
 }
 
+TEST(BottleneckReference, FqCoDelDropsInBatchesAtItsLimit) {
+    // A flood of small packets in one flow at 20x the rate beside a TCP-like flow: at the
+    // limit each search drops 64 of the flood's packets (half its bytes is more); with a
+    // byte limit and odd sizes, half the fat flow's bytes.
+    AqmConfig c = config(AqmKind::fq_codel);
+    c.fq_flows = 16;
+    c.limit_packets = 1000;
+    std::vector<AqmArrival> a;
+    stream(a, 0, ms(400), ms(0.005), 75, 3);
+    stream(a, ms(0.2), ms(400), ms(1.2), 1500, 9);
+    stream(a, ms(100), ms(300), ms(0.03), 333, 5);
+    const auto arrivals = by_time(a);
+    const auto r = simulate(c, kRate, arrivals, 1);
+    std::size_t full = 0;
+    for (const auto& o : r)
+        full += o.kind == AqmFate::dropped_full;
+    EXPECT_GT(full, 1000u);
+    EXPECT_TRUE(same_outcomes(c, kRate, arrivals, 1));
+    c.limit_packets = 0;
+    c.limit_bytes = 60001;
+    EXPECT_TRUE(same_outcomes(c, kRate, arrivals, 1));
+}
+
 TEST(BottleneckReference, PieBurstAllowanceAndSteadyOverload) {
     std::vector<AqmArrival> a;
     stream(a, 0, ms(150), ms(0.5), 1500);                  // a 150 ms burst at 2x

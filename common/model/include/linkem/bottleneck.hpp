@@ -78,6 +78,10 @@ class Bottleneck {
   public:
     /// CoDel's MAXPACKET and PIE's MEAN_PKTSIZE: a full Ethernet frame as linkem counts it.
     static constexpr std::uint32_t kMaxPacket = 1518;
+    /// FQ-CoDel over its limit drops from the head of the flow with the most bytes queued
+    /// until half of them are gone, at most this many packets at once (RFC 8290 section 4.1;
+    /// Linux's drop_batch_size): one search of the flows serves many arrivals.
+    static constexpr std::uint32_t kFqDropBatch = 64;
 
     /// A packet's flow hash (what arrive() is given for fq_codel): configure() asks it for the
     /// packets queued under another discipline, which arrived without one.
@@ -98,6 +102,7 @@ class Bottleneck {
     void reserve(std::size_t n, std::size_t flows) {
         nodes_.reserve(n);
         flows_.reserve(flows);
+        flow_bytes_.reserve(flows);
     }
 
     std::size_t packets() const { return packets_; }
@@ -231,6 +236,7 @@ class Bottleneck {
         free_ = kNone;
         for (Flow& fl : flows_)
             fl = Flow{};
+        std::fill(flow_bytes_.begin(), flow_bytes_.end(), 0);
         lists_[0] = lists_[1] = ListEnds{};
         packets_ = 0;
         bytes_ = 0;
@@ -241,9 +247,10 @@ class Bottleneck {
         std::uint32_t count = 0, lastcount = 0;
         bool dropping = false;
     };
+    // A flow's bytes queued are in flow_bytes_ (dense: the search for the fattest reads
+    // them alone).
     struct Flow {
         std::uint32_t head = kNone, tail = kNone;
-        std::uint64_t bytes = 0;
         std::int64_t deficit = 0;
         std::uint32_t next_flow = kNone;  // in its list
         std::uint8_t list = kNoList;
@@ -276,6 +283,7 @@ class Bottleneck {
         configured_ = true;
         flows_.assign(c.kind == QueueKind::fq_codel ? std::max<std::uint32_t>(c.fq_flows, 1) : 1,
                       Flow{});
+        flow_bytes_.assign(flows_.size(), 0);
         flow_mod_ = Remainder32(static_cast<std::uint32_t>(flows_.size()));
         pie_ = Pie{};
         pie_.burst_allowance = c.pie_max_burst;
@@ -312,7 +320,7 @@ class Bottleneck {
         else
             nodes_[fl.tail].next = i;
         fl.tail = i;
-        fl.bytes += n.bytes;
+        flow_bytes_[f] += n.bytes;
         ++packets_;
         bytes_ += n.bytes;
     }
@@ -325,7 +333,7 @@ class Bottleneck {
         if (fl.head == kNone) fl.tail = kNone;
         nodes_[i].next = free_;
         free_ = i;
-        fl.bytes -= n.bytes;
+        flow_bytes_[f] -= n.bytes;
         --packets_;
         bytes_ -= n.bytes;
     }
@@ -357,17 +365,35 @@ class Bottleneck {
         flows_[f].next_flow = kNone;
     }
 
-    // Drops the head of the flow with the most bytes queued (the first of equals); true
-    // when that is node `self` (the arrival, which the sink does not hear of).
+    // Drops from the head of the flow with the most bytes queued (the first of equals)
+    // until half of its bytes are gone or kFqDropBatch packets; true when node `self` (the
+    // arrival, which the sink does not hear of) was among them.
     template <class Sink>
     bool drop_from_fattest(TimeNs at, std::uint32_t self, Sink& sink) {
+        const std::uint64_t* b = flow_bytes_.data();
+        const auto n_flows = static_cast<std::uint32_t>(flow_bytes_.size());
         std::uint32_t fat = 0;
-        for (std::uint32_t f = 1; f < flows_.size(); ++f)
-            if (flows_[f].bytes > flows_[fat].bytes) fat = f;
-        const bool is_self = flows_[fat].head == self;
-        Node n;
-        pop(fat, n);
-        if (!is_self) sink.dropped(n.item, at, DropCause::spacer);
+        std::uint64_t most = b[0];
+        for (std::uint32_t f = 1; f < n_flows; ++f)
+            if (b[f] > most) {
+                most = b[f];
+                fat = f;
+            }
+        // (While fewer than half the bytes are gone, the flow is not empty.)
+        const std::uint64_t half = most / 2;
+        std::uint64_t gone = 0;
+        bool is_self = false;
+        std::uint32_t k = 0;
+        do {
+            const bool this_self = flows_[fat].head == self;
+            Node n;
+            pop(fat, n);
+            gone += n.bytes;
+            if (this_self)
+                is_self = true;
+            else
+                sink.dropped(n.item, at, DropCause::spacer);
+        } while (++k < kFqDropBatch && gone < half);
         return is_self;
     }
 
@@ -433,7 +459,7 @@ class Bottleneck {
         }
         pop(f, n);
         const DurationNs sojourn = now - n.enq;
-        if (sojourn < cfg_.codel_target || flows_[f].bytes <= kMaxPacket) {
+        if (sojourn < cfg_.codel_target || flow_bytes_[f] <= kMaxPacket) {
             c.first_above = kUnset;
         } else if (c.first_above == kUnset) {
             c.first_above = now + cfg_.codel_interval;
@@ -592,7 +618,8 @@ class Bottleneck {
     std::vector<Node> nodes_;
     std::uint32_t free_ = kNone;  // free list through Node::next
     std::vector<Flow> flows_;
-    Remainder32 flow_mod_{1};  // mod flows_.size()
+    std::vector<std::uint64_t> flow_bytes_;  // per flow, as flows_
+    Remainder32 flow_mod_{1};                // mod flows_.size()
     ListEnds lists_[2];
     std::size_t packets_ = 0;
     std::uint64_t bytes_ = 0;
