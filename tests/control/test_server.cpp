@@ -281,7 +281,9 @@ TEST(ControlServer, ClientNamesForgetTheOneUsedLongestAgo) {
     many.remember("long-lived", "linkem-gui");
     for (int i = 0; i < 10000; ++i) {
         many.remember("peer" + std::to_string(i), "linkemctl");
-        if (i % 100 == 0) ASSERT_NE(many.find("long-lived"), nullptr) << i;
+        if (i % 100 == 0) {
+            ASSERT_NE(many.find("long-lived"), nullptr) << i;
+        }
     }
     EXPECT_EQ(many.size(), control::ClientNames::kCapacity);
     EXPECT_EQ(*many.find("long-lived"), "linkem-gui");
