@@ -34,7 +34,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -305,13 +304,12 @@ void run_paired_queues(int pairs) {
         rs.push_back(std::make_unique<QueueRunner>(c));
     const std::size_t n = rs.size();
     // Each against droptail with a limit in packets of its own load (full or not).
-    auto base_of = [](std::size_t i) -> std::size_t {
-        for (std::size_t b = 0; b < std::size(kQueueCases); ++b)
+    std::vector<std::size_t> base_of(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t b = 0; b < n; ++b)
             if (kQueueCases[b].kind == linkem::QueueKind::droptail && kQueueCases[b].packet_limit &&
                 kQueueCases[b].full == kQueueCases[i].full)
-                return b;
-        return i;
-    };
+                base_of[i] = b;
     std::vector<std::vector<double>> ns(n), ratio(n);
     for (int p = 0; p < pairs; ++p) {
         std::vector<double> t(n);
@@ -324,7 +322,7 @@ void run_paired_queues(int pairs) {
         }
         for (std::size_t i = 0; i < n; ++i) {
             ns[i].push_back(t[i]);
-            ratio[i].push_back(t[i] / t[base_of(i)]);
+            ratio[i].push_back(t[i] / t[base_of[i]]);
         }
     }
     std::uint64_t sink = 0;
@@ -344,7 +342,7 @@ void run_paired_queues(int pairs) {
         const char* target = name == "codel"      ? "target <= 1.10"
                              : name == "fq_codel" ? "target <= 1.25"
                                                   : "(info)";
-        const std::string base = kQueueCases[base_of(i)].name;
+        const std::string base = kQueueCases[base_of[i]].name;
         std::printf("  %-14s %6.1f ns  /%-13s %6.3f   %s (quartiles %.3f-%.3f)\n", name.c_str(),
                     quantile(ns[i], 0.5), base.c_str(), quantile(ratio[i], 0.5), target,
                     quantile(ratio[i], 0.25), quantile(ratio[i], 0.75));
