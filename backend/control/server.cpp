@@ -227,12 +227,13 @@ std::string Server::source_of(const std::string& identity) {
 
 void Server::refused(const std::string& identity, const std::string& method,
                      const std::string& what, proto::ErrorCode code) {
+    const std::string source = source_of(identity);
     proto::Event e;
     e.kind = "request_refused";
     e.severity = "warning";
     e.message = "request " + (method.empty() ? std::string("(unparsed)") : method) + " from " +
-                source_of(identity) + " " + what;
-    e.source = source_of(identity);
+                source + " " + what;
+    e.source = source;
     e.method = method;
     e.code = std::string(proto::to_string(code));
     event(std::move(e));
