@@ -324,18 +324,23 @@ class Bottleneck {
         ++packets_;
         bytes_ += n.bytes;
     }
-    // Pops flow f's head (non-empty) into n.
-    void pop(std::uint32_t f, Node& n) {
+    // Takes flow f's head (non-empty) out of its queue: its node, which stays in nodes_ (not
+    // copied) until release().
+    std::uint32_t pop(std::uint32_t f) {
         Flow& fl = flows_[f];
         const std::uint32_t i = fl.head;
-        n = nodes_[i];
+        const Node& n = nodes_[i];
         fl.head = n.next;
         if (fl.head == kNone) fl.tail = kNone;
-        nodes_[i].next = free_;
-        free_ = i;
         flow_bytes_[f] -= n.bytes;
         --packets_;
         bytes_ -= n.bytes;
+        return i;
+    }
+    // Node i (popped, done with) to the free list.
+    void release(std::uint32_t i) {
+        nodes_[i].next = free_;
+        free_ = i;
     }
 
     bool over_limit(std::uint32_t bytes, std::uint32_t packets) const {
@@ -385,14 +390,13 @@ class Bottleneck {
         bool is_self = false;
         std::uint32_t k = 0;
         do {
-            const bool this_self = flows_[fat].head == self;
-            Node n;
-            pop(fat, n);
-            gone += n.bytes;
-            if (this_self)
+            const std::uint32_t i = pop(fat);
+            gone += nodes_[i].bytes;
+            if (i == self)
                 is_self = true;
             else
-                sink.dropped(n.item, at, DropCause::spacer);
+                sink.dropped(nodes_[i].item, at, DropCause::spacer);
+            release(i);
         } while (++k < kFqDropBatch && gone < half);
         return is_self;
     }
@@ -409,9 +413,10 @@ class Bottleneck {
             const TimeNs tau = service_time();
             if (tau > until) break;
             pie_updates(tau);
-            Node n;
             bool marked = false;
-            if (!dequeue(tau, n, marked, sink)) continue;  // (dropped all there was)
+            const std::uint32_t i = dequeue(tau, marked, sink);
+            if (i == kNone) continue;  // (dropped all there was)
+            const Node& n = nodes_[i];
             const DurationNs sojourn = tau - n.enq;
             ++sojourn_.count;
             sojourn_.sum_ns += static_cast<double>(sojourn);
@@ -423,24 +428,32 @@ class Bottleneck {
                 ready_ = tx;
             } else {
                 free_at_ = static_cast<double>(tau) + n.bytes * ns_per_byte_;
-                ready_ = static_cast<TimeNs>(std::ceil(free_at_));
+                ready_ = ceil_ns(free_at_);
             }
             sink.sent(n.item, tau, tx, marked || n.marked);
+            release(i);
         }
     }
 
+    // The time t (ns) rounded up, inline (std::ceil is a call into libm without SSE4.1).
+    static TimeNs ceil_ns(double t) {
+        const auto r = static_cast<TimeNs>(t);
+        return static_cast<double>(r) < t ? r + 1 : r;
+    }
+
+    // The node dequeued now (kNone: the discipline dropped all there was); released by the
+    // caller.
     template <class Sink>
-    bool dequeue(TimeNs now, Node& n, bool& marked, Sink& sink) {
+    std::uint32_t dequeue(TimeNs now, bool& marked, Sink& sink) {
         switch (cfg_.kind) {
             case QueueKind::codel:
-                return codel_dequeue(0, flows_[0].codel, now, n, marked, sink);
+                return codel_dequeue(0, flows_[0].codel, now, marked, sink);
             case QueueKind::fq_codel:
-                return fq_dequeue(now, n, marked, sink);
+                return fq_dequeue(now, marked, sink);
             case QueueKind::droptail:
             case QueueKind::pie:
             default:
-                pop(0, n);
-                return true;
+                return pop(0);
         }
     }
 
@@ -450,15 +463,15 @@ class Bottleneck {
                                        std::sqrt(static_cast<double>(count)));
     }
 
-    // dodequeue: pops flow f's head into n (false: empty); ok_to_drop as the RFC.
-    bool codel_pop(std::uint32_t f, Codel& c, TimeNs now, Node& n, bool& ok_to_drop) {
+    // dodequeue: pops flow f's head (kNone: empty); ok_to_drop as the RFC.
+    std::uint32_t codel_pop(std::uint32_t f, Codel& c, TimeNs now, bool& ok_to_drop) {
         ok_to_drop = false;
         if (flows_[f].head == kNone) {
             c.first_above = kUnset;
-            return false;
+            return kNone;
         }
-        pop(f, n);
-        const DurationNs sojourn = now - n.enq;
+        const std::uint32_t i = pop(f);
+        const DurationNs sojourn = now - nodes_[i].enq;
         if (sojourn < cfg_.codel_target || flow_bytes_[f] <= kMaxPacket) {
             c.first_above = kUnset;
         } else if (c.first_above == kUnset) {
@@ -466,40 +479,50 @@ class Bottleneck {
         } else if (now >= c.first_above) {
             ok_to_drop = true;
         }
-        return true;
+        return i;
     }
 
-    // Marks n (ecn on, ECN-capable) or drops it; true when marked (n is then delivered).
+    // Marks popped node i (ecn on, ECN-capable) or drops and releases it; true when marked
+    // (it is then delivered).
     template <class Sink>
-    bool drop_or_mark(const Node& n, TimeNs now, Sink& sink) {
-        if (cfg_.ecn && sink.mark(n.item)) return true;
-        sink.dropped(n.item, now, DropCause::aqm);
+    bool drop_or_mark(std::uint32_t i, TimeNs now, Sink& sink) {
+        if (cfg_.ecn && sink.mark(nodes_[i].item)) return true;
+        sink.dropped(nodes_[i].item, now, DropCause::aqm);
+        release(i);
         return false;
     }
 
+    // codel_dequeue on an empty queue: it leaves the dropping state; kNone.
+    static std::uint32_t codel_empty(Codel& c) {
+        c.first_above = kUnset;
+        c.dropping = false;
+        return kNone;
+    }
+
+    // The node CoDel dequeues from flow f now (kNone: none left).
     template <class Sink>
-    bool codel_dequeue(std::uint32_t f, Codel& c, TimeNs now, Node& n, bool& marked, Sink& sink) {
+    std::uint32_t codel_dequeue(std::uint32_t f, Codel& c, TimeNs now, bool& marked, Sink& sink) {
         bool ok = false;
-        bool have = codel_pop(f, c, now, n, ok);
+        std::uint32_t i = codel_pop(f, c, now, ok);
         if (c.dropping) {
             if (!ok) c.dropping = false;
             while (now >= c.drop_next && c.dropping) {
-                if (drop_or_mark(n, now, sink)) {
+                if (drop_or_mark(i, now, sink)) {
                     ++c.count;
                     c.drop_next = control_law(c.drop_next, c.count);
                     marked = true;
-                    return true;
+                    return i;
                 }
                 ++c.count;
-                have = codel_pop(f, c, now, n, ok);
+                i = codel_pop(f, c, now, ok);
                 if (!ok)
                     c.dropping = false;
                 else
                     c.drop_next = control_law(c.drop_next, c.count);
             }
         } else if (ok) {
-            const bool m = drop_or_mark(n, now, sink);
-            if (!m) have = codel_pop(f, c, now, n, ok);
+            const bool m = drop_or_mark(i, now, sink);
+            if (!m) i = codel_pop(f, c, now, ok);
             c.dropping = true;
             const std::uint32_t delta = c.count - c.lastcount;
             c.count = 1;
@@ -508,12 +531,12 @@ class Bottleneck {
             c.lastcount = c.count;
             marked = m;
         }
-        return have;
+        return i;
     }
 
     // ------------------------------------------------------------------ FQ-CoDel (RFC 8290)
     template <class Sink>
-    bool fq_dequeue(TimeNs now, Node& n, bool& marked, Sink& sink) {
+    std::uint32_t fq_dequeue(TimeNs now, bool& marked, Sink& sink) {
         for (;;) {
             std::uint8_t l;
             if (lists_[kNew].head != kNone)
@@ -521,7 +544,7 @@ class Bottleneck {
             else if (lists_[kOld].head != kNone)
                 l = kOld;
             else
-                return false;
+                return kNone;
             const std::uint32_t f = lists_[l].head;
             Flow& fl = flows_[f];
             if (fl.deficit <= 0) {
@@ -530,13 +553,18 @@ class Bottleneck {
                 list_push(kOld, f);
                 continue;
             }
-            if (!codel_dequeue(f, fl.codel, now, n, marked, sink)) {
+            // (An empty flow, which every flow is once served when each holds a packet or two:
+            // what codel_dequeue would do with it, without the call.)
+            const std::uint32_t i = fl.head == kNone
+                                        ? codel_empty(fl.codel)
+                                        : codel_dequeue(f, fl.codel, now, marked, sink);
+            if (i == kNone) {
                 list_pop(l);
                 if (l == kNew && lists_[kOld].head != kNone) list_push(kOld, f);
                 continue;
             }
-            fl.deficit -= n.bytes;
-            return true;
+            fl.deficit -= nodes_[i].bytes;
+            return i;
         }
     }
 
