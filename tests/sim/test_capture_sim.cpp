@@ -190,7 +190,7 @@ TEST(SimCapture, RecordsEqualTheRunsCounters) {
 TEST(SimCapture, QueueDisciplinesDropsAndMarksAreRecorded) {
     if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed";
     TempDir dir("linkem-sim-capture");
-    for (const std::vector<std::string> more :
+    for (const std::vector<std::string>& more :
          {std::vector<std::string>{"--queue", "codel"},
           std::vector<std::string>{"--queue", "codel", "--ect", "--ecn", "on", "--flows", "3"}}) {
         const std::string file = dir.file("aqm.pcapng");

@@ -128,7 +128,9 @@ QueueRun overload(const std::string& queue, double load, std::vector<std::string
                                                         j["drops_spacer"].get<std::uint64_t>() +
                                                         j["drops_aqm"].get<std::uint64_t>());
     // One queue keeps the order; FQ-CoDel's flows pass each other.
-    if (queue != "fq_codel") EXPECT_EQ(j["swaps"].get<std::uint64_t>(), 0u);
+    if (queue != "fq_codel") {
+        EXPECT_EQ(j["swaps"].get<std::uint64_t>(), 0u);
+    }
     // The series adds up to the run's counters.
     std::uint64_t aqm = 0, limit = 0, marked = 0;
     for (const Sample& s : r.series) {
@@ -261,7 +263,9 @@ TEST(QueueSim, ClassFileFlowsCarryTheirOwnEcnField) {
     EXPECT_GT(c["drops_aqm"].get<std::uint64_t>(), 0u);
     std::uint64_t dropped = 0;
     for (const auto& f : j["flows"]) {
-        if (f["flow"] == "bulk") EXPECT_EQ(f["dropped"], 0u) << "marked, not dropped";
+        if (f["flow"] == "bulk") {
+            EXPECT_EQ(f["dropped"], 0u) << "marked, not dropped";
+        }
         dropped += f["dropped"].get<std::uint64_t>();
         EXPECT_EQ(f["packets_in"].get<std::uint64_t>(),
                   f["packets_out"].get<std::uint64_t>() + f["dropped"].get<std::uint64_t>());
