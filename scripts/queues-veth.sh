@@ -2,10 +2,10 @@
 # Bufferbloat through linkemd with real TCP: two network namespaces joined through linkemd
 # on veth (net_af_packet, as in tests/integration/lib.sh),
 #   ns1 (sender, 10.92.0.1) [veth] <-> linkemd <-> [veth] (receiver, 10.92.0.2) ns2
-# a 10 Mbit/s spacer and 20 ms of constant delay each way, and for each configuration of the
-# spacer's queue: a latency probe from ns1 to ns2 every 10 ms (irtt; ping when irtt is not
-# installed) for IDLE s alone, then beside one iperf3 TCP upload (cubic) ns1 -> ns2 of
-# DURATION s, then 3 s more. One table row per configuration:
+# a 10 Mbit/s spacer and 20 ms of constant delay each way (--link), and for each
+# configuration of the spacer's queue: a latency probe from ns1 to ns2 every 10 ms (irtt;
+# ping when irtt is not installed) for IDLE s alone, then beside one iperf3 TCP upload
+# (cubic) ns1 -> ns2 of DURATION s, then 3 s more. One table row per configuration:
 #   queue, queue limit       from `linkemd --print-config` with the row's flags
 #   idle p50/p95/p99         the probe's RTT before the upload (ms)
 #   load p50/p95/p99         the probe's RTT under load: probes sent from iperf3's start to
@@ -27,11 +27,10 @@
 # per configuration to OUT/rtt-NAME.csv (t_s: the probe's send time since iperf3's start,
 # negative before it; rtt_ms empty for a lost probe) and all of them in one chart, OUT/rtt.png (gnuplot script
 # OUT/rtt.png.gp); the raw outputs (irtt/ping, iperf3, linkemd) to OUT/raw/NAME/.
-#   scripts/queues-veth.sh [--config NAME[:FLAGS]]... [--out DIR] [--duration S] [--idle S]
-#                          [--probe irtt|ping] [--no-build] [--build-dir DIR]
+#   scripts/queues-veth.sh [--config NAME[:FLAGS]]... [--link FLAGS] [--out DIR] [--duration S]
+#                          [--idle S] [--probe irtt|ping] [--no-build] [--build-dir DIR]
 #     --config NAME:FLAGS  a configuration: its name (letters, digits, _ + . -) and linkemd
-#                          link flags added to `--limiter spacer --rate 10Mbit --mean-delay
-#                          20ms --distribution constant`, e.g. 'pie50:--queue pie --pie-target
+#                          link flags added to the link's (--link), e.g. 'pie50:--queue pie --pie-target
 #                          50ms'; NAME alone picks a row of the default list. Repeatable;
 #                          default: droptail (--queue droptail --queue-limit 1MiB; with a
 #                          linkemd that has no --queue-limit: --spacer-limit 1MiB), codel
@@ -41,6 +40,10 @@
 #                          (--print-config) is skipped with linkemd's reason. A row whose
 #                          config has "ecn" on runs with net.ipv4.tcp_ecn=1 in the sender's
 #                          namespace, every other row with tcp_ecn=0.
+#     --link FLAGS         the link every row shares, linkemd flags with a queueing limiter
+#                          (default '--limiter spacer --rate 10Mbit --mean-delay 20ms
+#                          --distribution constant'); e.g. '--limiter spacer --rate 50Mbit
+#                          --mean-delay 20ms --distribution constant'
 #     --out DIR            where the table, the CSVs and the chart go (default queues-veth-out;
 #                          relative paths, here and in --build-dir, are the repository's)
 #     --duration S         the upload's length in seconds (default 30)
@@ -53,7 +56,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 readonly PY=/usr/bin/python3  # Debian's interpreter: standard library only
-readonly BASE_FLAGS=(--limiter spacer --rate 10Mbit --mean-delay 20ms --distribution constant)
+readonly DEFAULT_LINK="--limiter spacer --rate 10Mbit --mean-delay 20ms --distribution constant"
 readonly TAIL_S=3
 
 build="build-queues"
@@ -63,10 +66,12 @@ duration=30
 idle=5
 probe=""
 configs=()
+link=$DEFAULT_LINK
 die() { echo "queues-veth.sh: $*" >&2; exit 2; }
 while (($#)); do
   case $1 in
     --config) configs+=("${2:?--config needs NAME or NAME:FLAGS}"); shift ;;
+    --link) link=${2:?--link needs linkemd link flags}; shift ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --duration) duration=${2:?--duration needs a number of seconds}; shift ;;
     --idle) idle=${2:?--idle needs a number of seconds}; shift ;;
@@ -74,10 +79,12 @@ while (($#)); do
     --no-build) do_build=0 ;;
     --build-dir) build=${2:?--build-dir needs a directory}; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) die "unknown argument '$1'; allowed: --config NAME[:FLAGS], --out DIR, --duration S, --idle S, --probe irtt|ping, --no-build, --build-dir DIR" ;;
+    *) die "unknown argument '$1'; allowed: --config NAME[:FLAGS], --link FLAGS, --out DIR, --duration S, --idle S, --probe irtt|ping, --no-build, --build-dir DIR" ;;
   esac
   shift
 done
+read -ra BASE_FLAGS <<<"$link"
+readonly BASE_FLAGS
 [[ $duration =~ ^[1-9][0-9]*$ ]] || die "--duration: '$duration' is not a whole number of seconds (1 or more)"
 [[ $idle =~ ^[1-9][0-9]*$ ]] || die "--idle: '$idle' is not a whole number of seconds (1 or more)"
 case $probe in
@@ -120,6 +127,10 @@ else
   default_flags[droptail]="--spacer-limit 1MiB"
 fi
 ((${#configs[@]})) || configs=("${default_order[@]}")
+
+if ! err=$("$linkemd" --print-config --port-a net_null0 --port-b net_null1 "${BASE_FLAGS[@]}" 2>&1 >/dev/null); then
+  die "--link: linkemd rejects '${BASE_FLAGS[*]}': $err"
+fi
 
 # --- the rows: name, flags, checked against this linkemd ---------------------------------
 mkdir -p "$out/raw" || die "cannot create --out directory '$out'"
@@ -461,10 +472,10 @@ print("queues-veth: [%s] idle %s ms, load %s ms, goodput %s %% (%s), retr %s, dr
 done
 
 # --- the table and the chart --------------------------------------------------------------
-$PY - "$WORK/rows.jsonl" "$out" "$probe" "$duration" <<'PYEOF'
+$PY - "$WORK/rows.jsonl" "$out" "$probe" "$duration" "${BASE_FLAGS[*]}" <<'PYEOF'
 import json, os, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-out, probe, dur = sys.argv[2], sys.argv[3], sys.argv[4]
+out, probe, dur, link = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 f = lambda v: "-" if v is None else "%g" % v
 trip = lambda t: " / ".join(f(v) for v in t)
 drops = lambda r: ", ".join("%s %d" % kv for kv in r["drops"].items()) or "0"
@@ -497,7 +508,7 @@ with open(gp, "w") as g:
             "set terminal pngcairo size 1600,650 noenhanced font ',10'\n"
             "set output '%s'\n" % os.path.join(out, "rtt.png"))
     g.write("set title 'Probe RTT (%s, every 10 ms) beside one iperf3 TCP upload (cubic) from t = 0 to %s s; "
-            "10 Mbit/s spacer, 20 ms each way'\n" % (probe, dur))
+            "linkemd %s'\n" % (probe, dur, link))
     g.write("set xlabel 'Probe send time since iperf3 started (s)'\nset ylabel 'Probe RTT (ms)'\n"
             "set logscale y\nset grid\nset key outside right top vertical font ',8'\n")
     g.write("set arrow from 0, graph 0 to 0, graph 1 nohead dt 3 lc rgb '#888888'\n")
