@@ -553,8 +553,9 @@ class Bottleneck {
                 list_push(kOld, f);
                 continue;
             }
-            // (An empty flow, which every flow is once served when each holds a packet or two:
-            // what codel_dequeue would do with it, without the call.)
+            // (A flow emptied by its last packet is visited once or twice more, into the old
+            // list and out of it, RFC 8290 section 4.2: what codel_dequeue does with an empty
+            // queue, without the call.)
             const std::uint32_t i = fl.head == kNone
                                         ? codel_empty(fl.codel)
                                         : codel_dequeue(f, fl.codel, now, marked, sink);
