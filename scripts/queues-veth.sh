@@ -30,10 +30,10 @@
 #   scripts/queues-veth.sh [--config NAME[:FLAGS]]... [--link FLAGS] [--out DIR] [--duration S]
 #                          [--idle S] [--probe irtt|ping] [--no-build] [--build-dir DIR]
 #     --config NAME:FLAGS  a configuration: its name (letters, digits, _ + . -) and linkemd
-#                          link flags added to the link's (--link), e.g. 'pie50:--queue pie --pie-target
-#                          50ms'; NAME alone picks a row of the default list. Repeatable;
-#                          default: droptail (--queue droptail --queue-limit 1MiB; with a
-#                          linkemd that has no --queue-limit: --spacer-limit 1MiB), codel
+#                          link flags added to the link's (--link), e.g. 'pie50:--queue pie
+#                          --pie-target 50ms'; NAME alone picks a row of the default list.
+#                          Repeatable; default: droptail (--queue droptail --queue-limit
+#                          1MiB; with a linkemd without --queue-limit: --spacer-limit 1MiB), codel
 #                          (--queue codel), fq_codel (--queue fq_codel), fq_codel_ecn
 #                          (--queue fq_codel --ecn on), pie (--queue pie). A row whose
 #                          flags this linkemd does not know (linkemd --help) or rejects
