@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <vector>
@@ -58,6 +59,23 @@ void check_sliding_windows(const std::vector<Sent>& sent, double rate_bps,
         // The load is well above the rate, so some window is nearly full: the check bites.
         EXPECT_GT(worst, 0.9 * (limit - max_frame)) << "window " << window;
     }
+}
+
+// The departures' rounding to whole nanoseconds: std::ceil's results, inline.
+TEST(Time, CeilNsIsStdCeil) {
+    linkem::Rng rng(7);
+    std::vector<double> ts{0.0,    -0.0,   1.0,  1e-9, 0.5,        1.5,
+                           -0.5,   -1.5,   -2.0, 1e15, 1e15 + 0.5, 4503599627370495.5,
+                           9.0e18, -9.0e18};
+    for (int i = 0; i < 100000; ++i)
+        ts.push_back((rng.uniform() - 0.25) * std::pow(10.0, 1 + i % 17));
+    const std::size_t n = ts.size();
+    for (std::size_t i = 0; i < n; ++i) {  // and each one's neighbours
+        ts.push_back(std::nextafter(ts[i], 1e300));
+        ts.push_back(std::nextafter(ts[i], -1e300));
+    }
+    for (double t : ts)
+        ASSERT_EQ(linkem::ceil_ns(t), static_cast<linkem::TimeNs>(std::ceil(t))) << t;
 }
 
 // Random bursts of mixed sizes offered at ~2x the rate, behind i.i.d. delay jitter (so the

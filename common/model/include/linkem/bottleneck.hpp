@@ -199,7 +199,7 @@ class Bottleneck {
     double link_free() const { return free_at_; }
     void set_link_free(double t) {
         free_at_ = t;
-        ready_ = std::max(ready_, static_cast<TimeNs>(std::ceil(t)));
+        ready_ = std::max(ready_, ceil_ns(t));
     }
 
   private:
@@ -433,12 +433,6 @@ class Bottleneck {
             sink.sent(n.item, tau, tx, marked || n.marked);
             release(i);
         }
-    }
-
-    // The time t (ns) rounded up, inline (std::ceil is a call into libm without SSE4.1).
-    static TimeNs ceil_ns(double t) {
-        const auto r = static_cast<TimeNs>(t);
-        return static_cast<double>(r) < t ? r + 1 : r;
     }
 
     // The node dequeued now (kNone: the discipline dropped all there was); released by the

@@ -730,7 +730,7 @@ class Emulator {
             if (fifo) {
                 t_in = later(static_cast<double>(now) + d, spacer_floor_);
                 spacer_floor_ = t_in;
-                enq = static_cast<TimeNs>(std::ceil(t_in));
+                enq = ceil_ns(t_in);
             }
             if (to_loss_ == 0) [[unlikely]] {
                 to_loss_ = loss_.gap(loss_rng_);
@@ -967,8 +967,7 @@ class Emulator {
             const double t_in =
                 Fifo ? later(static_cast<double>(now) + d, s.floor) : static_cast<double>(now);
             if constexpr (L == Limiter::trace) {
-                tx = trace_.schedule(static_cast<TimeNs>(std::ceil(t_in)),
-                                     DeliveryTrace::charge(len));
+                tx = trace_.schedule(ceil_ns(t_in), DeliveryTrace::charge(len));
             } else if constexpr (kSpacerFits) {
                 spacer.schedule_fit(t_in, len + s.overhead, tx);
             } else if (!spacer.schedule(t_in, len + s.overhead, tx)) {

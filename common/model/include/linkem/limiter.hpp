@@ -57,7 +57,7 @@ class Spacer {
     void schedule_fit(double t_d, std::uint32_t bytes, TimeNs& tx) {
         const double start = std::max(t_d, free_);
         free_ = start + bytes * ns_per_byte_;
-        tx = static_cast<TimeNs>(std::ceil(start));
+        tx = ceil_ns(start);
     }
 
     /// Backlog in bytes as seen at time t.

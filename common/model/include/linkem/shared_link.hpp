@@ -62,7 +62,7 @@ class SharedLink {
                     at[i] = kDropped;
                     continue;
                 }
-                at[i] = start + static_cast<TimeNs>(std::ceil(used));
+                at[i] = start + ceil_ns(used);
                 used += b * ns_per_byte;
                 ++passed;
             }
